@@ -1,0 +1,23 @@
+# Peloton-in-Python task runner. `just --list` shows every recipe.
+
+# Start the local cluster (3 resmgr, 2 jobmgr, 2 placement, 1 hostmgr) on loopback.
+up *ARGS:
+    peloton minicluster up {{ARGS}}
+
+# Stop the local cluster.
+down:
+    peloton minicluster down
+
+# Run the test suite.
+test *ARGS:
+    python -m pytest {{ARGS}}
+
+# Lint, type-check, and verify that generated protobuf code is current.
+check:
+    ruff check peloton tests tools
+    mypy
+    python tools/genproto.py --check
+
+# Regenerate protobuf and grpclib modules from peloton/api/**/*.proto.
+proto:
+    python tools/genproto.py

@@ -1,0 +1,220 @@
+# Generated from peloton/api/private/hostmgrsvc/hostmgrsvc.proto by tools/genproto.py. Do not edit.
+from peloton.api.v0.task import task_pb2 as _task_pb2
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as _resmgrsvc_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class HostFilter(_message.Message):
+    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable")
+    MINIMUM_FIELD_NUMBER: _ClassVar[int]
+    NUMPORTS_FIELD_NUMBER: _ClassVar[int]
+    MAXHOSTS_FIELD_NUMBER: _ClassVar[int]
+    REVOCABLE_FIELD_NUMBER: _ClassVar[int]
+    minimum: _resmgrsvc_pb2.Resources
+    numPorts: int
+    maxHosts: int
+    revocable: bool
+    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ...) -> None: ...
+
+class HostLease(_message.Message):
+    __slots__ = ("leaseId", "hostname", "agentId", "available", "ports", "attributes", "cluster")
+    class AttributesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    LEASEID_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    AGENTID_FIELD_NUMBER: _ClassVar[int]
+    AVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_FIELD_NUMBER: _ClassVar[int]
+    leaseId: str
+    hostname: str
+    agentId: str
+    available: _resmgrsvc_pb2.Resources
+    ports: _containers.RepeatedScalarFieldContainer[int]
+    attributes: _containers.ScalarMap[str, str]
+    cluster: str
+    def __init__(self, leaseId: _Optional[str] = ..., hostname: _Optional[str] = ..., agentId: _Optional[str] = ..., available: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., attributes: _Optional[_Mapping[str, str]] = ..., cluster: _Optional[str] = ...) -> None: ...
+
+class AcquireHostsRequest(_message.Message):
+    __slots__ = ("filter",)
+    FILTER_FIELD_NUMBER: _ClassVar[int]
+    filter: HostFilter
+    def __init__(self, filter: _Optional[_Union[HostFilter, _Mapping]] = ...) -> None: ...
+
+class AcquireHostsResponse(_message.Message):
+    __slots__ = ("leases", "filterResultCounts")
+    class FilterResultCountsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    LEASES_FIELD_NUMBER: _ClassVar[int]
+    FILTERRESULTCOUNTS_FIELD_NUMBER: _ClassVar[int]
+    leases: _containers.RepeatedCompositeFieldContainer[HostLease]
+    filterResultCounts: _containers.ScalarMap[str, int]
+    def __init__(self, leases: _Optional[_Iterable[_Union[HostLease, _Mapping]]] = ..., filterResultCounts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
+class ReleaseHostsRequest(_message.Message):
+    __slots__ = ("leaseIds",)
+    LEASEIDS_FIELD_NUMBER: _ClassVar[int]
+    leaseIds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, leaseIds: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReleaseHostsResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LaunchableTask(_message.Message):
+    __slots__ = ("taskId", "mesosTaskId", "config", "ports", "shard", "jobId", "instanceId")
+    TASKID_FIELD_NUMBER: _ClassVar[int]
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    taskId: str
+    mesosTaskId: str
+    config: _task_pb2.TaskConfig
+    ports: _containers.RepeatedScalarFieldContainer[int]
+    shard: int
+    jobId: str
+    instanceId: int
+    def __init__(self, taskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., config: _Optional[_Union[_task_pb2.TaskConfig, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., shard: _Optional[int] = ..., jobId: _Optional[str] = ..., instanceId: _Optional[int] = ...) -> None: ...
+
+class LaunchTasksRequest(_message.Message):
+    __slots__ = ("leaseId", "hostname", "tasks")
+    LEASEID_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    leaseId: str
+    hostname: str
+    tasks: _containers.RepeatedCompositeFieldContainer[LaunchableTask]
+    def __init__(self, leaseId: _Optional[str] = ..., hostname: _Optional[str] = ..., tasks: _Optional[_Iterable[_Union[LaunchableTask, _Mapping]]] = ...) -> None: ...
+
+class LaunchTasksResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class KillTasksRequest(_message.Message):
+    __slots__ = ("mesosTaskIds", "gracePeriodSeconds")
+    MESOSTASKIDS_FIELD_NUMBER: _ClassVar[int]
+    GRACEPERIODSECONDS_FIELD_NUMBER: _ClassVar[int]
+    mesosTaskIds: _containers.RepeatedScalarFieldContainer[str]
+    gracePeriodSeconds: int
+    def __init__(self, mesosTaskIds: _Optional[_Iterable[str]] = ..., gracePeriodSeconds: _Optional[int] = ...) -> None: ...
+
+class KillTasksResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ClusterCapacityRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ClusterCapacityResponse(_message.Message):
+    __slots__ = ("cluster", "physical", "allocated", "slack", "largestHost", "hosts")
+    CLUSTER_FIELD_NUMBER: _ClassVar[int]
+    PHYSICAL_FIELD_NUMBER: _ClassVar[int]
+    ALLOCATED_FIELD_NUMBER: _ClassVar[int]
+    SLACK_FIELD_NUMBER: _ClassVar[int]
+    LARGESTHOST_FIELD_NUMBER: _ClassVar[int]
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
+    cluster: str
+    physical: _resmgrsvc_pb2.Resources
+    allocated: _resmgrsvc_pb2.Resources
+    slack: _resmgrsvc_pb2.Resources
+    largestHost: _resmgrsvc_pb2.Resources
+    hosts: int
+    def __init__(self, cluster: _Optional[str] = ..., physical: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., allocated: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., slack: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., largestHost: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., hosts: _Optional[int] = ...) -> None: ...
+
+class TaskEvent(_message.Message):
+    __slots__ = ("offset", "mesosTaskId", "state", "message", "hostname", "exitCode", "timestamp", "reason", "agentId")
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    EXITCODE_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    AGENTID_FIELD_NUMBER: _ClassVar[int]
+    offset: int
+    mesosTaskId: str
+    state: _task_pb2.TaskState
+    message: str
+    hostname: str
+    exitCode: int
+    timestamp: float
+    reason: str
+    agentId: str
+    def __init__(self, offset: _Optional[int] = ..., mesosTaskId: _Optional[str] = ..., state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., message: _Optional[str] = ..., hostname: _Optional[str] = ..., exitCode: _Optional[int] = ..., timestamp: _Optional[float] = ..., reason: _Optional[str] = ..., agentId: _Optional[str] = ...) -> None: ...
+
+class WaitForEventsRequest(_message.Message):
+    __slots__ = ("shard", "purgeOffset", "limit", "timeout")
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    PURGEOFFSET_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    shard: int
+    purgeOffset: int
+    limit: int
+    timeout: int
+    def __init__(self, shard: _Optional[int] = ..., purgeOffset: _Optional[int] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ...) -> None: ...
+
+class WaitForEventsResponse(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[TaskEvent]
+    def __init__(self, events: _Optional[_Iterable[_Union[TaskEvent, _Mapping]]] = ...) -> None: ...
+
+class ReconcileTasksRequest(_message.Message):
+    __slots__ = ("mesosTaskIds",)
+    MESOSTASKIDS_FIELD_NUMBER: _ClassVar[int]
+    mesosTaskIds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, mesosTaskIds: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReconcileTasksResponse(_message.Message):
+    __slots__ = ("events", "unknown")
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    UNKNOWN_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[TaskEvent]
+    unknown: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, events: _Optional[_Iterable[_Union[TaskEvent, _Mapping]]] = ..., unknown: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReadSandboxFileRequest(_message.Message):
+    __slots__ = ("mesosTaskId", "path", "offset", "length")
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    mesosTaskId: str
+    path: str
+    offset: int
+    length: int
+    def __init__(self, mesosTaskId: _Optional[str] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., length: _Optional[int] = ...) -> None: ...
+
+class ReadSandboxFileResponse(_message.Message):
+    __slots__ = ("data", "size", "hostname", "paths")
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    size: int
+    hostname: str
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, data: _Optional[bytes] = ..., size: _Optional[int] = ..., hostname: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -1,0 +1,216 @@
+# Generated from peloton/api/private/resmgrsvc/resmgrsvc.proto by tools/genproto.py. Do not edit.
+from peloton.api.v0.peloton import peloton_pb2 as _peloton_pb2
+from peloton.api.v0.task import task_pb2 as _task_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TaskType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    UNKNOWN: _ClassVar[TaskType]
+    BATCH: _ClassVar[TaskType]
+    STATELESS: _ClassVar[TaskType]
+    STATEFUL: _ClassVar[TaskType]
+    DAEMON: _ClassVar[TaskType]
+UNKNOWN: TaskType
+BATCH: TaskType
+STATELESS: TaskType
+STATEFUL: TaskType
+DAEMON: TaskType
+
+class Resources(_message.Message):
+    __slots__ = ("cpu", "memMb", "diskMb", "gpu")
+    CPU_FIELD_NUMBER: _ClassVar[int]
+    MEMMB_FIELD_NUMBER: _ClassVar[int]
+    DISKMB_FIELD_NUMBER: _ClassVar[int]
+    GPU_FIELD_NUMBER: _ClassVar[int]
+    cpu: float
+    memMb: float
+    diskMb: float
+    gpu: float
+    def __init__(self, cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ...) -> None: ...
+
+class Task(_message.Message):
+    __slots__ = ("id", "jobId", "mesosTaskId", "resource", "priority", "preemptible", "numPorts", "controller", "revocable", "shard", "type", "minInstances", "constraint", "name")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    PREEMPTIBLE_FIELD_NUMBER: _ClassVar[int]
+    NUMPORTS_FIELD_NUMBER: _ClassVar[int]
+    CONTROLLER_FIELD_NUMBER: _ClassVar[int]
+    REVOCABLE_FIELD_NUMBER: _ClassVar[int]
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    MININSTANCES_FIELD_NUMBER: _ClassVar[int]
+    CONSTRAINT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    jobId: str
+    mesosTaskId: str
+    resource: Resources
+    priority: int
+    preemptible: bool
+    numPorts: int
+    controller: bool
+    revocable: bool
+    shard: int
+    type: TaskType
+    minInstances: int
+    constraint: _task_pb2.Constraint
+    name: str
+    def __init__(self, id: _Optional[str] = ..., jobId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., resource: _Optional[_Union[Resources, _Mapping]] = ..., priority: _Optional[int] = ..., preemptible: _Optional[bool] = ..., numPorts: _Optional[int] = ..., controller: _Optional[bool] = ..., revocable: _Optional[bool] = ..., shard: _Optional[int] = ..., type: _Optional[_Union[TaskType, str]] = ..., minInstances: _Optional[int] = ..., constraint: _Optional[_Union[_task_pb2.Constraint, _Mapping]] = ..., name: _Optional[str] = ...) -> None: ...
+
+class Gang(_message.Message):
+    __slots__ = ("tasks",)
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    tasks: _containers.RepeatedCompositeFieldContainer[Task]
+    def __init__(self, tasks: _Optional[_Iterable[_Union[Task, _Mapping]]] = ...) -> None: ...
+
+class EnqueueGangsRequest(_message.Message):
+    __slots__ = ("respoolID", "gangs", "requeue")
+    RESPOOLID_FIELD_NUMBER: _ClassVar[int]
+    GANGS_FIELD_NUMBER: _ClassVar[int]
+    REQUEUE_FIELD_NUMBER: _ClassVar[int]
+    respoolID: _peloton_pb2.ResourcePoolID
+    gangs: _containers.RepeatedCompositeFieldContainer[Gang]
+    requeue: bool
+    def __init__(self, respoolID: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., gangs: _Optional[_Iterable[_Union[Gang, _Mapping]]] = ..., requeue: _Optional[bool] = ...) -> None: ...
+
+class TaskFailure(_message.Message):
+    __slots__ = ("mesosTaskId", "message")
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    mesosTaskId: str
+    message: str
+    def __init__(self, mesosTaskId: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class EnqueueGangsResponse(_message.Message):
+    __slots__ = ("failed",)
+    FAILED_FIELD_NUMBER: _ClassVar[int]
+    failed: _containers.RepeatedCompositeFieldContainer[TaskFailure]
+    def __init__(self, failed: _Optional[_Iterable[_Union[TaskFailure, _Mapping]]] = ...) -> None: ...
+
+class DequeueGangsRequest(_message.Message):
+    __slots__ = ("limit", "type", "timeout")
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    limit: int
+    type: TaskType
+    timeout: int
+    def __init__(self, limit: _Optional[int] = ..., type: _Optional[_Union[TaskType, str]] = ..., timeout: _Optional[int] = ...) -> None: ...
+
+class DequeueGangsResponse(_message.Message):
+    __slots__ = ("gangs",)
+    GANGS_FIELD_NUMBER: _ClassVar[int]
+    gangs: _containers.RepeatedCompositeFieldContainer[Gang]
+    def __init__(self, gangs: _Optional[_Iterable[_Union[Gang, _Mapping]]] = ...) -> None: ...
+
+class TaskRef(_message.Message):
+    __slots__ = ("pelotonTaskId", "mesosTaskId", "shard")
+    PELOTONTASKID_FIELD_NUMBER: _ClassVar[int]
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    pelotonTaskId: str
+    mesosTaskId: str
+    shard: int
+    def __init__(self, pelotonTaskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., shard: _Optional[int] = ...) -> None: ...
+
+class Placement(_message.Message):
+    __slots__ = ("hostname", "agentId", "leaseId", "tasks", "ports", "cluster")
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    AGENTID_FIELD_NUMBER: _ClassVar[int]
+    LEASEID_FIELD_NUMBER: _ClassVar[int]
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_FIELD_NUMBER: _ClassVar[int]
+    hostname: str
+    agentId: str
+    leaseId: str
+    tasks: _containers.RepeatedCompositeFieldContainer[TaskRef]
+    ports: _containers.RepeatedScalarFieldContainer[int]
+    cluster: str
+    def __init__(self, hostname: _Optional[str] = ..., agentId: _Optional[str] = ..., leaseId: _Optional[str] = ..., tasks: _Optional[_Iterable[_Union[TaskRef, _Mapping]]] = ..., ports: _Optional[_Iterable[int]] = ..., cluster: _Optional[str] = ...) -> None: ...
+
+class FailedPlacement(_message.Message):
+    __slots__ = ("gang", "reason")
+    GANG_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    gang: Gang
+    reason: str
+    def __init__(self, gang: _Optional[_Union[Gang, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class SetPlacementsRequest(_message.Message):
+    __slots__ = ("placements", "failedPlacements")
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    FAILEDPLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    placements: _containers.RepeatedCompositeFieldContainer[Placement]
+    failedPlacements: _containers.RepeatedCompositeFieldContainer[FailedPlacement]
+    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ..., failedPlacements: _Optional[_Iterable[_Union[FailedPlacement, _Mapping]]] = ...) -> None: ...
+
+class SetPlacementsResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetPlacementsRequest(_message.Message):
+    __slots__ = ("shards", "limit", "timeout")
+    SHARDS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    shards: _containers.RepeatedScalarFieldContainer[int]
+    limit: int
+    timeout: int
+    def __init__(self, shards: _Optional[_Iterable[int]] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ...) -> None: ...
+
+class GetPlacementsResponse(_message.Message):
+    __slots__ = ("placements",)
+    PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    placements: _containers.RepeatedCompositeFieldContainer[Placement]
+    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ...) -> None: ...
+
+class TaskStateUpdate(_message.Message):
+    __slots__ = ("mesosTaskId", "state")
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    mesosTaskId: str
+    state: _task_pb2.TaskState
+    def __init__(self, mesosTaskId: _Optional[str] = ..., state: _Optional[_Union[_task_pb2.TaskState, str]] = ...) -> None: ...
+
+class UpdateTasksStateRequest(_message.Message):
+    __slots__ = ("updates",)
+    UPDATES_FIELD_NUMBER: _ClassVar[int]
+    updates: _containers.RepeatedCompositeFieldContainer[TaskStateUpdate]
+    def __init__(self, updates: _Optional[_Iterable[_Union[TaskStateUpdate, _Mapping]]] = ...) -> None: ...
+
+class UpdateTasksStateResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetPendingTasksRequest(_message.Message):
+    __slots__ = ("respoolID", "limit")
+    RESPOOLID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    respoolID: _peloton_pb2.ResourcePoolID
+    limit: int
+    def __init__(self, respoolID: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class PendingGang(_message.Message):
+    __slots__ = ("gang", "reason")
+    GANG_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    gang: Gang
+    reason: str
+    def __init__(self, gang: _Optional[_Union[Gang, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class GetPendingTasksResponse(_message.Message):
+    __slots__ = ("gangs",)
+    GANGS_FIELD_NUMBER: _ClassVar[int]
+    gangs: _containers.RepeatedCompositeFieldContainer[PendingGang]
+    def __init__(self, gangs: _Optional[_Iterable[_Union[PendingGang, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,21 @@
+# Generated from peloton/api/v0/host/svc/host_svc.proto by tools/genproto.py. Do not edit.
+from peloton.api.v0.host import host_pb2 as _host_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class QueryHostsRequest(_message.Message):
+    __slots__ = ("hostStates",)
+    HOSTSTATES_FIELD_NUMBER: _ClassVar[int]
+    hostStates: _containers.RepeatedScalarFieldContainer[_host_pb2.HostState]
+    def __init__(self, hostStates: _Optional[_Iterable[_Union[_host_pb2.HostState, str]]] = ...) -> None: ...
+
+class QueryHostsResponse(_message.Message):
+    __slots__ = ("hostInfos",)
+    HOSTINFOS_FIELD_NUMBER: _ClassVar[int]
+    hostInfos: _containers.RepeatedCompositeFieldContainer[_host_pb2.HostInfo]
+    def __init__(self, hostInfos: _Optional[_Iterable[_Union[_host_pb2.HostInfo, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,184 @@
+# Generated from peloton/api/v0/respool/respool.proto by tools/genproto.py. Do not edit.
+from peloton.api.v0.peloton import peloton_pb2 as _peloton_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ReservationType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    UNKNOWN_TYPE: _ClassVar[ReservationType]
+    ELASTIC: _ClassVar[ReservationType]
+    STATIC: _ClassVar[ReservationType]
+
+class SchedulingPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    UNKNOWN: _ClassVar[SchedulingPolicy]
+    PriorityFIFO: _ClassVar[SchedulingPolicy]
+UNKNOWN_TYPE: ReservationType
+ELASTIC: ReservationType
+STATIC: ReservationType
+UNKNOWN: SchedulingPolicy
+PriorityFIFO: SchedulingPolicy
+
+class ResourceConfig(_message.Message):
+    __slots__ = ("kind", "reservation", "limit", "share", "type")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    RESERVATION_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SHARE_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    reservation: float
+    limit: float
+    share: float
+    type: ReservationType
+    def __init__(self, kind: _Optional[str] = ..., reservation: _Optional[float] = ..., limit: _Optional[float] = ..., share: _Optional[float] = ..., type: _Optional[_Union[ReservationType, str]] = ...) -> None: ...
+
+class ControllerLimit(_message.Message):
+    __slots__ = ("maxPercent",)
+    MAXPERCENT_FIELD_NUMBER: _ClassVar[int]
+    maxPercent: float
+    def __init__(self, maxPercent: _Optional[float] = ...) -> None: ...
+
+class SlackLimit(_message.Message):
+    __slots__ = ("maxPercent",)
+    MAXPERCENT_FIELD_NUMBER: _ClassVar[int]
+    maxPercent: float
+    def __init__(self, maxPercent: _Optional[float] = ...) -> None: ...
+
+class ResourcePoolConfig(_message.Message):
+    __slots__ = ("changeLog", "name", "owningTeam", "ldapGroups", "description", "resources", "parent", "policy", "controllerLimit", "slackLimit")
+    CHANGELOG_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNINGTEAM_FIELD_NUMBER: _ClassVar[int]
+    LDAPGROUPS_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    PARENT_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
+    CONTROLLERLIMIT_FIELD_NUMBER: _ClassVar[int]
+    SLACKLIMIT_FIELD_NUMBER: _ClassVar[int]
+    changeLog: _peloton_pb2.ChangeLog
+    name: str
+    owningTeam: str
+    ldapGroups: _containers.RepeatedScalarFieldContainer[str]
+    description: str
+    resources: _containers.RepeatedCompositeFieldContainer[ResourceConfig]
+    parent: _peloton_pb2.ResourcePoolID
+    policy: SchedulingPolicy
+    controllerLimit: ControllerLimit
+    slackLimit: SlackLimit
+    def __init__(self, changeLog: _Optional[_Union[_peloton_pb2.ChangeLog, _Mapping]] = ..., name: _Optional[str] = ..., owningTeam: _Optional[str] = ..., ldapGroups: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., resources: _Optional[_Iterable[_Union[ResourceConfig, _Mapping]]] = ..., parent: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., policy: _Optional[_Union[SchedulingPolicy, str]] = ..., controllerLimit: _Optional[_Union[ControllerLimit, _Mapping]] = ..., slackLimit: _Optional[_Union[SlackLimit, _Mapping]] = ...) -> None: ...
+
+class ResourcePoolPath(_message.Message):
+    __slots__ = ("value",)
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    value: str
+    def __init__(self, value: _Optional[str] = ...) -> None: ...
+
+class ResourceUsage(_message.Message):
+    __slots__ = ("kind", "allocation", "slack")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ALLOCATION_FIELD_NUMBER: _ClassVar[int]
+    SLACK_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    allocation: float
+    slack: float
+    def __init__(self, kind: _Optional[str] = ..., allocation: _Optional[float] = ..., slack: _Optional[float] = ...) -> None: ...
+
+class ResourcePoolInfo(_message.Message):
+    __slots__ = ("id", "config", "parent", "children", "usages", "path")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    PARENT_FIELD_NUMBER: _ClassVar[int]
+    CHILDREN_FIELD_NUMBER: _ClassVar[int]
+    USAGES_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.ResourcePoolID
+    config: ResourcePoolConfig
+    parent: _peloton_pb2.ResourcePoolID
+    children: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.ResourcePoolID]
+    usages: _containers.RepeatedCompositeFieldContainer[ResourceUsage]
+    path: ResourcePoolPath
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., config: _Optional[_Union[ResourcePoolConfig, _Mapping]] = ..., parent: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., children: _Optional[_Iterable[_Union[_peloton_pb2.ResourcePoolID, _Mapping]]] = ..., usages: _Optional[_Iterable[_Union[ResourceUsage, _Mapping]]] = ..., path: _Optional[_Union[ResourcePoolPath, _Mapping]] = ...) -> None: ...
+
+class CreateRequest(_message.Message):
+    __slots__ = ("id", "config")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.ResourcePoolID
+    config: ResourcePoolConfig
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., config: _Optional[_Union[ResourcePoolConfig, _Mapping]] = ...) -> None: ...
+
+class CreateResponse(_message.Message):
+    __slots__ = ("result",)
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    result: _peloton_pb2.ResourcePoolID
+    def __init__(self, result: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ...) -> None: ...
+
+class GetRequest(_message.Message):
+    __slots__ = ("id", "includeChildPools")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    INCLUDECHILDPOOLS_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.ResourcePoolID
+    includeChildPools: bool
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., includeChildPools: _Optional[bool] = ...) -> None: ...
+
+class GetResponse(_message.Message):
+    __slots__ = ("poolinfo", "childPools")
+    POOLINFO_FIELD_NUMBER: _ClassVar[int]
+    CHILDPOOLS_FIELD_NUMBER: _ClassVar[int]
+    poolinfo: ResourcePoolInfo
+    childPools: _containers.RepeatedCompositeFieldContainer[ResourcePoolInfo]
+    def __init__(self, poolinfo: _Optional[_Union[ResourcePoolInfo, _Mapping]] = ..., childPools: _Optional[_Iterable[_Union[ResourcePoolInfo, _Mapping]]] = ...) -> None: ...
+
+class DeleteRequest(_message.Message):
+    __slots__ = ("path",)
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    path: ResourcePoolPath
+    def __init__(self, path: _Optional[_Union[ResourcePoolPath, _Mapping]] = ...) -> None: ...
+
+class DeleteResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class UpdateRequest(_message.Message):
+    __slots__ = ("id", "config", "Force")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    FORCE_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.ResourcePoolID
+    config: ResourcePoolConfig
+    Force: bool
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., config: _Optional[_Union[ResourcePoolConfig, _Mapping]] = ..., Force: _Optional[bool] = ...) -> None: ...
+
+class UpdateResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LookupRequest(_message.Message):
+    __slots__ = ("path",)
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    path: ResourcePoolPath
+    def __init__(self, path: _Optional[_Union[ResourcePoolPath, _Mapping]] = ...) -> None: ...
+
+class LookupResponse(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.ResourcePoolID
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ...) -> None: ...
+
+class QueryRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class QueryResponse(_message.Message):
+    __slots__ = ("resourcePools",)
+    RESOURCEPOOLS_FIELD_NUMBER: _ClassVar[int]
+    resourcePools: _containers.RepeatedCompositeFieldContainer[ResourcePoolInfo]
+    def __init__(self, resourcePools: _Optional[_Iterable[_Union[ResourcePoolInfo, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,522 @@
+# Generated from peloton/api/v0/task/task.proto by tools/genproto.py. Do not edit.
+from peloton.api.mesos.v1 import mesos_pb2 as _mesos_pb2
+from peloton.api.v0.peloton import peloton_pb2 as _peloton_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class TaskState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    UNKNOWN: _ClassVar[TaskState]
+    INITIALIZED: _ClassVar[TaskState]
+    PENDING: _ClassVar[TaskState]
+    READY: _ClassVar[TaskState]
+    PLACING: _ClassVar[TaskState]
+    PLACED: _ClassVar[TaskState]
+    LAUNCHING: _ClassVar[TaskState]
+    STARTING: _ClassVar[TaskState]
+    RUNNING: _ClassVar[TaskState]
+    SUCCEEDED: _ClassVar[TaskState]
+    FAILED: _ClassVar[TaskState]
+    LOST: _ClassVar[TaskState]
+    PREEMPTING: _ClassVar[TaskState]
+    KILLING: _ClassVar[TaskState]
+    KILLED: _ClassVar[TaskState]
+    LAUNCHED: _ClassVar[TaskState]
+    DELETED: _ClassVar[TaskState]
+    RESERVED: _ClassVar[TaskState]
+UNKNOWN: TaskState
+INITIALIZED: TaskState
+PENDING: TaskState
+READY: TaskState
+PLACING: TaskState
+PLACED: TaskState
+LAUNCHING: TaskState
+STARTING: TaskState
+RUNNING: TaskState
+SUCCEEDED: TaskState
+FAILED: TaskState
+LOST: TaskState
+PREEMPTING: TaskState
+KILLING: TaskState
+KILLED: TaskState
+LAUNCHED: TaskState
+DELETED: TaskState
+RESERVED: TaskState
+
+class ResourceConfig(_message.Message):
+    __slots__ = ("cpuLimit", "memLimitMb", "diskLimitMb", "fdLimit", "gpuLimit")
+    CPULIMIT_FIELD_NUMBER: _ClassVar[int]
+    MEMLIMITMB_FIELD_NUMBER: _ClassVar[int]
+    DISKLIMITMB_FIELD_NUMBER: _ClassVar[int]
+    FDLIMIT_FIELD_NUMBER: _ClassVar[int]
+    GPULIMIT_FIELD_NUMBER: _ClassVar[int]
+    cpuLimit: float
+    memLimitMb: float
+    diskLimitMb: float
+    fdLimit: int
+    gpuLimit: float
+    def __init__(self, cpuLimit: _Optional[float] = ..., memLimitMb: _Optional[float] = ..., diskLimitMb: _Optional[float] = ..., fdLimit: _Optional[int] = ..., gpuLimit: _Optional[float] = ...) -> None: ...
+
+class HealthCheckConfig(_message.Message):
+    __slots__ = ("enabled", "initialIntervalSecs", "intervalSecs", "maxConsecutiveFailures", "timeoutSecs", "type", "commandCheck", "httpCheck")
+    class Type(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        UNKNOWN: _ClassVar[HealthCheckConfig.Type]
+        COMMAND: _ClassVar[HealthCheckConfig.Type]
+        HTTP: _ClassVar[HealthCheckConfig.Type]
+        GRPC: _ClassVar[HealthCheckConfig.Type]
+    UNKNOWN: HealthCheckConfig.Type
+    COMMAND: HealthCheckConfig.Type
+    HTTP: HealthCheckConfig.Type
+    GRPC: HealthCheckConfig.Type
+    class CommandCheck(_message.Message):
+        __slots__ = ("command", "unshareEnvironments")
+        COMMAND_FIELD_NUMBER: _ClassVar[int]
+        UNSHAREENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+        command: str
+        unshareEnvironments: bool
+        def __init__(self, command: _Optional[str] = ..., unshareEnvironments: _Optional[bool] = ...) -> None: ...
+    class HTTPCheck(_message.Message):
+        __slots__ = ("scheme", "port", "path")
+        SCHEME_FIELD_NUMBER: _ClassVar[int]
+        PORT_FIELD_NUMBER: _ClassVar[int]
+        PATH_FIELD_NUMBER: _ClassVar[int]
+        scheme: str
+        port: int
+        path: str
+        def __init__(self, scheme: _Optional[str] = ..., port: _Optional[int] = ..., path: _Optional[str] = ...) -> None: ...
+    ENABLED_FIELD_NUMBER: _ClassVar[int]
+    INITIALINTERVALSECS_FIELD_NUMBER: _ClassVar[int]
+    INTERVALSECS_FIELD_NUMBER: _ClassVar[int]
+    MAXCONSECUTIVEFAILURES_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUTSECS_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    COMMANDCHECK_FIELD_NUMBER: _ClassVar[int]
+    HTTPCHECK_FIELD_NUMBER: _ClassVar[int]
+    enabled: bool
+    initialIntervalSecs: int
+    intervalSecs: int
+    maxConsecutiveFailures: int
+    timeoutSecs: int
+    type: HealthCheckConfig.Type
+    commandCheck: HealthCheckConfig.CommandCheck
+    httpCheck: HealthCheckConfig.HTTPCheck
+    def __init__(self, enabled: _Optional[bool] = ..., initialIntervalSecs: _Optional[int] = ..., intervalSecs: _Optional[int] = ..., maxConsecutiveFailures: _Optional[int] = ..., timeoutSecs: _Optional[int] = ..., type: _Optional[_Union[HealthCheckConfig.Type, str]] = ..., commandCheck: _Optional[_Union[HealthCheckConfig.CommandCheck, _Mapping]] = ..., httpCheck: _Optional[_Union[HealthCheckConfig.HTTPCheck, _Mapping]] = ...) -> None: ...
+
+class PortConfig(_message.Message):
+    __slots__ = ("name", "value", "envName")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    ENVNAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: int
+    envName: str
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ..., envName: _Optional[str] = ...) -> None: ...
+
+class LabelConstraint(_message.Message):
+    __slots__ = ("kind", "condition", "label", "requirement")
+    class Kind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        UNKNOWN: _ClassVar[LabelConstraint.Kind]
+        TASK: _ClassVar[LabelConstraint.Kind]
+        HOST: _ClassVar[LabelConstraint.Kind]
+    UNKNOWN: LabelConstraint.Kind
+    TASK: LabelConstraint.Kind
+    HOST: LabelConstraint.Kind
+    class Condition(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        CONDITION_UNKNOWN: _ClassVar[LabelConstraint.Condition]
+        CONDITION_LESS_THAN: _ClassVar[LabelConstraint.Condition]
+        CONDITION_EQUAL: _ClassVar[LabelConstraint.Condition]
+        CONDITION_GREATER_THAN: _ClassVar[LabelConstraint.Condition]
+    CONDITION_UNKNOWN: LabelConstraint.Condition
+    CONDITION_LESS_THAN: LabelConstraint.Condition
+    CONDITION_EQUAL: LabelConstraint.Condition
+    CONDITION_GREATER_THAN: LabelConstraint.Condition
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    CONDITION_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    REQUIREMENT_FIELD_NUMBER: _ClassVar[int]
+    kind: LabelConstraint.Kind
+    condition: LabelConstraint.Condition
+    label: _peloton_pb2.Label
+    requirement: int
+    def __init__(self, kind: _Optional[_Union[LabelConstraint.Kind, str]] = ..., condition: _Optional[_Union[LabelConstraint.Condition, str]] = ..., label: _Optional[_Union[_peloton_pb2.Label, _Mapping]] = ..., requirement: _Optional[int] = ...) -> None: ...
+
+class AndConstraint(_message.Message):
+    __slots__ = ("constraints",)
+    CONSTRAINTS_FIELD_NUMBER: _ClassVar[int]
+    constraints: _containers.RepeatedCompositeFieldContainer[Constraint]
+    def __init__(self, constraints: _Optional[_Iterable[_Union[Constraint, _Mapping]]] = ...) -> None: ...
+
+class OrConstraint(_message.Message):
+    __slots__ = ("constraints",)
+    CONSTRAINTS_FIELD_NUMBER: _ClassVar[int]
+    constraints: _containers.RepeatedCompositeFieldContainer[Constraint]
+    def __init__(self, constraints: _Optional[_Iterable[_Union[Constraint, _Mapping]]] = ...) -> None: ...
+
+class Constraint(_message.Message):
+    __slots__ = ("type", "labelConstraint", "andConstraint", "orConstraint")
+    class Type(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        UNKNOWN_CONSTRAINT: _ClassVar[Constraint.Type]
+        LABEL_CONSTRAINT: _ClassVar[Constraint.Type]
+        AND_CONSTRAINT: _ClassVar[Constraint.Type]
+        OR_CONSTRAINT: _ClassVar[Constraint.Type]
+    UNKNOWN_CONSTRAINT: Constraint.Type
+    LABEL_CONSTRAINT: Constraint.Type
+    AND_CONSTRAINT: Constraint.Type
+    OR_CONSTRAINT: Constraint.Type
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    LABELCONSTRAINT_FIELD_NUMBER: _ClassVar[int]
+    ANDCONSTRAINT_FIELD_NUMBER: _ClassVar[int]
+    ORCONSTRAINT_FIELD_NUMBER: _ClassVar[int]
+    type: Constraint.Type
+    labelConstraint: LabelConstraint
+    andConstraint: AndConstraint
+    orConstraint: OrConstraint
+    def __init__(self, type: _Optional[_Union[Constraint.Type, str]] = ..., labelConstraint: _Optional[_Union[LabelConstraint, _Mapping]] = ..., andConstraint: _Optional[_Union[AndConstraint, _Mapping]] = ..., orConstraint: _Optional[_Union[OrConstraint, _Mapping]] = ...) -> None: ...
+
+class RestartPolicy(_message.Message):
+    __slots__ = ("maxFailures",)
+    MAXFAILURES_FIELD_NUMBER: _ClassVar[int]
+    maxFailures: int
+    def __init__(self, maxFailures: _Optional[int] = ...) -> None: ...
+
+class PersistentVolumeConfig(_message.Message):
+    __slots__ = ("containerPath", "sizeMB")
+    CONTAINERPATH_FIELD_NUMBER: _ClassVar[int]
+    SIZEMB_FIELD_NUMBER: _ClassVar[int]
+    containerPath: str
+    sizeMB: int
+    def __init__(self, containerPath: _Optional[str] = ..., sizeMB: _Optional[int] = ...) -> None: ...
+
+class PreemptionPolicy(_message.Message):
+    __slots__ = ("type", "killOnPreempt")
+    class Type(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        TYPE_INVALID: _ClassVar[PreemptionPolicy.Type]
+        TYPE_PREEMPTIBLE: _ClassVar[PreemptionPolicy.Type]
+        TYPE_NON_PREEMPTIBLE: _ClassVar[PreemptionPolicy.Type]
+    TYPE_INVALID: PreemptionPolicy.Type
+    TYPE_PREEMPTIBLE: PreemptionPolicy.Type
+    TYPE_NON_PREEMPTIBLE: PreemptionPolicy.Type
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    KILLONPREEMPT_FIELD_NUMBER: _ClassVar[int]
+    type: PreemptionPolicy.Type
+    killOnPreempt: bool
+    def __init__(self, type: _Optional[_Union[PreemptionPolicy.Type, str]] = ..., killOnPreempt: _Optional[bool] = ...) -> None: ...
+
+class TaskConfig(_message.Message):
+    __slots__ = ("name", "labels", "resource", "container", "command", "healthCheck", "ports", "constraint", "restartPolicy", "volume", "preemptionPolicy", "controller", "killGracePeriodSeconds", "executor", "revocable")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    RESOURCE_FIELD_NUMBER: _ClassVar[int]
+    CONTAINER_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    HEALTHCHECK_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    CONSTRAINT_FIELD_NUMBER: _ClassVar[int]
+    RESTARTPOLICY_FIELD_NUMBER: _ClassVar[int]
+    VOLUME_FIELD_NUMBER: _ClassVar[int]
+    PREEMPTIONPOLICY_FIELD_NUMBER: _ClassVar[int]
+    CONTROLLER_FIELD_NUMBER: _ClassVar[int]
+    KILLGRACEPERIODSECONDS_FIELD_NUMBER: _ClassVar[int]
+    EXECUTOR_FIELD_NUMBER: _ClassVar[int]
+    REVOCABLE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    labels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
+    resource: ResourceConfig
+    container: _mesos_pb2.ContainerInfo
+    command: _mesos_pb2.CommandInfo
+    healthCheck: HealthCheckConfig
+    ports: _containers.RepeatedCompositeFieldContainer[PortConfig]
+    constraint: Constraint
+    restartPolicy: RestartPolicy
+    volume: PersistentVolumeConfig
+    preemptionPolicy: PreemptionPolicy
+    controller: bool
+    killGracePeriodSeconds: int
+    executor: _mesos_pb2.ExecutorInfo
+    revocable: bool
+    def __init__(self, name: _Optional[str] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., resource: _Optional[_Union[ResourceConfig, _Mapping]] = ..., container: _Optional[_Union[_mesos_pb2.ContainerInfo, _Mapping]] = ..., command: _Optional[_Union[_mesos_pb2.CommandInfo, _Mapping]] = ..., healthCheck: _Optional[_Union[HealthCheckConfig, _Mapping]] = ..., ports: _Optional[_Iterable[_Union[PortConfig, _Mapping]]] = ..., constraint: _Optional[_Union[Constraint, _Mapping]] = ..., restartPolicy: _Optional[_Union[RestartPolicy, _Mapping]] = ..., volume: _Optional[_Union[PersistentVolumeConfig, _Mapping]] = ..., preemptionPolicy: _Optional[_Union[PreemptionPolicy, _Mapping]] = ..., controller: _Optional[bool] = ..., killGracePeriodSeconds: _Optional[int] = ..., executor: _Optional[_Union[_mesos_pb2.ExecutorInfo, _Mapping]] = ..., revocable: _Optional[bool] = ...) -> None: ...
+
+class TerminationStatus(_message.Message):
+    __slots__ = ("reason", "exitCode", "signal")
+    class Reason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        TERMINATION_STATUS_REASON_INVALID: _ClassVar[TerminationStatus.Reason]
+        TERMINATION_STATUS_REASON_KILLED_ON_REQUEST: _ClassVar[TerminationStatus.Reason]
+        TERMINATION_STATUS_REASON_FAILED: _ClassVar[TerminationStatus.Reason]
+        TERMINATION_STATUS_REASON_KILLED_HOST_MAINTENANCE: _ClassVar[TerminationStatus.Reason]
+        TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES: _ClassVar[TerminationStatus.Reason]
+        TERMINATION_STATUS_REASON_DEADLINE_TIMEOUT_EXCEEDED: _ClassVar[TerminationStatus.Reason]
+        TERMINATION_STATUS_REASON_KILLED_FOR_UPDATE: _ClassVar[TerminationStatus.Reason]
+        TERMINATION_STATUS_REASON_KILLED_FOR_RESTART: _ClassVar[TerminationStatus.Reason]
+    TERMINATION_STATUS_REASON_INVALID: TerminationStatus.Reason
+    TERMINATION_STATUS_REASON_KILLED_ON_REQUEST: TerminationStatus.Reason
+    TERMINATION_STATUS_REASON_FAILED: TerminationStatus.Reason
+    TERMINATION_STATUS_REASON_KILLED_HOST_MAINTENANCE: TerminationStatus.Reason
+    TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES: TerminationStatus.Reason
+    TERMINATION_STATUS_REASON_DEADLINE_TIMEOUT_EXCEEDED: TerminationStatus.Reason
+    TERMINATION_STATUS_REASON_KILLED_FOR_UPDATE: TerminationStatus.Reason
+    TERMINATION_STATUS_REASON_KILLED_FOR_RESTART: TerminationStatus.Reason
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    EXITCODE_FIELD_NUMBER: _ClassVar[int]
+    SIGNAL_FIELD_NUMBER: _ClassVar[int]
+    reason: TerminationStatus.Reason
+    exitCode: int
+    signal: str
+    def __init__(self, reason: _Optional[_Union[TerminationStatus.Reason, str]] = ..., exitCode: _Optional[int] = ..., signal: _Optional[str] = ...) -> None: ...
+
+class RuntimeInfo(_message.Message):
+    __slots__ = ("state", "mesosTaskId", "startTime", "completionTime", "host", "ports", "goalState", "message", "reason", "failureCount", "agentID", "prevMesosTaskId", "terminationStatus")
+    class PortsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    STARTTIME_FIELD_NUMBER: _ClassVar[int]
+    COMPLETIONTIME_FIELD_NUMBER: _ClassVar[int]
+    HOST_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    GOALSTATE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FAILURECOUNT_FIELD_NUMBER: _ClassVar[int]
+    AGENTID_FIELD_NUMBER: _ClassVar[int]
+    PREVMESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    TERMINATIONSTATUS_FIELD_NUMBER: _ClassVar[int]
+    state: TaskState
+    mesosTaskId: str
+    startTime: str
+    completionTime: str
+    host: str
+    ports: _containers.ScalarMap[str, int]
+    goalState: TaskState
+    message: str
+    reason: str
+    failureCount: int
+    agentID: str
+    prevMesosTaskId: str
+    terminationStatus: TerminationStatus
+    def __init__(self, state: _Optional[_Union[TaskState, str]] = ..., mesosTaskId: _Optional[str] = ..., startTime: _Optional[str] = ..., completionTime: _Optional[str] = ..., host: _Optional[str] = ..., ports: _Optional[_Mapping[str, int]] = ..., goalState: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., failureCount: _Optional[int] = ..., agentID: _Optional[str] = ..., prevMesosTaskId: _Optional[str] = ..., terminationStatus: _Optional[_Union[TerminationStatus, _Mapping]] = ...) -> None: ...
+
+class TaskInfo(_message.Message):
+    __slots__ = ("instanceId", "config", "runtime", "jobId")
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    instanceId: int
+    config: TaskConfig
+    runtime: RuntimeInfo
+    jobId: _peloton_pb2.JobID
+    def __init__(self, instanceId: _Optional[int] = ..., config: _Optional[_Union[TaskConfig, _Mapping]] = ..., runtime: _Optional[_Union[RuntimeInfo, _Mapping]] = ..., jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ...) -> None: ...
+
+class TaskEvent(_message.Message):
+    __slots__ = ("taskId", "state", "message", "timestamp", "source", "hostname", "reason", "mesosTaskId")
+    class Source(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+        __slots__ = ()
+        SOURCE_UNKNOWN: _ClassVar[TaskEvent.Source]
+        SOURCE_JOBMGR: _ClassVar[TaskEvent.Source]
+        SOURCE_RESMGR: _ClassVar[TaskEvent.Source]
+        SOURCE_HOSTMGR: _ClassVar[TaskEvent.Source]
+    SOURCE_UNKNOWN: TaskEvent.Source
+    SOURCE_JOBMGR: TaskEvent.Source
+    SOURCE_RESMGR: TaskEvent.Source
+    SOURCE_HOSTMGR: TaskEvent.Source
+    TASKID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    taskId: _peloton_pb2.TaskID
+    state: TaskState
+    message: str
+    timestamp: str
+    source: TaskEvent.Source
+    hostname: str
+    reason: str
+    mesosTaskId: str
+    def __init__(self, taskId: _Optional[_Union[_peloton_pb2.TaskID, _Mapping]] = ..., state: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., timestamp: _Optional[str] = ..., source: _Optional[_Union[TaskEvent.Source, str]] = ..., hostname: _Optional[str] = ..., reason: _Optional[str] = ..., mesosTaskId: _Optional[str] = ...) -> None: ...
+
+class InstanceRange(_message.Message):
+    __slots__ = ("to",)
+    FROM_FIELD_NUMBER: _ClassVar[int]
+    TO_FIELD_NUMBER: _ClassVar[int]
+    to: int
+    def __init__(self, to: _Optional[int] = ..., **kwargs) -> None: ...
+
+class GetRequest(_message.Message):
+    __slots__ = ("jobId", "instanceId")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    instanceId: int
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., instanceId: _Optional[int] = ...) -> None: ...
+
+class GetResponse(_message.Message):
+    __slots__ = ("result", "results")
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    result: TaskInfo
+    results: _containers.RepeatedCompositeFieldContainer[TaskInfo]
+    def __init__(self, result: _Optional[_Union[TaskInfo, _Mapping]] = ..., results: _Optional[_Iterable[_Union[TaskInfo, _Mapping]]] = ...) -> None: ...
+
+class ListRequest(_message.Message):
+    __slots__ = ("jobId", "range")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    RANGE_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    range: InstanceRange
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., range: _Optional[_Union[InstanceRange, _Mapping]] = ...) -> None: ...
+
+class ListResponse(_message.Message):
+    __slots__ = ("result",)
+    class Result(_message.Message):
+        __slots__ = ("value",)
+        class ValueEntry(_message.Message):
+            __slots__ = ("key", "value")
+            KEY_FIELD_NUMBER: _ClassVar[int]
+            VALUE_FIELD_NUMBER: _ClassVar[int]
+            key: int
+            value: TaskInfo
+            def __init__(self, key: _Optional[int] = ..., value: _Optional[_Union[TaskInfo, _Mapping]] = ...) -> None: ...
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        value: _containers.MessageMap[int, TaskInfo]
+        def __init__(self, value: _Optional[_Mapping[int, TaskInfo]] = ...) -> None: ...
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    result: ListResponse.Result
+    def __init__(self, result: _Optional[_Union[ListResponse.Result, _Mapping]] = ...) -> None: ...
+
+class StartRequest(_message.Message):
+    __slots__ = ("jobId", "ranges")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    RANGES_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    ranges: _containers.RepeatedCompositeFieldContainer[InstanceRange]
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., ranges: _Optional[_Iterable[_Union[InstanceRange, _Mapping]]] = ...) -> None: ...
+
+class StartResponse(_message.Message):
+    __slots__ = ("startedInstanceIds", "invalidInstanceIds")
+    STARTEDINSTANCEIDS_FIELD_NUMBER: _ClassVar[int]
+    INVALIDINSTANCEIDS_FIELD_NUMBER: _ClassVar[int]
+    startedInstanceIds: _containers.RepeatedScalarFieldContainer[int]
+    invalidInstanceIds: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, startedInstanceIds: _Optional[_Iterable[int]] = ..., invalidInstanceIds: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class StopRequest(_message.Message):
+    __slots__ = ("jobId", "ranges")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    RANGES_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    ranges: _containers.RepeatedCompositeFieldContainer[InstanceRange]
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., ranges: _Optional[_Iterable[_Union[InstanceRange, _Mapping]]] = ...) -> None: ...
+
+class StopResponse(_message.Message):
+    __slots__ = ("stoppedInstanceIds", "invalidInstanceIds")
+    STOPPEDINSTANCEIDS_FIELD_NUMBER: _ClassVar[int]
+    INVALIDINSTANCEIDS_FIELD_NUMBER: _ClassVar[int]
+    stoppedInstanceIds: _containers.RepeatedScalarFieldContainer[int]
+    invalidInstanceIds: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, stoppedInstanceIds: _Optional[_Iterable[int]] = ..., invalidInstanceIds: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class RestartRequest(_message.Message):
+    __slots__ = ("jobId", "ranges")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    RANGES_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    ranges: _containers.RepeatedCompositeFieldContainer[InstanceRange]
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., ranges: _Optional[_Iterable[_Union[InstanceRange, _Mapping]]] = ...) -> None: ...
+
+class RestartResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class QuerySpec(_message.Message):
+    __slots__ = ("taskStates", "names", "hosts", "offset", "limit")
+    TASKSTATES_FIELD_NUMBER: _ClassVar[int]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    taskStates: _containers.RepeatedScalarFieldContainer[TaskState]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    hosts: _containers.RepeatedScalarFieldContainer[str]
+    offset: int
+    limit: int
+    def __init__(self, taskStates: _Optional[_Iterable[_Union[TaskState, str]]] = ..., names: _Optional[_Iterable[str]] = ..., hosts: _Optional[_Iterable[str]] = ..., offset: _Optional[int] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class QueryRequest(_message.Message):
+    __slots__ = ("jobId", "spec")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    spec: QuerySpec
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., spec: _Optional[_Union[QuerySpec, _Mapping]] = ...) -> None: ...
+
+class QueryResponse(_message.Message):
+    __slots__ = ("records", "total")
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    records: _containers.RepeatedCompositeFieldContainer[TaskInfo]
+    total: int
+    def __init__(self, records: _Optional[_Iterable[_Union[TaskInfo, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
+
+class BrowseSandboxRequest(_message.Message):
+    __slots__ = ("jobId", "instanceId", "taskId")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    TASKID_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    instanceId: int
+    taskId: str
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., instanceId: _Optional[int] = ..., taskId: _Optional[str] = ...) -> None: ...
+
+class BrowseSandboxResponse(_message.Message):
+    __slots__ = ("hostname", "paths")
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    hostname: str
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, hostname: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ReadSandboxFileRequest(_message.Message):
+    __slots__ = ("jobId", "instanceId", "taskId", "path", "offset", "length")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    TASKID_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    LENGTH_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    instanceId: int
+    taskId: str
+    path: str
+    offset: int
+    length: int
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., instanceId: _Optional[int] = ..., taskId: _Optional[str] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., length: _Optional[int] = ...) -> None: ...
+
+class ReadSandboxFileResponse(_message.Message):
+    __slots__ = ("data", "size", "taskId")
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    TASKID_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    size: int
+    taskId: str
+    def __init__(self, data: _Optional[bytes] = ..., size: _Optional[int] = ..., taskId: _Optional[str] = ...) -> None: ...

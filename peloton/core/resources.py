@@ -1,0 +1,65 @@
+"""Resource vectors over Peloton's four kinds: cpu, memory, disk, gpu.
+
+Memory and disk are MiB. Comparisons allow a small epsilon so sums of
+floats (0.1 cpu ten times) compare as people expect.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+KINDS = ("cpu", "memory", "disk", "gpu")
+EPSILON = 1e-6
+
+
+class Resources(NamedTuple):
+    cpu: float = 0.0
+    memory: float = 0.0
+    disk: float = 0.0
+    gpu: float = 0.0
+
+    def __add__(self, other: object) -> Resources:  # type: ignore[override]
+        assert isinstance(other, Resources)
+        return Resources(self.cpu + other.cpu, self.memory + other.memory,
+                         self.disk + other.disk, self.gpu + other.gpu)
+
+    def __sub__(self, other: Resources) -> Resources:
+        return Resources(self.cpu - other.cpu, self.memory - other.memory,
+                         self.disk - other.disk, self.gpu - other.gpu)
+
+    def scale(self, factor: float) -> Resources:
+        return Resources(self.cpu * factor, self.memory * factor,
+                         self.disk * factor, self.gpu * factor)
+
+    def fits_in(self, other: Resources) -> bool:
+        """Every kind of self is at most the same kind of other."""
+        return (self.cpu <= other.cpu + EPSILON and self.memory <= other.memory + EPSILON
+                and self.disk <= other.disk + EPSILON and self.gpu <= other.gpu + EPSILON)
+
+    def exceeding(self, other: Resources) -> list[str]:
+        """Kinds where self is more than other, e.g. ['cpu 20 > 12']."""
+        return [f"{kind} {a:g} > {b:g}" for kind, a, b in zip(KINDS, self, other, strict=True)
+                if a > b + EPSILON]
+
+    def clamp_zero(self) -> Resources:
+        return Resources(*(max(0.0, v) for v in self))
+
+    def is_zero(self) -> bool:
+        return all(abs(v) <= EPSILON for v in self)
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(zip(KINDS, self, strict=True))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, float]) -> Resources:
+        return cls(*(float(d.get(k, 0.0)) for k in KINDS))
+
+    @classmethod
+    def sum(cls, items: list[Resources]) -> Resources:
+        total = cls()
+        for r in items:
+            total = total + r
+        return total
+
+
+ZERO = Resources()
