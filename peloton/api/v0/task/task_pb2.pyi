@@ -276,7 +276,7 @@ class TerminationStatus(_message.Message):
     def __init__(self, reason: _Optional[_Union[TerminationStatus.Reason, str]] = ..., exitCode: _Optional[int] = ..., signal: _Optional[str] = ...) -> None: ...
 
 class RuntimeInfo(_message.Message):
-    __slots__ = ("state", "mesosTaskId", "startTime", "completionTime", "host", "ports", "goalState", "message", "reason", "failureCount", "agentID", "prevMesosTaskId", "terminationStatus")
+    __slots__ = ("state", "mesosTaskId", "startTime", "completionTime", "host", "ports", "goalState", "message", "reason", "failureCount", "agentID", "prevMesosTaskId", "terminationStatus", "leaseId", "cluster", "restartRequested")
     class PortsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -297,6 +297,9 @@ class RuntimeInfo(_message.Message):
     AGENTID_FIELD_NUMBER: _ClassVar[int]
     PREVMESOSTASKID_FIELD_NUMBER: _ClassVar[int]
     TERMINATIONSTATUS_FIELD_NUMBER: _ClassVar[int]
+    LEASEID_FIELD_NUMBER: _ClassVar[int]
+    CLUSTER_FIELD_NUMBER: _ClassVar[int]
+    RESTARTREQUESTED_FIELD_NUMBER: _ClassVar[int]
     state: TaskState
     mesosTaskId: str
     startTime: str
@@ -310,7 +313,10 @@ class RuntimeInfo(_message.Message):
     agentID: str
     prevMesosTaskId: str
     terminationStatus: TerminationStatus
-    def __init__(self, state: _Optional[_Union[TaskState, str]] = ..., mesosTaskId: _Optional[str] = ..., startTime: _Optional[str] = ..., completionTime: _Optional[str] = ..., host: _Optional[str] = ..., ports: _Optional[_Mapping[str, int]] = ..., goalState: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., failureCount: _Optional[int] = ..., agentID: _Optional[str] = ..., prevMesosTaskId: _Optional[str] = ..., terminationStatus: _Optional[_Union[TerminationStatus, _Mapping]] = ...) -> None: ...
+    leaseId: str
+    cluster: str
+    restartRequested: bool
+    def __init__(self, state: _Optional[_Union[TaskState, str]] = ..., mesosTaskId: _Optional[str] = ..., startTime: _Optional[str] = ..., completionTime: _Optional[str] = ..., host: _Optional[str] = ..., ports: _Optional[_Mapping[str, int]] = ..., goalState: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., failureCount: _Optional[int] = ..., agentID: _Optional[str] = ..., prevMesosTaskId: _Optional[str] = ..., terminationStatus: _Optional[_Union[TerminationStatus, _Mapping]] = ..., leaseId: _Optional[str] = ..., cluster: _Optional[str] = ..., restartRequested: _Optional[bool] = ...) -> None: ...
 
 class TaskInfo(_message.Message):
     __slots__ = ("instanceId", "config", "runtime", "jobId")

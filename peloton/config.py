@@ -1,0 +1,140 @@
+"""The cluster file: one YAML file describes every daemon of a cluster.
+
+::
+
+    data_dir: /path/to/cluster        # logs, Raft journals, SQLite, sandboxes
+    num_shards: 16                    # jobmgr shards; fixed at bootstrap
+    storage: {kind: sqlite, path: jobs.db}     # relative to data_dir
+    resmgr:                           # the Raft group (3 members)
+      - {name: resmgr-0, grpc: 127.0.0.1:5394, raft: 127.0.0.1:7394}
+    jobmgr:
+      - {name: jobmgr-0, grpc: 127.0.0.1:5392}
+    placement:
+      - {name: placement-0}
+    hostmgr:
+      - {name: hostmgr-0, grpc: 127.0.0.1:5391, cluster: local, backend: local,
+         hosts: 3, cpu: 4, memory_mb: 8192, disk_mb: 102400, gpu: 0}
+
+Every daemon reads the whole file and picks its own entry by ``name``; the
+rest tells it where its peers are. Errors name the offending key.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from peloton.core.errors import InvalidArgument
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonConfig:
+    kind: str
+    name: str
+    grpc: str = ""
+    raft: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterConfig:
+    data_dir: pathlib.Path
+    num_shards: int
+    storage: dict[str, Any]
+    daemons: tuple[DaemonConfig, ...]
+    raft_password: str | None = None
+
+    def of_kind(self, kind: str) -> list[DaemonConfig]:
+        return [d for d in self.daemons if d.kind == kind]
+
+    def get(self, name: str) -> DaemonConfig:
+        for d in self.daemons:
+            if d.name == name:
+                return d
+        names = ", ".join(d.name for d in self.daemons)
+        raise InvalidArgument(f"no daemon named {name!r} in the cluster file ({names})",
+                              field="name")
+
+    @property
+    def resmgr_addresses(self) -> list[str]:
+        return [d.grpc for d in self.of_kind("resmgr")]
+
+    @property
+    def jobmgr_addresses(self) -> list[str]:
+        return [d.grpc for d in self.of_kind("jobmgr")]
+
+    def raft_to_grpc(self) -> dict[str, str]:
+        return {d.raft: d.grpc for d in self.of_kind("resmgr")}
+
+    def storage_path(self) -> pathlib.Path:
+        return self.data_dir / str(self.storage.get("path", "jobs.db"))
+
+
+KINDS = ("resmgr", "jobmgr", "placement", "hostmgr")
+_NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hostmgr": ("grpc",)}
+
+
+def _address(value: Any, where: str) -> str:
+    if not isinstance(value, str) or ":" not in value or not value.rpartition(":")[2].isdigit():
+        raise InvalidArgument(f"expected host:port, got {value!r}", field=where)
+    return value
+
+
+def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
+    if not isinstance(data, dict):
+        raise InvalidArgument("the cluster file must be a mapping", field="")
+    known = {"data_dir", "num_shards", "storage", "raft_password", *KINDS}
+    for key in data:
+        if key not in known:
+            raise InvalidArgument(f"unknown key; known keys are {', '.join(sorted(known))}",
+                                  field=str(key))
+    if "data_dir" not in data:
+        raise InvalidArgument("required", field="data_dir")
+    data_dir = pathlib.Path(data["data_dir"])
+    if not data_dir.is_absolute() and base is not None:
+        data_dir = base / data_dir
+    num_shards = data.get("num_shards", 16)
+    if not isinstance(num_shards, int) or not 1 <= num_shards <= 4096:
+        raise InvalidArgument(f"must be an integer in 1..4096, got {num_shards!r}",
+                              field="num_shards")
+    daemons = []
+    names: set[str] = set()
+    for kind in KINDS:
+        entries = data.get(kind) or []
+        if not isinstance(entries, list):
+            raise InvalidArgument("must be a list of daemons", field=kind)
+        for i, entry in enumerate(entries):
+            where = f"{kind}[{i}]"
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                raise InvalidArgument("each daemon needs a name", field=where)
+            if entry["name"] in names:
+                raise InvalidArgument(f"duplicate daemon name {entry['name']!r}", field=where)
+            names.add(entry["name"])
+            for need in _NEEDS[kind]:
+                if need not in entry:
+                    raise InvalidArgument("required", field=f"{where}.{need}")
+            grpc = _address(entry["grpc"], f"{where}.grpc") if "grpc" in entry else ""
+            raft = _address(entry["raft"], f"{where}.raft") if "raft" in entry else ""
+            options = {k: v for k, v in entry.items() if k not in ("name", "grpc", "raft")}
+            daemons.append(DaemonConfig(kind, entry["name"], grpc, raft, options))
+    if not any(d.kind == "resmgr" for d in daemons):
+        raise InvalidArgument("a cluster needs at least one resmgr", field="resmgr")
+    storage = data.get("storage") or {"kind": "sqlite"}
+    if storage.get("kind", "sqlite") != "sqlite":
+        raise InvalidArgument(f"unknown storage kind {storage.get('kind')!r}; known: sqlite",
+                              field="storage.kind")
+    return ClusterConfig(data_dir, num_shards, storage, tuple(daemons), data.get("raft_password"))
+
+
+def load(path: str | pathlib.Path) -> ClusterConfig:
+    path = pathlib.Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise InvalidArgument(f"cannot read cluster file: {error.strerror}", field=str(path))
+    except yaml.YAMLError as error:
+        raise InvalidArgument(f"not valid YAML: {error}", field=str(path))
+    return parse(data, base=path.parent)

@@ -1,0 +1,84 @@
+"""``peloton-daemon KIND --config CLUSTER.yaml --name NAME``: run one daemon.
+
+KIND is resmgr, jobmgr, placement or hostmgr; the cluster file
+(``peloton.config``) says where NAME listens and where its peers are. The
+daemon runs until SIGTERM or SIGINT, then shuts down cleanly. On start it
+prints one line ``ready <name> <address>`` to stdout once it serves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from peloton import config as cluster_config
+from peloton.core.errors import PelotonError
+from peloton.rpc import open_rpc
+
+
+def _serve_fn(kind: str) -> Callable[..., Awaitable[Any]]:
+    if kind == "resmgr":
+        from peloton.resmgr import service as resmgr
+        return resmgr.serve
+    if kind == "jobmgr":
+        from peloton.jobmgr import service as jobmgr
+        return jobmgr.serve
+    if kind == "placement":
+        from peloton.placement import worker
+        return worker.serve
+    if kind == "hostmgr":
+        from peloton.hostmgr import service as hostmgr
+        return hostmgr.serve
+    raise ValueError(kind)
+
+
+async def run(kind: str, config_path: str, name: str) -> None:
+    config = cluster_config.load(config_path)
+    me = config.get(name)
+    if me.kind != kind:
+        raise PelotonError(f"daemon {name!r} is a {me.kind}, not a {kind}")
+    serve = _serve_fn(kind)
+    async with open_rpc():
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async with trio.open_nursery() as nursery:
+                address = await nursery.start(serve, config, name)
+                where = f"{address[0]}:{address[1]}" if address else "-"
+                print(f"ready {name} {where}", flush=True)
+
+                async def stop_on_signal() -> None:
+                    async for signum in signals:
+                        logging.getLogger(__name__).info("got signal %d; stopping", signum)
+                        nursery.cancel_scope.cancel()
+                        return
+
+                nursery.start_soon(stop_on_signal)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="peloton-daemon", description=__doc__)
+    parser.add_argument("kind", choices=["resmgr", "jobmgr", "placement", "hostmgr"])
+    parser.add_argument("--config", required=True, help="the cluster file")
+    parser.add_argument("--name", required=True, help="this daemon's name in the cluster file")
+    parser.add_argument("--log-level", default="INFO")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pysyncobj").setLevel(logging.WARNING)
+    # grpclib logs every cancelled long poll at INFO.
+    logging.getLogger("grpclib").setLevel(logging.WARNING)
+    try:
+        trio.run(run, args.kind, args.config, args.name)
+    except PelotonError as error:
+        print(f"peloton-daemon: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

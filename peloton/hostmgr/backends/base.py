@@ -1,0 +1,135 @@
+"""What a hostmgr needs from the thing that really runs tasks.
+
+A backend owns a set of hosts (``hosts()``), starts and kills task runs on
+them, and reports what happens to each run through the ``report`` callback
+given to ``run()``. The contract every backend keeps:
+
+- ``launch`` is idempotent per mesos task id: a known id is not started again.
+- A launched run is reported ``RUNNING`` once it exists, then exactly one
+  terminal update (``SUCCEEDED``, ``FAILED``, ``KILLED`` or ``LOST``); a run
+  that cannot be started gets only the terminal ``FAILED``.
+- ``kill`` returns promptly; the ``KILLED`` update arrives later via
+  ``report``. A run that was asked to stop is reported ``KILLED`` however it
+  then exits (Mesos's command executor does the same).
+- ``known`` gives the latest status of a run for reconciliation; None means
+  the backend has never heard of it (the caller may declare it lost).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import trio
+
+from peloton.core.resources import ZERO, Resources
+from peloton.core.states import TaskState
+from peloton.hostmgr.hostpool import HostSpec
+
+DEFAULT_KILL_GRACE_SECONDS = 30.0
+"""SIGTERM -> SIGKILL grace when a task does not set one (Mesos's default)."""
+
+MAX_READ_BYTES = 1 << 20
+"""The most ``read_sandbox_file`` returns per call (well under gRPC's 4 MiB)."""
+
+REASON_KILLED_ON_REQUEST = "REASON_KILLED_ON_REQUEST"
+REASON_COMMAND_FAILED = "REASON_COMMAND_EXECUTOR_FAILED"
+REASON_LAUNCH_FAILED = "REASON_CONTAINER_LAUNCH_FAILED"
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchSpec:
+    """One run of one task, ready for a backend.
+
+    ``shell=True`` runs ``command`` with ``/bin/sh -c`` (``arguments``
+    ignored); ``shell=False`` executes ``command`` with ``arguments`` as its
+    argv (Mesos's convention: ``arguments[0]`` is argv[0]; when
+    ``arguments`` is empty argv is just ``[command]``). ``ports`` maps an
+    environment variable name to the port assigned under it.
+    ``kill_grace_seconds`` 0 means ``DEFAULT_KILL_GRACE_SECONDS``.
+    """
+
+    mesos_task_id: str
+    task_id: str
+    job_id: str
+    instance_id: int
+    hostname: str
+    shell: bool
+    command: str
+    arguments: tuple[str, ...] = ()
+    environment: Mapping[str, str] = field(default_factory=dict)
+    ports: Mapping[str, int] = field(default_factory=dict)
+    resources: Resources = ZERO
+    kill_grace_seconds: float = 0.0
+
+    @property
+    def grace(self) -> float:
+        return self.kill_grace_seconds if self.kill_grace_seconds > 0 else (
+            DEFAULT_KILL_GRACE_SECONDS)
+
+
+@dataclass(frozen=True, slots=True)
+class StatusUpdate:
+    """A state change of one run. ``exit_code`` is the exit status, or ``-N``
+    when the run was ended by signal N; ``timestamp`` is wall-clock seconds."""
+
+    mesos_task_id: str
+    state: TaskState
+    hostname: str
+    message: str = ""
+    exit_code: int = 0
+    reason: str = ""
+    timestamp: float = 0.0
+
+
+Report = Callable[[StatusUpdate], None]
+
+
+class Backend(abc.ABC):
+    """Runs task runs on hosts. See the module docstring for the contract."""
+
+    capabilities: frozenset[str] = frozenset()
+    """What the backend can run beyond plain commands, e.g. ``"DOCKER"``."""
+
+    @abc.abstractmethod
+    def hosts(self) -> list[HostSpec]:
+        """The hosts this backend offers now."""
+
+    @abc.abstractmethod
+    async def run(self, report: Report, *,
+                  task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run until cancelled, delivering every status update to ``report``
+        (called synchronously, from trio). ``task_status.started()`` once
+        ``launch`` and ``kill`` can be called."""
+
+    @abc.abstractmethod
+    async def launch(self, specs: Sequence[LaunchSpec]) -> None:
+        """Start these runs; return once each has started or failed to start
+        (and ``RUNNING`` or ``FAILED`` has been reported). Known mesos task
+        ids are skipped."""
+
+    @abc.abstractmethod
+    async def kill(self, mesos_task_ids: Sequence[str],
+                   grace_seconds: float | None = None) -> None:
+        """Ask these runs to stop: SIGTERM, then SIGKILL after the grace
+        period (each run's own, or ``grace_seconds`` when given; 0 kills at
+        once). Returns promptly; ``KILLED`` is reported when a run is gone.
+        Unknown and already finished runs are ignored."""
+
+    @abc.abstractmethod
+    def known(self, mesos_task_id: str) -> StatusUpdate | None:
+        """The latest status of a run, or None if this backend never saw it."""
+
+    @abc.abstractmethod
+    async def read_sandbox_file(self, mesos_task_id: str, path: str, offset: int,
+                                length: int) -> tuple[bytes, int, list[str]]:
+        """Read up to ``length`` bytes at ``offset`` of a file in a run's
+        sandbox (``path`` relative to it; empty reads nothing, which lists the
+        sandbox). At most ``MAX_READ_BYTES`` come back per call; ``length`` 0
+        means that many.
+
+        Returns (data, size of the file, paths of the files in the sandbox).
+        Raises NotFound for an unknown run or file, InvalidArgument for a
+        path that leaves the sandbox or a negative offset or length.
+        """

@@ -1,0 +1,358 @@
+"""The ``local`` backend: real processes on this machine, as several virtual hosts.
+
+Like a few Mesos agents on a laptop. Host ``local-i`` is only a name and a
+resource budget (the pool does the accounting; nothing is enforced on the
+process). Each run is a child process in its own session, so a kill reaches
+everything it spawned, with its own sandbox::
+
+    <root>/sandboxes/<hostname>/<mesos_task_id>/{stdout,stderr,...}
+
+The sandbox is the run's working directory and ``MESOS_SANDBOX``. The
+environment is this process's, then the task's own variables, then each
+port's variable, then ``PELOTON_JOB_ID``, ``PELOTON_INSTANCE_ID``,
+``PELOTON_TASK_ID`` (the mesos task id ``<job>-<instance>-<run>``, as Peloton
+sets it) and ``MESOS_SANDBOX`` (later ones win).
+
+Each virtual host hands out its own block of ports (``ports_per_host`` from
+``first_port`` on), so runs on different virtual hosts never collide.
+
+When ``run()`` is cancelled every live run is SIGKILLed and reaped (no update
+is reported; ``known`` says LOST): the children of a stopped hostmgr cannot be
+re-adopted. When a run's main process exits, whatever it left behind in its
+process group is SIGKILLed too, as Mesos destroys a container.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import BinaryIO
+
+import trio
+
+from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from peloton.core.resources import Resources
+from peloton.core.states import TERMINAL_TASK_STATES, TaskState
+from peloton.hostmgr.backends.base import (
+    MAX_READ_BYTES,
+    REASON_COMMAND_FAILED,
+    REASON_KILLED_ON_REQUEST,
+    REASON_LAUNCH_FAILED,
+    Backend,
+    LaunchSpec,
+    Report,
+    StatusUpdate,
+)
+from peloton.hostmgr.hostpool import HostSpec
+
+MAX_LISTED_FILES = 1000
+"""``read_sandbox_file`` lists at most this many sandbox files."""
+
+
+@dataclass(eq=False, slots=True)
+class _Run:
+    spec: LaunchSpec
+    sandbox: Path
+    status: StatusUpdate
+    process: trio.Process | None = None
+    kill_requested: bool = False
+    # Its deadline is when SIGTERM escalates to SIGKILL; a later kill with a
+    # shorter grace moves it earlier.
+    kill_scope: trio.CancelScope | None = None
+    exited: trio.Event = field(default_factory=trio.Event)
+
+
+class LocalBackend(Backend):
+    """Runs each task run as a local child process on one of ``hosts``
+    virtual hosts named ``local-0``, ``local-1``, ... with the given resources
+    each (memory and disk in MiB)."""
+
+    capabilities = frozenset[str]()  # plain commands only: no Docker, no Mesos containers
+
+    def __init__(self, root: Path, hosts: int = 3, cpu: float = 4, memory_mb: float = 8192,
+                 disk_mb: float = 102400, gpu: float = 0, cluster: str = "local", *,
+                 first_port: int = 31000, ports_per_host: int = 200) -> None:
+        if hosts < 0:
+            raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
+        if ports_per_host < 0 or first_port < 1 or first_port + hosts * ports_per_host > 65536:
+            raise InvalidArgument(
+                f"{hosts} hosts x {ports_per_host} ports from {first_port} exceed 65535",
+                field="ports_per_host")
+        self._root = Path(root).absolute()
+        capacity = Resources(cpu=cpu, memory=memory_mb, disk=disk_mb, gpu=gpu)
+        self._hosts = [
+            HostSpec(hostname=f"local-{i}", agent_id=f"{cluster}-S{i}", capacity=capacity,
+                     ports=(first_port + i * ports_per_host,
+                            first_port + (i + 1) * ports_per_host - 1),
+                     attributes={}, cluster=cluster)
+            for i in range(hosts)
+        ]
+        self._hostnames = frozenset(h.hostname for h in self._hosts)
+        self._runs: dict[str, _Run] = {}
+        self._nursery: trio.Nursery | None = None
+        self._report: Report | None = None
+
+    def hosts(self) -> list[HostSpec]:
+        return list(self._hosts)
+
+    async def run(self, report: Report, *,
+                  task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        await trio.to_thread.run_sync(
+            partial(self._root.joinpath("sandboxes").mkdir, parents=True, exist_ok=True))
+        self._report = report
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                task_status.started()
+                await trio.sleep_forever()
+        finally:
+            self._nursery = None
+            self._report = None
+
+    # -- launch --------------------------------------------------------------
+
+    async def launch(self, specs: Sequence[LaunchSpec]) -> None:
+        """Start each run not already known; return when each is RUNNING or
+        FAILED. Raises FailedPrecondition before ``run()`` has started and
+        InvalidArgument (starting nothing) if a spec names a host that is not
+        one of ours."""
+        if self._nursery is None:
+            raise FailedPrecondition("the local backend is not running")
+        for spec in specs:
+            if spec.hostname not in self._hostnames:
+                raise InvalidArgument(
+                    f"task {spec.mesos_task_id}: host {spec.hostname!r} is not a local host",
+                    field="hostname")
+        fresh: list[_Run] = []
+        for spec in specs:
+            if spec.mesos_task_id in self._runs:
+                continue
+            # Registered before any await, so a concurrent duplicate is skipped too.
+            run = _Run(spec=spec,
+                       sandbox=self._root / "sandboxes" / spec.hostname / spec.mesos_task_id,
+                       status=_status(spec, TaskState.STARTING))
+            self._runs[spec.mesos_task_id] = run
+            fresh.append(run)
+        if not fresh:
+            await trio.lowlevel.checkpoint()
+            return
+        # Shielded (it is short): a run registered above must end up RUNNING or
+        # FAILED, never stuck half-started by a cancelled caller.
+        with trio.CancelScope(shield=True):
+            # One thread hop for all the sandboxes of the batch.
+            errors = await trio.to_thread.run_sync(_make_sandboxes, [r.sandbox for r in fresh])
+            for run, error in zip(fresh, errors, strict=True):
+                if error is not None:
+                    self._finish(run, _status(run.spec, TaskState.FAILED,
+                                              reason=REASON_LAUNCH_FAILED,
+                                              message=f"cannot create sandbox: {error}"))
+                else:
+                    await self._start(run)
+
+    async def _start(self, run: _Run) -> None:
+        spec = run.spec
+        env = dict(os.environ)
+        env.update(spec.environment)
+        env.update({name: str(port) for name, port in spec.ports.items()})
+        env.update(PELOTON_JOB_ID=spec.job_id, PELOTON_INSTANCE_ID=str(spec.instance_id),
+                   PELOTON_TASK_ID=spec.mesos_task_id, MESOS_SANDBOX=str(run.sandbox))
+        if spec.shell:
+            argv: list[str] = ["/bin/sh", "-c", spec.command]
+        else:
+            # Mesos's exec convention: arguments are the whole argv, argv[0] included.
+            argv = list(spec.arguments) or [spec.command]
+        try:
+            stdout, stderr = await trio.to_thread.run_sync(_open_outputs, run.sandbox)
+        except OSError as exc:
+            self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                                      message=f"cannot open sandbox outputs: {exc}"))
+            return
+        try:
+            process = await trio.lowlevel.open_process(
+                argv, executable=None if spec.shell else spec.command, cwd=run.sandbox,
+                env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                start_new_session=True)
+        except OSError as exc:
+            self._finish(run, _status(
+                spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                message=f"Failed to launch {spec.command!r}: {exc.strerror or exc}"))
+            return
+        finally:
+            stdout.close()
+            stderr.close()
+        run.process = process
+        nursery = self._nursery
+        if nursery is None:  # the backend stopped while this process started
+            _signal_group(process, signal.SIGKILL)
+            run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
+            return
+        self._set(run, _status(spec, TaskState.RUNNING))
+        nursery.start_soon(self._supervise, run, process)
+        if run.kill_requested:  # kill() came while the process was starting
+            self._begin_kill(run, process)
+
+    async def _supervise(self, run: _Run, process: trio.Process) -> None:
+        try:
+            await process.wait()
+        except BaseException:
+            # The backend is stopping: leave no orphans behind.
+            _signal_group(process, signal.SIGKILL)
+            with trio.CancelScope(shield=True):
+                await process.wait()
+            run.status = _status(run.spec, TaskState.LOST, message="the local backend stopped")
+            raise
+        finally:
+            run.exited.set()
+        _signal_group(process, signal.SIGKILL)  # whatever the task left in its group
+        self._finish(run, _exit_status(run, process.returncode))
+
+    # -- kill ----------------------------------------------------------------
+
+    async def kill(self, mesos_task_ids: Sequence[str],
+                   grace_seconds: float | None = None) -> None:
+        now = trio.current_time()
+        for mesos_task_id in mesos_task_ids:
+            run = self._runs.get(mesos_task_id)
+            if run is None or run.status.state in TERMINAL_TASK_STATES:
+                continue
+            grace = run.spec.grace if grace_seconds is None else max(0.0, grace_seconds)
+            if run.kill_scope is not None:
+                run.kill_scope.deadline = min(run.kill_scope.deadline, now + grace)
+                continue
+            run.kill_requested = True
+            run.kill_scope = trio.CancelScope(deadline=now + grace)
+            if run.process is not None:
+                self._begin_kill(run, run.process)
+        await trio.lowlevel.checkpoint()
+
+    def _begin_kill(self, run: _Run, process: trio.Process) -> None:
+        _signal_group(process, signal.SIGTERM)
+        if self._nursery is not None:
+            self._nursery.start_soon(self._escalate, run, process)
+
+    async def _escalate(self, run: _Run, process: trio.Process) -> None:
+        assert run.kill_scope is not None
+        with run.kill_scope:
+            await run.exited.wait()
+        if not run.exited.is_set():
+            _signal_group(process, signal.SIGKILL)
+
+    # -- status --------------------------------------------------------------
+
+    def known(self, mesos_task_id: str) -> StatusUpdate | None:
+        run = self._runs.get(mesos_task_id)
+        return run.status if run is not None else None
+
+    def _set(self, run: _Run, status: StatusUpdate) -> None:
+        run.status = status
+        if self._report is not None:
+            self._report(status)
+
+    def _finish(self, run: _Run, status: StatusUpdate) -> None:
+        run.exited.set()
+        self._set(run, status)
+
+    # -- sandbox -------------------------------------------------------------
+
+    async def read_sandbox_file(self, mesos_task_id: str, path: str, offset: int,
+                                length: int) -> tuple[bytes, int, list[str]]:
+        run = self._runs.get(mesos_task_id)
+        if run is None:
+            raise NotFound(f"task run {mesos_task_id} is not known on this host manager")
+        if offset < 0:
+            raise InvalidArgument(f"must not be negative, got {offset}", field="offset")
+        if length < 0:
+            raise InvalidArgument(f"must not be negative, got {length}", field="length")
+        return await trio.to_thread.run_sync(_read_sandbox, run.sandbox, path, offset, length)
+
+
+def _status(spec: LaunchSpec, state: TaskState, *, message: str = "", exit_code: int = 0,
+            reason: str = "") -> StatusUpdate:
+    return StatusUpdate(mesos_task_id=spec.mesos_task_id, state=state, hostname=spec.hostname,
+                        message=message, exit_code=exit_code, reason=reason,
+                        timestamp=time.time())
+
+
+def _exit_status(run: _Run, returncode: int | None) -> StatusUpdate:
+    code = returncode if returncode is not None else 0
+    how = (f"Command exited with status {code}" if code >= 0
+           else f"Command terminated by signal {-code} ({_signal_name(-code)})")
+    if run.kill_requested:
+        return _status(run.spec, TaskState.KILLED, exit_code=code,
+                       reason=REASON_KILLED_ON_REQUEST, message=f"Killed on request: {how}")
+    if code == 0:
+        return _status(run.spec, TaskState.SUCCEEDED, message=how)
+    return _status(run.spec, TaskState.FAILED, exit_code=code, reason=REASON_COMMAND_FAILED,
+                   message=how)
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return "unknown signal"
+
+
+def _signal_group(process: trio.Process, signum: int) -> None:
+    # start_new_session made the child a group leader: its pgid is its pid.
+    try:
+        os.killpg(process.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is already gone
+
+
+def _make_sandboxes(paths: list[Path]) -> list[str | None]:
+    errors: list[str | None] = []
+    for path in paths:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            errors.append(None)
+        except OSError as exc:
+            errors.append(str(exc))
+    return errors
+
+
+def _open_outputs(sandbox: Path) -> tuple[BinaryIO, BinaryIO]:
+    stdout = open(sandbox / "stdout", "ab")  # noqa: SIM115 - closed by the caller
+    try:
+        return stdout, open(sandbox / "stderr", "ab")
+    except BaseException:
+        stdout.close()
+        raise
+
+
+def _read_sandbox(sandbox: Path, path: str, offset: int, length: int,
+                  ) -> tuple[bytes, int, list[str]]:
+    root = sandbox.resolve()
+    if not root.is_dir():
+        raise NotFound(f"sandbox {sandbox} does not exist")
+    files: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        files.extend(Path(dirpath, name).relative_to(root).as_posix()
+                     for name in sorted(filenames))
+        if len(files) >= MAX_LISTED_FILES:
+            del files[MAX_LISTED_FILES:]
+            break
+    if not path:
+        return b"", 0, files
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        raise InvalidArgument(f"{path!r} is outside the sandbox", field="path")
+    if target.is_dir():
+        raise InvalidArgument(f"{path!r} is a directory", field="path")
+    try:
+        with open(target, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(offset)
+            data = f.read(min(length, MAX_READ_BYTES) if length else MAX_READ_BYTES)
+    except FileNotFoundError:
+        raise NotFound(f"{path!r} does not exist in the sandbox", field="path")
+    return data, size, files
+

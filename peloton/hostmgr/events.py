@@ -1,0 +1,66 @@
+"""Per-jobmgr-shard task event streams: pull-based, acknowledged, at-least-once.
+
+Each shard has a buffer of events with increasing offsets. A consumer asks
+for events after the offset it has processed and, in the same call, purges
+everything up to it. Events stay until purged, so an owner that dies before
+persisting what it pulled loses nothing: the next owner gets them again.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import trio
+
+from peloton.hostmgr.backends.base import StatusUpdate
+
+
+@dataclass(slots=True)
+class _Stream:
+    events: deque[tuple[int, StatusUpdate]] = field(default_factory=deque)
+    next_offset: int = 1
+    wakeup: trio.Event = field(default_factory=trio.Event)
+
+
+class EventStreams:
+    def __init__(self, *, max_buffered: int = 1_000_000) -> None:
+        self._streams: dict[int, _Stream] = {}
+        self.max_buffered = max_buffered
+
+    def _stream(self, shard: int) -> _Stream:
+        stream = self._streams.get(shard)
+        if stream is None:
+            stream = self._streams[shard] = _Stream()
+        return stream
+
+    def add(self, shard: int, update: StatusUpdate) -> None:
+        stream = self._stream(shard)
+        stream.events.append((stream.next_offset, update))
+        stream.next_offset += 1
+        stream.wakeup.set()
+        stream.wakeup = trio.Event()
+
+    def purge(self, shard: int, offset: int) -> None:
+        stream = self._stream(shard)
+        while stream.events and stream.events[0][0] <= offset:
+            stream.events.popleft()
+
+    async def wait(self, shard: int, after: int, limit: int,
+                   timeout: float) -> list[tuple[int, StatusUpdate]]:
+        """Events with offset > ``after`` (at most ``limit``), waiting up to ``timeout``."""
+        self.purge(shard, after)
+        stream = self._stream(shard)
+        with trio.move_on_after(timeout):
+            while not stream.events:
+                await stream.wakeup.wait()
+        out = []
+        for offset, update in stream.events:
+            if offset > after:
+                out.append((offset, update))
+                if len(out) >= limit:
+                    break
+        return out
+
+    def pending(self) -> dict[int, int]:
+        return {s: len(st.events) for s, st in self._streams.items() if st.events}

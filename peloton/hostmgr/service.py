@@ -1,0 +1,248 @@
+"""hostmgr: one shard per cluster; host leases, launches, kills, events.
+
+Holds the pure ``HostPool`` (what each host has, what runs there, which
+host is leased) in front of a ``Backend`` (local processes, simulated hosts
+or Mesos). Registers its cluster with resmgr by heartbeat. Status updates
+from the backend free resources and go to the event stream of the jobmgr
+shard that launched the task.
+"""
+
+from __future__ import annotations
+
+import logging
+import pathlib
+import time
+from typing import Any
+
+import trio
+
+from peloton.api.private.cluster import cluster_grpc
+from peloton.api.private.cluster import cluster_pb2 as cpb
+from peloton.api.private.hostmgrsvc import hostmgrsvc_grpc
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.host import host_pb2
+from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
+from peloton.config import ClusterConfig, DaemonConfig
+from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound, PelotonError
+from peloton.core.resources import Resources
+from peloton.core.states import TERMINAL_TASK_STATES, TaskState
+from peloton.hostmgr.backends.base import Backend, LaunchSpec, StatusUpdate
+from peloton.hostmgr.events import EventStreams
+from peloton.hostmgr.hostpool import HostPool
+from peloton.rpc import ServiceClient, serve_grpc
+
+log = logging.getLogger(__name__)
+
+LEASE_TTL = 30.0
+
+
+def res_msg(r: Resources) -> rpb.Resources:
+    return rpb.Resources(cpu=r.cpu, memMb=r.memory, diskMb=r.disk, gpu=r.gpu)
+
+
+def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
+    opts = me.options
+    kind = opts.get("backend", "local")
+    if kind == "local":
+        from peloton.hostmgr.backends.local import LocalBackend
+        return LocalBackend(data_dir / me.name, hosts=int(opts.get("hosts", 3)),
+                            cpu=float(opts.get("cpu", 4)),
+                            memory_mb=float(opts.get("memory_mb", 8192)),
+                            disk_mb=float(opts.get("disk_mb", 102400)),
+                            gpu=float(opts.get("gpu", 0)),
+                            cluster=str(opts.get("cluster", "local")),
+                            first_port=int(opts.get("first_port", 31000)))
+    raise InvalidArgument(f"unknown host backend {kind!r}; known: local",
+                          field=f"hostmgr[{me.name}].backend")
+
+
+class Hostmgr:
+    def __init__(self, backend: Backend, cluster: str) -> None:
+        self.backend = backend
+        self.cluster = cluster
+        self.pool = HostPool()
+        for spec in backend.hosts():
+            self.pool.add_host(spec)
+        self.events = EventStreams()
+        self.shard_of_task: dict[str, int] = {}
+        self.killed_early: set[str] = set()
+
+    def report(self, update: StatusUpdate) -> None:
+        """Backend callback (in trio): account, then publish to the shard's stream."""
+        if update.state in TERMINAL_TASK_STATES:
+            self.pool.task_ended(update.mesos_task_id)
+        shard = self.shard_of_task.get(update.mesos_task_id)
+        if shard is None:
+            log.warning("status of unknown task %s dropped", update.mesos_task_id)
+            return
+        self.events.add(shard, update)
+
+    async def expire_loop(self) -> None:
+        while True:
+            await trio.sleep(1.0)
+            self.pool.expire(time.time())
+
+
+def _event(offset: int, u: StatusUpdate) -> hpb.TaskEvent:
+    return hpb.TaskEvent(offset=offset, mesosTaskId=u.mesos_task_id, state=int(u.state),  # type: ignore[arg-type]
+                         message=u.message, hostname=u.hostname, exitCode=u.exit_code,
+                         timestamp=u.timestamp, reason=u.reason)
+
+
+class InternalHandler:
+    """peloton.private.hostmgrsvc.InternalHostService"""
+
+    def __init__(self, hm: Hostmgr) -> None:
+        self.hm = hm
+
+    async def AcquireHosts(self, request: hpb.AcquireHostsRequest) -> Any:
+        f = request.filter
+        minimum = Resources(f.minimum.cpu, f.minimum.memMb, f.minimum.diskMb, f.minimum.gpu)
+        leases, counts = self.hm.pool.acquire(minimum, f.numPorts, f.maxHosts or 1,
+                                              time.time(), LEASE_TTL)
+        reply = hpb.AcquireHostsResponse(filterResultCounts=counts)
+        for lease in leases:
+            reply.leases.add(leaseId=lease.lease_id, hostname=lease.hostname,
+                             agentId=lease.agent_id, available=res_msg(lease.free),
+                             ports=lease.ports, attributes=dict(lease.attributes),
+                             cluster=lease.cluster)
+        return reply
+
+    async def ReleaseHosts(self, request: hpb.ReleaseHostsRequest) -> Any:
+        self.hm.pool.release(list(request.leaseIds))
+        return hpb.ReleaseHostsResponse()
+
+    async def LaunchTasks(self, request: hpb.LaunchTasksRequest) -> Any:
+        hm = self.hm
+        fresh = [t for t in request.tasks if hm.pool.host_of(t.mesosTaskId) is None
+                 and hm.backend.known(t.mesosTaskId) is None]
+        if not fresh:
+            return hpb.LaunchTasksResponse()  # a repeated launch: already done
+        lease = hm.pool.lease(request.leaseId)
+        if lease is None:
+            raise FailedPrecondition(f"host lease {request.leaseId} is unknown or expired")
+        specs = []
+        entries = []
+        for t in fresh:
+            cfg = t.config
+            r = cfg.resource
+            resources = Resources(r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit)
+            ports = {}
+            for i, port in enumerate(cfg.ports):
+                value = port.value or (t.ports[i] if i < len(t.ports) else 0)
+                ports[port.envName or f"PORT_{port.name.upper()}"] = value
+            dynamic = [p for p in t.ports if p not in {pc.value for pc in cfg.ports if pc.value}]
+            cmd = cfg.command
+            env = {v.name: v.value for v in cmd.environment.variables}
+            specs.append(LaunchSpec(
+                mesos_task_id=t.mesosTaskId, task_id=t.taskId, job_id=t.jobId,
+                instance_id=t.instanceId, hostname=lease.hostname,
+                shell=cmd.shell if cmd.HasField("shell") else True, command=cmd.value,
+                arguments=tuple(cmd.arguments), environment=env, ports=ports,
+                resources=resources, kill_grace_seconds=float(cfg.killGracePeriodSeconds)))
+            entries.append((t.mesosTaskId, resources, dynamic))
+        hm.pool.launch(request.leaseId, entries, time.time())
+        for t in fresh:
+            hm.shard_of_task[t.mesosTaskId] = t.shard
+        early = [s for s in specs if s.mesos_task_id in hm.killed_early]
+        if early:
+            for s in early:
+                hm.killed_early.discard(s.mesos_task_id)
+                hm.report(StatusUpdate(s.mesos_task_id, TaskState.KILLED, s.hostname,
+                                       message="killed before launch", timestamp=time.time()))
+        await hm.backend.launch([s for s in specs if s not in early])
+        return hpb.LaunchTasksResponse()
+
+    async def KillTasks(self, request: hpb.KillTasksRequest) -> Any:
+        hm = self.hm
+        known = [m for m in request.mesosTaskIds if hm.backend.known(m) is not None]
+        # A kill may overtake its launch (two connections): remember it.
+        hm.killed_early.update(m for m in request.mesosTaskIds if hm.backend.known(m) is None)
+        if known:
+            await hm.backend.kill(known, request.gracePeriodSeconds or None)
+        return hpb.KillTasksResponse()
+
+    async def ClusterCapacity(self, request: hpb.ClusterCapacityRequest) -> Any:
+        physical, allocated, largest, hosts = self.hm.pool.capacity()
+        return hpb.ClusterCapacityResponse(cluster=self.hm.cluster, physical=res_msg(physical),
+                                           allocated=res_msg(allocated), slack=rpb.Resources(),
+                                           largestHost=res_msg(largest), hosts=hosts)
+
+    async def WaitForEvents(self, request: hpb.WaitForEventsRequest) -> Any:
+        events = await self.hm.events.wait(request.shard, request.purgeOffset,
+                                           request.limit or 1000, (request.timeout or 0) / 1000)
+        return hpb.WaitForEventsResponse(events=[_event(o, u) for o, u in events])
+
+    async def ReconcileTasks(self, request: hpb.ReconcileTasksRequest) -> Any:
+        reply = hpb.ReconcileTasksResponse()
+        for mid in request.mesosTaskIds:
+            update = self.hm.backend.known(mid)
+            if update is None:
+                reply.unknown.append(mid)
+            else:
+                reply.events.append(_event(0, update))
+        return reply
+
+    async def ReadSandboxFile(self, request: hpb.ReadSandboxFileRequest) -> Any:
+        update = self.hm.backend.known(request.mesosTaskId)
+        if update is None:
+            raise NotFound(f"task run {request.mesosTaskId} is unknown to cluster "
+                           f"{self.hm.cluster}")
+        data, size, paths = await self.hm.backend.read_sandbox_file(
+            request.mesosTaskId, request.path, request.offset, request.length)
+        return hpb.ReadSandboxFileResponse(data=data, size=size, hostname=update.hostname,
+                                           paths=paths)
+
+
+class HostHandler:
+    """peloton.api.v0.host.svc.HostService"""
+
+    def __init__(self, hm: Hostmgr) -> None:
+        self.hm = hm
+
+    async def QueryHosts(self, request: host_svc_pb2.QueryHostsRequest) -> Any:
+        wanted = set(request.hostStates)
+        reply = host_svc_pb2.QueryHostsResponse()
+        for view in self.hm.pool.hosts():
+            state = host_pb2.HOST_STATE_UP
+            if wanted and state not in wanted:
+                continue
+            c, a = view.spec.capacity, view.allocated
+            reply.hostInfos.add(hostname=view.spec.hostname, ip="127.0.0.1", state=state,
+                                cluster=view.spec.cluster, cpu=c.cpu, memMb=c.memory,
+                                diskMb=c.disk, gpu=c.gpu, cpuAllocated=a.cpu,
+                                memMbAllocated=a.memory, diskMbAllocated=a.disk,
+                                gpuAllocated=a.gpu, tasks=view.tasks)
+        return reply
+
+
+async def heartbeat_loop(config: ClusterConfig, member: cpb.Member) -> None:
+    client = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub, deadline=2.0)
+    request = cpb.HeartbeatRequest(member=member)
+    while True:
+        try:
+            await client.call("Heartbeat", request, timeout=2.0)
+        except PelotonError as error:
+            log.info("heartbeat: %s", error)
+        await trio.sleep(1.0)
+
+
+async def serve(config: ClusterConfig, name: str, *,
+                task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED) -> None:
+    """Run one hostmgr shard until cancelled."""
+    me = config.get(name)
+    backend = make_backend(me, config.data_dir)
+    cluster = str(me.options.get("cluster", "local"))
+    hm = Hostmgr(backend, cluster)
+    host, port = me.grpc.rsplit(":", 1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(backend.run, hm.report)
+        address = await nursery.start(serve_grpc, [
+            (hostmgrsvc_grpc.InternalHostServiceBase, InternalHandler(hm)),
+            (host_svc_grpc.HostServiceBase, HostHandler(hm)),
+        ], host, int(port))
+        nursery.start_soon(hm.expire_loop)
+        nursery.start_soon(heartbeat_loop, config, cpb.Member(
+            id=name, kind="hostmgr", address=me.grpc, cluster=cluster))
+        task_status.started(address)

@@ -1,0 +1,451 @@
+"""The goal-state engine of one owned shard.
+
+A ``ShardEngine`` exists while this jobmgr owns a shard (epoch ``epoch``).
+It loads the shard's jobs from storage, then converges every task towards
+its goal: enqueue to resmgr, launch placements, record status updates,
+retry failures, kill on stop. Every change is written to storage, fenced by
+the epoch, before it is acted on or acknowledged; a stale owner's write
+fails with ``Aborted`` and the engine stops.
+
+Batching: one storage transaction and one resmgr call per batch of
+placements or events, never per task.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.job import job_pb2
+from peloton.api.v0.task import task_pb2
+from peloton.core.errors import (
+    Aborted,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PelotonError,
+)
+from peloton.core.ids import parse_mesos_task_id, task_id
+from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, JobState, TaskState
+from peloton.jobmgr.goalstate import on_task_exit
+from peloton.jobmgr.model import Job, Task
+from peloton.rpc import ServiceClient
+from peloton.storage.gateway import Storage
+
+log = logging.getLogger(__name__)
+
+RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
+
+
+@dataclass
+class Context:
+    """What every shard engine of one jobmgr process shares."""
+
+    storage: Storage
+    resmgr: ServiceClient
+    hostmgr_for: Callable[[str], ServiceClient]  # cluster -> client
+    hostmgrs: Callable[[], list[tuple[str, ServiceClient]]]  # (cluster, client) pairs
+    clock: Callable[[], float] = time.time
+
+
+def resmgr_task(job: Job, task: Task) -> rpb.Task:
+    cfg = job.task_config(task.instance)
+    r = cfg.resource
+    sla = job.config.sla
+    preemptible = sla.preemptible
+    if cfg.preemptionPolicy.type == task_pb2.PreemptionPolicy.TYPE_PREEMPTIBLE:
+        preemptible = True
+    elif cfg.preemptionPolicy.type == task_pb2.PreemptionPolicy.TYPE_NON_PREEMPTIBLE:
+        preemptible = False
+    return rpb.Task(
+        id=task_id(job.id, task.instance), jobId=job.id, mesosTaskId=task.mesos_task_id,
+        resource=rpb.Resources(cpu=r.cpuLimit, memMb=r.memLimitMb, diskMb=r.diskLimitMb,
+                               gpu=r.gpuLimit),
+        priority=sla.priority, preemptible=preemptible,
+        numPorts=sum(1 for p in cfg.ports if p.value == 0), controller=cfg.controller,
+        revocable=sla.revocable or cfg.revocable, shard=job.shard,
+        type=rpb.STATELESS if job.config.type == job_pb2.SERVICE else rpb.BATCH,
+        minInstances=max(1, sla.minimumRunningInstances), constraint=cfg.constraint,
+        name=task.name,
+    )
+
+
+def gangs_of(job: Job, tasks: Sequence[Task]) -> list[list[Task]]:
+    """Peloton's gangs: instances below minimumRunningInstances go together."""
+    gang_size = job.config.sla.minimumRunningInstances
+    if gang_size <= 1:
+        return [[t] for t in tasks]
+    together = [t for t in tasks if t.instance < gang_size]
+    return ([together] if together else []) + [[t] for t in tasks if t.instance >= gang_size]
+
+
+class ShardEngine:
+    def __init__(self, ctx: Context, shard: int, epoch: int, owner: str) -> None:
+        self.ctx = ctx
+        self.shard = shard
+        self.epoch = epoch
+        self.owner = owner
+        self.jobs: dict[str, Job] = {}
+        self.ready = trio.Event()
+        self.stopped = False
+
+    # -- storage ----------------------------------------------------------
+    async def persist(self, jobs: Iterable[Job] = (), tasks: Iterable[Task] = (), *,
+                      ended_runs: Sequence[Task] = (), delete: Sequence[str] = ()) -> None:
+        """Write jobs and tasks (with an event per task, and per ended run)."""
+        now = self.ctx.clock()
+        task_list = list(tasks)
+        try:
+            await self.ctx.storage.write(
+                self.shard, self.epoch, jobs=[j.row(now) for j in jobs],
+                tasks=[t.row(now) for t in task_list],
+                events=[t.event(now) for t in (*ended_runs, *task_list)],
+                delete_jobs=delete)
+        except Aborted:
+            self.stopped = True
+            raise
+
+    # -- recovery -----------------------------------------------------------
+    async def recover(self) -> None:
+        """Claim the shard in storage, load it, and resume every task."""
+        await self.ctx.storage.claim_shard(self.shard, self.epoch, self.owner)
+        rows, task_rows = await self.ctx.storage.load_shard(self.shard)
+        by_job: dict[str, list[Any]] = defaultdict(list)
+        for t in task_rows:
+            by_job[t.job_id].append(t)
+        for row in rows:
+            self.jobs[row.job_id] = Job.from_rows(row, by_job[row.job_id])
+        self.ready.set()
+        log.info("shard %d epoch %d: loaded %d active jobs", self.shard, self.epoch,
+                 len(self.jobs))
+        to_enqueue: list[Task] = []
+        requeue: list[Task] = []
+        launching: list[Task] = []
+        for job in self.jobs.values():
+            for task in job.tasks:
+                if task.terminal:
+                    continue
+                if task.goal == TaskState.KILLED:
+                    continue
+                if task.state == TaskState.INITIALIZED:
+                    to_enqueue.append(task)
+                elif task.state == TaskState.PENDING:
+                    requeue.append(task)
+                elif task.state == TaskState.LAUNCHING:
+                    launching.append(task)
+        if launching:
+            requeue.extend(await self._reconcile_launching(launching))
+        await self.enqueue(to_enqueue)
+        await self.enqueue(requeue, requeue=True)
+        await self._kill_pending_kills()
+
+    async def _reconcile_launching(self, tasks: list[Task]) -> list[Task]:
+        """Runs whose launch the old owner may or may not have sent.
+
+        A run the host manager knows is on its way (its events follow); one
+        it does not know never started, so it is placed again, same run.
+        """
+        known: set[str] = set()
+        ids = [t.mesos_task_id for t in tasks]
+        for _cluster, client in self.ctx.hostmgrs():
+            reply = await client.call("ReconcileTasks", hpb.ReconcileTasksRequest(mesosTaskIds=ids))
+            known.update(e.mesosTaskId for e in reply.events)
+        unknown = [t for t in tasks if t.mesos_task_id not in known]
+        for task in unknown:
+            task.state, task.host, task.lease = TaskState.PENDING, "", ""
+        return unknown
+
+    async def _kill_pending_kills(self) -> None:
+        tasks = [t for job in self.jobs.values() for t in job.tasks
+                 if t.goal == TaskState.KILLED and not t.terminal]
+        if tasks:
+            await self.kill(tasks)
+
+    # -- enqueue --------------------------------------------------------------
+    async def enqueue(self, tasks: Sequence[Task], *, requeue: bool = False) -> None:
+        """Hand tasks to resmgr as gangs (batched per pool); record PENDING."""
+        if not tasks:
+            return
+        by_job: dict[str, list[Task]] = defaultdict(list)
+        for t in tasks:
+            by_job[t.job_id].append(t)
+        by_pool: dict[str, list[rpb.Gang]] = defaultdict(list)
+        for job_id, job_tasks in by_job.items():
+            job = self.jobs[job_id]
+            for gang in gangs_of(job, sorted(job_tasks, key=lambda t: t.instance)):
+                by_pool[job.respool_id].append(
+                    rpb.Gang(tasks=[resmgr_task(job, t) for t in gang]))
+        failed: dict[str, str] = {}
+        for pool, gangs in by_pool.items():
+            for i in range(0, len(gangs), 1000):
+                reply = await self.ctx.resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
+                    respoolID={"value": pool}, gangs=gangs[i:i + 1000], requeue=requeue))
+                failed.update((f.mesosTaskId, f.message) for f in reply.failed)
+        now = self.ctx.clock()
+        changed = []
+        for t in tasks:
+            if t.mesos_task_id in failed:
+                t.state, t.message, t.completion_time = (TaskState.FAILED,
+                                                         failed[t.mesos_task_id], now)
+                changed.append(t)
+            elif t.state != TaskState.PENDING:
+                t.state, t.message = TaskState.PENDING, "waiting for admission and placement"
+                changed.append(t)
+        jobs = [self.jobs[j] for j in by_job]
+        for job in jobs:
+            job.refresh_state(now)
+        await self.persist(jobs, changed)
+
+    # -- placements -> launch -------------------------------------------------
+    async def launch(self, placements: Sequence[rpb.Placement]) -> None:
+        """Record placements, then launch them on their hosts."""
+        now = self.ctx.clock()
+        plans: list[tuple[rpb.Placement, list[tuple[Job, Task]]]] = []
+        changed: list[Task] = []
+        skipped: list[Task] = []
+        for p in placements:
+            chosen: list[tuple[Job, Task]] = []
+            ports = list(p.ports)
+            for ref in p.tasks:
+                task, job = self.find(ref.mesosTaskId)
+                if task is None or job is None or task.state not in (TaskState.PENDING,
+                                                                     TaskState.INITIALIZED):
+                    continue
+                if task.goal == TaskState.KILLED:
+                    skipped.append(task)
+                    continue
+                cfg = job.task_config(task.instance)
+                assigned: dict[str, int] = {}
+                for port in cfg.ports:
+                    if port.value:
+                        assigned[port.name] = port.value
+                    elif ports:
+                        assigned[port.name] = ports.pop(0)
+                task.state, task.host, task.agent = TaskState.LAUNCHING, p.hostname, p.agentId
+                task.lease, task.cluster, task.ports = p.leaseId, p.cluster, assigned
+                task.message = f"launching on {p.hostname}"
+                chosen.append((job, task))
+                changed.append(task)
+            if chosen:
+                plans.append((p, chosen))
+        for task in skipped:  # stopped while waiting: it ends here
+            task.state, task.completion_time = TaskState.KILLED, now
+            task.message = "stopped before it was launched"
+        touched = {job.id: job for _, chosen in plans for job, _ in chosen}
+        for t in skipped:
+            touched[t.job_id] = self.jobs[t.job_id]
+        for job in touched.values():
+            job.refresh_state(now)
+        await self.persist(touched.values(), changed + skipped)
+        if skipped:
+            await self.report_states(skipped)
+        async with trio.open_nursery() as nursery:
+            for placement, chosen in plans:
+                nursery.start_soon(self._launch_one, placement, chosen)
+
+    async def _launch_one(self, placement: rpb.Placement, chosen: list[tuple[Job, Task]]) -> None:
+        request = hpb.LaunchTasksRequest(leaseId=placement.leaseId, hostname=placement.hostname)
+        # A stop that came while the placement was being recorded wins; the
+        # unused lease simply expires in the host manager.
+        chosen = [(job, task) for job, task in chosen if task.goal != TaskState.KILLED]
+        if not chosen:
+            return
+        for job, task in chosen:
+            cfg = job.task_config(task.instance)
+            request.tasks.add(taskId=task_id(job.id, task.instance),
+                              mesosTaskId=task.mesos_task_id, config=cfg,
+                              ports=[task.ports[p.name] for p in cfg.ports if p.name in task.ports],
+                              shard=self.shard, jobId=job.id, instanceId=task.instance)
+        try:
+            await self.ctx.hostmgr_for(placement.cluster).call("LaunchTasks", request)
+        except (FailedPrecondition, InvalidArgument, NotFound) as error:
+            log.info("launch on %s refused (%s); placing again", placement.hostname, error)
+            now = self.ctx.clock()
+            gone = [t for _, t in chosen if t.goal == TaskState.KILLED and not t.terminal]
+            for t in gone:
+                t.state, t.completion_time, t.message = TaskState.KILLED, now, "stopped"
+            tasks = [t for _, t in chosen if t.state == TaskState.LAUNCHING]
+            for t in tasks:
+                t.state, t.host, t.lease, t.message = (TaskState.PENDING, "", "",
+                                                       f"launch refused: {error.message}")
+            await self.persist([self.jobs[t.job_id] for t in gone], tasks + gone)
+            await self.report_states(gone)
+            await self.enqueue(tasks, requeue=True)
+        except PelotonError as error:
+            # Unknown outcome: the host manager may have launched. Its events
+            # (or a reconcile after the launch timeout) settle it.
+            log.warning("launch on %s: %s", placement.hostname, error)
+
+    # -- status updates -------------------------------------------------------
+    def find(self, mesos_id: str) -> tuple[Task | None, Job | None]:
+        try:
+            job_id, instance, run = parse_mesos_task_id(mesos_id)
+        except ValueError:
+            return None, None
+        job = self.jobs.get(job_id)
+        if job is None or instance >= len(job.tasks):
+            return None, job
+        task = job.tasks[instance]
+        return (task if task.run == run else None), job
+
+    async def on_events(self, events: Sequence[hpb.TaskEvent]) -> None:
+        """Apply a batch of status updates (at-least-once: repeats are no-ops)."""
+        now = self.ctx.clock()
+        changed: dict[tuple[str, int], Task] = {}
+        ended_runs: list[Task] = []
+        retry: list[Task] = []
+        report: list[Task] = []
+        jobs: dict[str, Job] = {}
+        for e in events:
+            task, job = self.find(e.mesosTaskId)
+            if task is None or job is None or task.terminal:
+                continue
+            state = TaskState(e.state)
+            if state == task.state:
+                continue
+            if state not in TERMINAL_TASK_STATES:
+                if state in (TaskState.RUNNING, TaskState.STARTING, TaskState.LAUNCHED):
+                    task.state = state
+                    task.host = e.hostname or task.host
+                    if state == TaskState.RUNNING and not task.start_time:
+                        task.start_time = e.timestamp or now
+                    task.message = e.message or task.message
+                    changed[(job.id, task.instance)] = task
+                    if state == TaskState.RUNNING:
+                        report.append(task)
+                    jobs[job.id] = job
+                continue
+            cfg = job.task_config(task.instance)
+            record, again = on_task_exit(state, task.goal, task.failures,
+                                         cfg.restartPolicy.maxFailures)
+            if task.restart and task.goal != TaskState.KILLED:
+                again = True
+            ended = dataclasses.replace(task, state=record, message=e.message,
+                                        exit_code=e.exitCode,
+                                        completion_time=e.timestamp or now)
+            report.append(ended)
+            if again:
+                if state != TaskState.SUCCEEDED and not task.restart:
+                    task.failures += 1
+                task.restart = False
+                # The ended run stays as an event; the task starts run + 1.
+                ended_runs.append(ended)
+                task.run += 1
+                task.state, task.host, task.lease, task.ports = TaskState.INITIALIZED, "", "", {}
+                task.start_time = task.completion_time = 0.0
+                task.message = f"retry {task.failures} of {cfg.restartPolicy.maxFailures}" \
+                    if state != TaskState.SUCCEEDED else "restarting"
+                retry.append(task)
+            else:
+                task.state, task.exit_code, task.message = record, e.exitCode, e.message
+                task.completion_time = e.timestamp or now
+                task.reason = e.reason
+            changed[(job.id, task.instance)] = task
+            jobs[job.id] = job
+        if not changed:
+            return
+        for job in jobs.values():
+            job.refresh_state(now)
+        # Events of ended runs first, then the current rows.
+        await self.persist(jobs.values(), list(changed.values()), ended_runs=ended_runs)
+        await self.report_states(report)
+        await self.enqueue(retry)
+
+    async def report_states(self, tasks: Sequence[Task]) -> None:
+        updates = [rpb.TaskStateUpdate(mesosTaskId=t.mesos_task_id, state=int(t.state))  # type: ignore[arg-type]
+                   for t in tasks if t.state in RESMGR_STATE_REPORTED]
+        if updates:
+            await self.ctx.resmgr.call("UpdateTasksState",
+                                       rpb.UpdateTasksStateRequest(updates=updates))
+
+    # -- stop / start / restart / delete ---------------------------------------
+    async def kill(self, tasks: Sequence[Task]) -> None:
+        """Make KILLED the goal of these tasks and carry it out."""
+        now = self.ctx.clock()
+        on_host: dict[str, list[str]] = defaultdict(list)
+        ended: list[Task] = []
+        for t in tasks:
+            t.goal = TaskState.KILLED
+            t.restart = False
+            if t.terminal:
+                continue
+            if t.state in ON_HOST_TASK_STATES:
+                t.state, t.message = TaskState.KILLING, "killing on request"
+                on_host[t.cluster].append(t.mesos_task_id)
+            else:
+                t.state, t.message, t.completion_time = (TaskState.KILLED,
+                                                         "stopped before launch", now)
+                ended.append(t)
+        jobs = {t.job_id: self.jobs[t.job_id] for t in tasks}
+        for job in jobs.values():
+            job.refresh_state(now)
+        await self.persist(jobs.values(), tasks)
+        await self.report_states(ended)
+        for cluster, ids in on_host.items():
+            await self.ctx.hostmgr_for(cluster).call("KillTasks",
+                                                     hpb.KillTasksRequest(mesosTaskIds=ids))
+
+    async def start(self, tasks: Sequence[Task]) -> list[int]:
+        """Start a new run of each ended task (goal: succeed)."""
+        started = []
+        fresh = []
+        for t in tasks:
+            if not t.terminal and t.goal != TaskState.KILLED:
+                continue
+            t.goal = TaskState.SUCCEEDED
+            if t.terminal:
+                t.run += 1
+                t.state, t.host, t.lease, t.ports = TaskState.INITIALIZED, "", "", {}
+                t.start_time = t.completion_time = 0.0
+                t.message = "started on request"
+                fresh.append(t)
+            started.append(t.instance)
+        jobs = {t.job_id: self.jobs[t.job_id] for t in tasks}
+        now = self.ctx.clock()
+        for job in jobs.values():
+            job.goal = JobState.SUCCEEDED
+            job.refresh_state(now)
+        await self.persist(jobs.values(), tasks)
+        await self.enqueue(fresh)
+        return started
+
+    async def restart(self, tasks: Sequence[Task]) -> None:
+        running = [t for t in tasks if not t.terminal]
+        for t in running:
+            t.restart = True
+        if running:
+            on_host = [t for t in running if t.state in ON_HOST_TASK_STATES]
+            for t in on_host:
+                t.state, t.message = TaskState.KILLING, "restarting"
+            await self.persist([self.jobs[t.job_id] for t in running], running)
+            by_cluster: dict[str, list[str]] = defaultdict(list)
+            for t in on_host:
+                by_cluster[t.cluster].append(t.mesos_task_id)
+            for cluster, ids in by_cluster.items():
+                await self.ctx.hostmgr_for(cluster).call(
+                    "KillTasks", hpb.KillTasksRequest(mesosTaskIds=ids))
+        await self.start([t for t in tasks if t.terminal])
+
+    async def delete(self, job: Job) -> None:
+        await self.kill(job.tasks)
+        await self.persist(delete=[job.id])
+        self.jobs.pop(job.id, None)
+
+    async def create(self, job: Job) -> None:
+        now = self.ctx.clock()
+        try:
+            await self.ctx.storage.create_job(self.shard, self.epoch, job.row(now),
+                                              [t.row(now) for t in job.tasks])
+        except Aborted:
+            self.stopped = True
+            raise
+        self.jobs[job.id] = job

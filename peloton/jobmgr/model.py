@@ -1,0 +1,180 @@
+"""A jobmgr shard owner's in-memory jobs and tasks, and their stored form.
+
+The cache mirrors what is stored: every change is written (in a batch)
+before it is acted on or acknowledged, so a new owner that loads the shard
+from storage resumes from the same facts.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections import Counter
+from dataclasses import dataclass, field
+
+from peloton.api.v0.job import job_pb2
+from peloton.api.v0.task import task_pb2
+from peloton.core.ids import mesos_task_id
+from peloton.core.states import TERMINAL_JOB_STATES, TERMINAL_TASK_STATES, JobState, TaskState
+from peloton.jobmgr.goalstate import derive_job_state
+from peloton.spec.job import merged_task_config, task_name
+from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow
+
+
+def rfc3339(ts: float) -> str:
+    if not ts:
+        return ""
+    return datetime.datetime.fromtimestamp(ts, datetime.UTC).isoformat().replace("+00:00", "Z")
+
+
+def from_rfc3339(value: str) -> float:
+    if not value:
+        return 0.0
+    return datetime.datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+
+
+@dataclass(slots=True)
+class Task:
+    job_id: str
+    instance: int
+    name: str
+    run: int = 1
+    state: TaskState = TaskState.INITIALIZED
+    goal: TaskState = TaskState.SUCCEEDED
+    host: str = ""
+    agent: str = ""
+    lease: str = ""
+    cluster: str = ""
+    ports: dict[str, int] = field(default_factory=dict)
+    message: str = ""
+    reason: str = ""
+    exit_code: int = 0
+    failures: int = 0
+    start_time: float = 0.0
+    completion_time: float = 0.0
+    restart: bool = False
+
+    @property
+    def mesos_task_id(self) -> str:
+        return mesos_task_id(self.job_id, self.instance, self.run)
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in TERMINAL_TASK_STATES
+
+    def runtime(self) -> task_pb2.RuntimeInfo:
+        rt = task_pb2.RuntimeInfo(
+            state=self.state.name, mesosTaskId=self.mesos_task_id, goalState=self.goal.name,
+            host=self.host, agentID=self.agent, message=self.message, reason=self.reason,
+            failureCount=self.failures, startTime=rfc3339(self.start_time),
+            completionTime=rfc3339(self.completion_time), leaseId=self.lease,
+            cluster=self.cluster, restartRequested=self.restart,
+        )
+        rt.ports.update(self.ports)
+        if self.run > 1:
+            rt.prevMesosTaskId = mesos_task_id(self.job_id, self.instance, self.run - 1)
+        if self.terminal and self.state != TaskState.SUCCEEDED:
+            rt.terminationStatus.exitCode = self.exit_code
+            rt.terminationStatus.reason = (
+                task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_KILLED_ON_REQUEST
+                if self.state == TaskState.KILLED
+                else task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_FAILED)
+        return rt
+
+    def row(self, now: float) -> TaskRow:
+        return TaskRow(self.job_id, self.instance, self.run, int(self.state), int(self.goal),
+                       self.host, self.name, now, self.runtime().SerializeToString())
+
+    def event(self, now: float) -> TaskEventRow:
+        return TaskEventRow(self.job_id, self.instance, self.run, int(self.state), now,
+                            self.host, self.message)
+
+    @classmethod
+    def from_row(cls, row: TaskRow) -> Task:
+        rt = task_pb2.RuntimeInfo.FromString(row.runtime)
+        return cls(row.job_id, row.instance_id, row.name, row.run_id, TaskState(row.state),
+                   TaskState(row.goal_state), rt.host, rt.agentID, rt.leaseId, rt.cluster,
+                   dict(rt.ports), rt.message, rt.reason, rt.terminationStatus.exitCode,
+                   rt.failureCount, from_rfc3339(rt.startTime), from_rfc3339(rt.completionTime),
+                   rt.restartRequested)
+
+
+@dataclass(slots=True)
+class Job:
+    id: str
+    shard: int
+    config: job_pb2.JobConfig
+    state: JobState = JobState.INITIALIZED
+    goal: JobState = JobState.SUCCEEDED
+    creation_time: float = 0.0
+    start_time: float = 0.0
+    completion_time: float = 0.0
+    config_version: int = 1
+    tasks: list[Task] = field(default_factory=list)
+
+    @property
+    def respool_id(self) -> str:
+        return self.config.respoolID.value
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in TERMINAL_JOB_STATES
+
+    def task_config(self, instance: int) -> task_pb2.TaskConfig:
+        return merged_task_config(self.config, instance)
+
+    def controller(self) -> Task | None:
+        if self.tasks and self.task_config(0).controller:
+            return self.tasks[0]
+        return None
+
+    def counts(self) -> Counter[int]:
+        return Counter(int(t.state) for t in self.tasks)
+
+    def refresh_state(self, now: float) -> bool:
+        """Re-derive the job state; True if it changed."""
+        controller = self.controller()
+        state = derive_job_state(self.counts(), self.config.instanceCount, self.state,
+                                 controller_state=controller.state if controller else None)
+        if state == self.state:
+            return False
+        if state == JobState.RUNNING and not self.start_time:
+            self.start_time = now
+        if state in TERMINAL_JOB_STATES:
+            self.completion_time = now
+        else:
+            self.completion_time = 0.0
+        self.state = state
+        return True
+
+    def runtime(self) -> job_pb2.RuntimeInfo:
+        rt = job_pb2.RuntimeInfo(
+            state=self.state.name, goalState=self.goal.name, creationTime=rfc3339(self.creation_time),
+            startTime=rfc3339(self.start_time), completionTime=rfc3339(self.completion_time),
+            configurationVersion=self.config_version)
+        for state, n in self.counts().items():
+            rt.taskStats[TaskState(state).name] = n
+        return rt
+
+    def row(self, now: float) -> JobRow:
+        c = self.config
+        return JobRow(self.id, self.shard, c.name, c.owner or c.owningTeam, self.respool_id,
+                      int(self.state), int(self.goal), c.instanceCount,
+                      [(label.key, label.value) for label in c.labels], self.creation_time, now,
+                      self.completion_time, self.config_version,
+                      c.SerializeToString(deterministic=True),
+                      self.runtime().SerializeToString(deterministic=True))
+
+    @classmethod
+    def from_rows(cls, row: JobRow, tasks: list[TaskRow]) -> Job:
+        rt = job_pb2.RuntimeInfo.FromString(row.runtime)
+        job = cls(row.job_id, row.shard, job_pb2.JobConfig.FromString(row.config),
+                  JobState(row.state), JobState(row.goal_state), row.creation_time,
+                  from_rfc3339(rt.startTime), row.completion_time, row.config_version)
+        job.tasks = sorted((Task.from_row(t) for t in tasks), key=lambda t: t.instance)
+        return job
+
+    @classmethod
+    def new(cls, job_id: str, shard: int, config: job_pb2.JobConfig, now: float) -> Job:
+        job = cls(job_id, shard, config, creation_time=now)
+        job.tasks = [Task(job_id, i, task_name(config, i)) for i in range(config.instanceCount)]
+        return job

@@ -1,0 +1,656 @@
+"""jobmgr: the public API front and the owner of its shards' jobs.
+
+Any jobmgr answers every public call. Writes to a job go to the owner of the
+job's shard (``shard_of(job_id)``), forwarded if that is another instance;
+reads come straight from storage. Respool and host calls are forwarded to
+resmgr and hostmgr, so a client needs only jobmgr addresses.
+
+Ownership: the instance heartbeats to resmgr every second; the reply is the
+cluster view with the shard map. A shard whose owner is this instance (and
+whose ``not_before`` has passed) gets a ``ShardEngine``; a shard that moved
+away, or every shard when heartbeats have failed for longer than the lease
+(minus a margin), is dropped at once, so an owner stops acting before its
+lease can expire.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from peloton.api.private.cluster import cluster_grpc
+from peloton.api.private.cluster import cluster_pb2 as cpb
+from peloton.api.private.hostmgrsvc import hostmgrsvc_grpc
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_grpc
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
+from peloton.api.v0.job import job_grpc, job_pb2
+from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.respool import respool_grpc, respool_pb2
+from peloton.api.v0.task import task_grpc, task_pb2
+from peloton.config import ClusterConfig
+from peloton.core.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PelotonError,
+    Unavailable,
+)
+from peloton.core.ids import is_job_id, new_job_id, shard_of
+from peloton.core.resources import Resources
+from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
+from peloton.jobmgr.engine import Context, ShardEngine
+from peloton.jobmgr.model import Job, Task
+from peloton.rpc import Channels, ServiceClient, serve_grpc
+from peloton.spec.job import validate_job_config
+from peloton.storage.gateway import Storage
+from peloton.storage.sqlite import open_sqlite
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_PERIOD = 1.0
+LEASE_TTL = 5.0  # resmgr's member lease
+FENCE_MARGIN = 1.5  # stop acting this long before the lease could expire
+
+
+class Jobmgr:
+    def __init__(self, name: str, address: str, config: ClusterConfig, storage: Storage) -> None:
+        self.name = name
+        self.address = address
+        self.config = config
+        self.storage = storage
+        self.channels = Channels()
+        self.resmgr = ServiceClient(config.resmgr_addresses, resmgrsvc_grpc.ResourceManagerServiceStub,
+                                    channels=self.channels)
+        self.respool = ServiceClient(config.resmgr_addresses, respool_grpc.ResourceManagerStub,
+                                     channels=self.channels)
+        self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
+                                     channels=self.channels, deadline=2.0)
+        self.view: cpb.ClusterView | None = None
+        self.view_changed = trio.Event()
+        self.engines: dict[int, ShardEngine] = {}
+        self._scopes: dict[int, trio.CancelScope] = {}
+        self._hostmgr_clients: dict[str, ServiceClient] = {}
+        self.ctx = Context(storage, self.resmgr, self.hostmgr_for, self.hostmgrs)
+        self.capabilities: frozenset[str] = frozenset()
+
+    # -- cluster view ------------------------------------------------------
+    def hostmgr_for(self, cluster: str) -> ServiceClient:
+        view = self.view
+        address = None
+        if view is not None:
+            for m in view.members:
+                if m.kind == "hostmgr" and m.cluster == cluster:
+                    address = m.address
+        if address is None:
+            raise Unavailable(f"no host manager for cluster {cluster!r} is alive")
+        client = self._hostmgr_clients.get(address)
+        if client is None:
+            client = self._hostmgr_clients[address] = ServiceClient(
+                [address], hostmgrsvc_grpc.InternalHostServiceStub, channels=self.channels,
+                deadline=5.0)
+        return client
+
+    def hostmgrs(self) -> list[tuple[str, ServiceClient]]:
+        view = self.view
+        clusters = sorted({m.cluster for m in view.members if m.kind == "hostmgr"}) if view else []
+        return [(c, self.hostmgr_for(c)) for c in clusters]
+
+    def owner_address(self, shard: int) -> tuple[str, bool]:
+        """(address of the shard's owner, whether it is this instance)."""
+        view = self.view
+        if view is None:
+            raise Unavailable("jobmgr has not joined the cluster yet")
+        for s in view.shards:
+            if s.shard == shard:
+                if s.owner == self.name:
+                    return self.address, True
+                for m in view.members:
+                    if m.id == s.owner:
+                        return m.address, False
+        raise Unavailable(f"shard {shard} has no owner right now; retry shortly")
+
+    async def heartbeat_loop(self, nursery: trio.Nursery) -> None:
+        last_ok = trio.current_time()
+        request = cpb.HeartbeatRequest(member=cpb.Member(id=self.name, kind="jobmgr",
+                                                         address=self.address))
+        while True:
+            try:
+                reply = await self.cluster.call("Heartbeat", request, timeout=2.0)
+                last_ok = trio.current_time()
+                self.view = reply.view
+                self.view_changed.set()
+                self.view_changed = trio.Event()
+                self._reconcile_shards(nursery, reply.view)
+            except PelotonError as error:
+                log.warning("heartbeat failed: %s", error)
+                if trio.current_time() - last_ok > LEASE_TTL - FENCE_MARGIN:
+                    for shard in list(self._scopes):
+                        self._drop(shard, "lost contact with resmgr")
+            await trio.sleep(HEARTBEAT_PERIOD)
+
+    def _reconcile_shards(self, nursery: trio.Nursery, view: cpb.ClusterView) -> None:
+        mine = {s.shard: s for s in view.shards
+                if s.owner == self.name and s.leaseExpires <= view.now}
+        for shard in list(self._scopes):
+            engine = self.engines.get(shard)
+            if shard not in mine or (engine is not None and engine.epoch != mine[shard].epoch) \
+                    or (engine is not None and engine.stopped):
+                self._drop(shard, "ownership moved")
+        for shard, s in mine.items():
+            if shard not in self._scopes:
+                nursery.start_soon(self._own, shard, s.epoch)
+
+    def _drop(self, shard: int, why: str) -> None:
+        scope = self._scopes.pop(shard, None)
+        self.engines.pop(shard, None)
+        if scope is not None:
+            log.info("shard %d dropped: %s", shard, why)
+            scope.cancel()
+
+    async def _own(self, shard: int, epoch: int) -> None:
+        scope = trio.CancelScope()
+        self._scopes[shard] = scope
+        with scope:
+            engine = ShardEngine(self.ctx, shard, epoch, self.name)
+            self.engines[shard] = engine
+            log.info("shard %d: taking ownership at epoch %d", shard, epoch)
+            while True:
+                try:
+                    await engine.recover()
+                    break
+                except PelotonError as error:
+                    if engine.stopped:
+                        log.warning("shard %d: fenced off (%s)", shard, error)
+                        self._drop(shard, "fenced")
+                        return
+                    log.warning("shard %d: recovery failed (%s); retrying", shard, error)
+                    await trio.sleep(1.0)
+            async with trio.open_nursery() as nursery:
+                for cluster, _ in self.hostmgrs():
+                    nursery.start_soon(self._consume_events, engine, cluster)
+                nursery.start_soon(self._watch_new_clusters, engine, nursery)
+        if self._scopes.get(shard) is scope:
+            self._scopes.pop(shard, None)
+            self.engines.pop(shard, None)
+
+    async def _watch_new_clusters(self, engine: ShardEngine, nursery: trio.Nursery) -> None:
+        consumed = {c for c, _ in self.hostmgrs()}
+        while True:
+            await self.view_changed.wait()
+            for cluster, _ in self.hostmgrs():
+                if cluster not in consumed:
+                    consumed.add(cluster)
+                    nursery.start_soon(self._consume_events, engine, cluster)
+
+    async def _consume_events(self, engine: ShardEngine, cluster: str) -> None:
+        """Pull this shard's task events from one host manager, at least once."""
+        purge = 0
+        while not engine.stopped:
+            try:
+                client = self.hostmgr_for(cluster)
+                reply = await client.call("WaitForEvents", hpb.WaitForEventsRequest(
+                    shard=engine.shard, purgeOffset=purge, limit=2000, timeout=1000), timeout=5.0)
+                if reply.events:
+                    await engine.on_events(reply.events)
+                    purge = max(e.offset for e in reply.events)
+            except PelotonError as error:
+                if engine.stopped:
+                    return
+                log.info("events of shard %d from %s: %s", engine.shard, cluster, error)
+                await trio.sleep(0.5)
+
+    async def placement_loop(self) -> None:
+        """Pull placements for every owned shard and launch them."""
+        while True:
+            shards = [s for s, e in self.engines.items() if e.ready.is_set() and not e.stopped]
+            if not shards:
+                await trio.sleep(0.2)
+                continue
+            try:
+                reply = await self.resmgr.call("GetPlacements", rpb.GetPlacementsRequest(
+                    shards=shards, limit=100, timeout=1000), timeout=5.0)
+            except PelotonError as error:
+                log.info("get placements: %s", error)
+                await trio.sleep(0.5)
+                continue
+            by_shard: dict[int, list[rpb.Placement]] = {}
+            for p in reply.placements:
+                for t in p.tasks:
+                    try:
+                        shard = shard_of(t.mesosTaskId[:36], self.config.num_shards)
+                    except ValueError:
+                        continue
+                    by_shard.setdefault(shard, []).append(p)
+                    break
+            async with trio.open_nursery() as nursery:
+                for shard, placements in by_shard.items():
+                    engine = self.engines.get(shard)
+                    if engine is not None:
+                        nursery.start_soon(self._launch, engine, placements)
+
+    async def _launch(self, engine: ShardEngine, placements: list[rpb.Placement]) -> None:
+        try:
+            await engine.launch(placements)
+        except PelotonError as error:
+            log.warning("shard %d launch: %s", engine.shard, error)
+
+    # -- routing -------------------------------------------------------------
+    async def engine_for(self, job_id: str) -> ShardEngine | None:
+        """The local engine owning ``job_id``'s shard, or None if another owns it."""
+        shard = shard_of(job_id, self.config.num_shards)
+        with trio.move_on_after(10):
+            while True:
+                if self.view is not None:
+                    owner = next((s.owner for s in self.view.shards if s.shard == shard), None)
+                    if owner is not None and owner != self.name:
+                        return None
+                    engine = self.engines.get(shard)
+                    if engine is not None and engine.ready.is_set() and not engine.stopped:
+                        return engine
+                await self.view_changed.wait()
+        raise Unavailable(f"shard {shard} of job {job_id} is not being served yet; retry")
+
+    async def route(self, job_id: str, stub: type, method: str, request: Any,
+                    local: Callable[[ShardEngine], Awaitable[Any]]) -> Any:
+        """Run ``local`` on the owner of the job's shard (here or forwarded)."""
+        for _ in range(5):
+            engine = await self.engine_for(job_id)
+            if engine is not None:
+                return await local(engine)
+            address, _ = self.owner_address(shard_of(job_id, self.config.num_shards))
+            client = ServiceClient([address], stub, channels=self.channels, deadline=2.0)
+            try:
+                return await client.call(method, request, timeout=30.0)
+            except Unavailable:
+                await self.view_changed.wait()
+        raise Unavailable(f"could not reach the owner of job {job_id}; retry")
+
+    async def capacity(self) -> tuple[Resources, frozenset[str]]:
+        """The largest host of any cluster, and what the backends can run."""
+        largest = Resources()
+        for _, client in self.hostmgrs():
+            reply = await client.call("ClusterCapacity", hpb.ClusterCapacityRequest())
+            h = reply.largestHost
+            largest = Resources(*map(max, largest, Resources(h.cpu, h.memMb, h.diskMb, h.gpu)))
+        return largest, self.capabilities
+
+
+def _job_id(request_id: peloton_pb2.JobID) -> str:
+    value = request_id.value
+    if not value:
+        raise InvalidArgument("a job id is required", field="id")
+    if not is_job_id(value):
+        raise InvalidArgument(f"{value!r} is not a job id (a UUID)", field="id")
+    return value
+
+
+def _ranges(ranges: Any, count: int) -> list[int]:
+    if not ranges:
+        return list(range(count))
+    out: set[int] = set()
+    for i, r in enumerate(ranges):
+        end = min(r.to, count) if r.to else count
+        if r.to and r.to <= getattr(r, "from"):
+            raise InvalidArgument(f"instance range {getattr(r, 'from')}:{r.to} is empty",
+                                  field=f"ranges[{i}]")
+        out.update(range(getattr(r, "from"), end))
+    return sorted(out)
+
+
+class JobHandler:
+    """peloton.api.v0.job.JobManager"""
+
+    def __init__(self, jm: Jobmgr) -> None:
+        self.jm = jm
+
+    async def _check_pool(self, config: job_pb2.JobConfig) -> None:
+        pool_id = config.respoolID.value
+        if not pool_id:
+            raise InvalidArgument("the job needs a resource pool", field="respoolID")
+        reply = await self.jm.respool.call("GetResourcePool", respool_pb2.GetRequest(
+            id=peloton_pb2.ResourcePoolID(value=pool_id)))
+        info = reply.poolinfo
+        if info.children or not info.parent.value:
+            raise InvalidArgument(f"resource pool {info.path.value} is not a leaf; submit jobs "
+                                  "to a leaf pool", field="respoolID")
+        limits = {r.kind: r.limit for r in info.config.resources}
+        largest, _ = await self.jm.capacity()
+        gang = max(1, config.sla.minimumRunningInstances)
+        from peloton.spec.job import merged_task_config
+        for i in range(config.instanceCount):
+            r = merged_task_config(config, i).resource
+            need = Resources(r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit)
+            scale = gang if i < gang else 1
+            for kind, amount in zip(("cpu", "memory", "disk", "gpu"), need.scale(scale),
+                                    strict=True):
+                if kind in limits and amount > limits[kind] + 1e-9:
+                    raise InvalidArgument(
+                        f"instance {i} needs {kind} {amount:g}"
+                        f"{' (as a gang of ' + str(gang) + ')' if scale > 1 else ''}, more than "
+                        f"the limit {limits[kind]:g} of pool {info.path.value}; it could never "
+                        "run", field="defaultconfig.resource")
+            if largest != Resources() and not need.fits_in(largest):
+                raise InvalidArgument(
+                    f"instance {i} needs more than the largest host has: "
+                    + ", ".join(need.exceeding(largest)), field="defaultconfig.resource")
+            if i > 0 and not config.instanceConfig and i >= gang:
+                break  # every other instance is the same
+
+    async def Create(self, request: job_pb2.CreateRequest) -> Any:
+        config = request.config
+        if not request.HasField("config"):
+            raise InvalidArgument("a job config is required", field="config")
+        job_id = request.id.value or new_job_id()
+        if not is_job_id(job_id):
+            raise InvalidArgument(f"{job_id!r} is not a job id (a UUID)", field="id")
+        forwarded = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=job_id), config=config)
+
+        async def local(engine: ShardEngine) -> Any:
+            validate_job_config(config, capabilities=self.jm.capabilities)
+            await self._check_pool(config)
+            if job_id in engine.jobs or await self.jm.storage.get_job(job_id):
+                raise_exists(job_id)
+            job = Job.new(job_id, engine.shard, config, time.time())
+            await engine.create(job)
+            await engine.enqueue(job.tasks)
+            return job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id))
+
+        return await self.jm.route(job_id, job_grpc.JobManagerStub, "Create", forwarded, local)
+
+    async def Get(self, request: job_pb2.GetRequest) -> Any:
+        job_id = _job_id(request.id)
+        row = await self.jm.storage.get_job(job_id)
+        if row is None:
+            raise NotFound(f"job {job_id} does not exist")
+        info = job_pb2.JobInfo(id=peloton_pb2.JobID(value=job_id))
+        info.config.ParseFromString(row.config)
+        info.runtime.ParseFromString(row.runtime)
+        return job_pb2.GetResponse(jobInfo=info)
+
+    async def Query(self, request: job_pb2.QueryRequest) -> Any:
+        spec = request.spec
+        limit = spec.limit or 100
+        rows, total = await self.jm.storage.query_jobs(
+            states=[int(s) for s in spec.jobStates],
+            respool_id=(request.respoolID.value or spec.respool.value or None),
+            owner=spec.owner or None, name=spec.name or None,
+            labels=[(label.key, label.value) for label in spec.labels],
+            keywords=list(spec.keywords), offset=spec.offset, limit=limit)
+        reply = job_pb2.QueryResponse(total=total)
+        for row in rows:
+            runtime = job_pb2.RuntimeInfo.FromString(row.runtime)
+            config = job_pb2.JobConfig.FromString(row.config)
+            reply.summary.add(id=peloton_pb2.JobID(value=row.job_id), name=config.name,
+                              type=config.type, owner=config.owner,
+                              owningTeam=config.owningTeam, labels=config.labels,
+                              instanceCount=config.instanceCount, respoolID=config.respoolID,
+                              runtime=runtime)
+            if not request.summaryOnly:
+                reply.results.add(id=peloton_pb2.JobID(value=row.job_id), config=config,
+                                  runtime=runtime)
+        return reply
+
+    async def Delete(self, request: job_pb2.DeleteRequest) -> Any:
+        job_id = _job_id(request.id)
+
+        async def local(engine: ShardEngine) -> Any:
+            job = engine.jobs.get(job_id)
+            if job is None:
+                row = await self.jm.storage.get_job(job_id)
+                if row is None:
+                    raise NotFound(f"job {job_id} does not exist")
+                await engine.persist(delete=[job_id])
+                return job_pb2.DeleteResponse()
+            await engine.delete(job)
+            return job_pb2.DeleteResponse()
+
+        return await self.jm.route(job_id, job_grpc.JobManagerStub, "Delete", request, local)
+
+    async def Update(self, request: job_pb2.UpdateRequest) -> Any:
+        job_id = _job_id(request.id)
+
+        async def local(engine: ShardEngine) -> Any:
+            job = engine.jobs.get(job_id)
+            if job is None:
+                raise NotFound(f"job {job_id} does not exist or has ended")
+            new = request.config
+            validate_job_config(new, capabilities=self.jm.capabilities)
+            old = job.config
+            for name in ("name", "owningTeam", "type"):
+                if getattr(new, name) != getattr(old, name):
+                    raise InvalidArgument(f"{name} of a batch job cannot change", field=name)
+            if new.respoolID.value and new.respoolID.value != old.respoolID.value:
+                raise InvalidArgument("respoolID of a job cannot change", field="respoolID")
+            if new.defaultConfig != old.defaultConfig:
+                raise InvalidArgument("defaultConfig of a batch job cannot change; only "
+                                      "instances can be added", field="defaultConfig")
+            if new.instanceCount < old.instanceCount:
+                raise InvalidArgument(f"instanceCount can only grow ({old.instanceCount} -> "
+                                      f"{new.instanceCount})", field="instanceCount")
+            for i, cfg in old.instanceConfig.items():
+                if new.instanceConfig.get(i) != cfg:
+                    raise InvalidArgument(f"instance {i}'s config cannot change",
+                                          field=f"instanceConfig.{i}")
+            new.respoolID.value = old.respoolID.value
+            added = [Task(job.id, i, "") for i in range(old.instanceCount, new.instanceCount)]
+            job.config = new
+            job.config_version += 1
+            from peloton.spec.job import task_name
+            for t in added:
+                t.name = task_name(new, t.instance)
+            job.tasks.extend(added)
+            if job.state in TERMINAL_JOB_STATES and added:
+                job.state = JobState.PENDING
+            job.refresh_state(time.time())
+            await engine.persist([job], added)
+            await engine.enqueue(added)
+            return job_pb2.UpdateResponse(id=request.id,
+                                          message=f"added {len(added)} instance(s)")
+
+        return await self.jm.route(job_id, job_grpc.JobManagerStub, "Update", request, local)
+
+
+def raise_exists(job_id: str) -> None:
+    from peloton.core.errors import AlreadyExists
+    raise AlreadyExists(f"job {job_id} already exists")
+
+
+class TaskHandler:
+    """peloton.api.v0.task.TaskManager"""
+
+    def __init__(self, jm: Jobmgr) -> None:
+        self.jm = jm
+
+    async def _job_row(self, job_id: str) -> Any:
+        row = await self.jm.storage.get_job(job_id)
+        if row is None:
+            raise NotFound(f"job {job_id} does not exist")
+        return row
+
+    def _info(self, job_id: str, config: job_pb2.JobConfig, row: Any) -> task_pb2.TaskInfo:
+        from peloton.spec.job import merged_task_config
+        return task_pb2.TaskInfo(instanceId=row.instance_id,
+                                 config=merged_task_config(config, row.instance_id),
+                                 runtime=task_pb2.RuntimeInfo.FromString(row.runtime),
+                                 jobId=peloton_pb2.JobID(value=job_id))
+
+    async def Get(self, request: task_pb2.GetRequest) -> Any:
+        job_id = _job_id(request.jobId)
+        job = await self._job_row(job_id)
+        config = job_pb2.JobConfig.FromString(job.config)
+        if request.instanceId >= config.instanceCount:
+            raise InvalidArgument(f"job {job_id} has {config.instanceCount} instances; "
+                                  f"{request.instanceId} is out of range", field="instanceId")
+        row = await self.jm.storage.get_task(job_id, request.instanceId)
+        if row is None:
+            raise NotFound(f"task {job_id}-{request.instanceId} does not exist")
+        info = self._info(job_id, config, row)
+        reply = task_pb2.GetResponse(result=info)
+        for ev in await self.jm.storage.task_events(job_id, request.instanceId, limit=50):
+            del ev
+        return reply
+
+    async def List(self, request: task_pb2.ListRequest) -> Any:
+        job_id = _job_id(request.jobId)
+        job = await self._job_row(job_id)
+        config = job_pb2.JobConfig.FromString(job.config)
+        r = request.range
+        rows, _ = await self.jm.storage.list_tasks(
+            job_id, instance_from=getattr(r, "from"), instance_to=r.to or None)
+        reply = task_pb2.ListResponse()
+        for row in rows:
+            reply.result.value[row.instance_id].CopyFrom(self._info(job_id, config, row))
+        return reply
+
+    async def Query(self, request: task_pb2.QueryRequest) -> Any:
+        job_id = _job_id(request.jobId)
+        job = await self._job_row(job_id)
+        config = job_pb2.JobConfig.FromString(job.config)
+        spec = request.spec
+        rows, total = await self.jm.storage.list_tasks(
+            job_id, states=[int(s) for s in spec.taskStates], names=list(spec.names),
+            hosts=list(spec.hosts), offset=spec.offset, limit=spec.limit or None)
+        return task_pb2.QueryResponse(records=[self._info(job_id, config, r) for r in rows],
+                                      total=total)
+
+    async def _on_owner(self, request: Any, method: str,
+                        act: Callable[[ShardEngine, Job, list[Task]], Awaitable[Any]]) -> Any:
+        job_id = _job_id(request.jobId)
+
+        async def local(engine: ShardEngine) -> Any:
+            job = engine.jobs.get(job_id)
+            if job is None:
+                row = await self.jm.storage.get_job(job_id)
+                if row is None:
+                    raise NotFound(f"job {job_id} does not exist")
+                # An ended job is not kept in memory: load it to act on it.
+                task_rows, _ = await self.jm.storage.list_tasks(job_id)
+                job = Job.from_rows(row, task_rows)
+                engine.jobs[job_id] = job
+            instances = _ranges(request.ranges, job.config.instanceCount)
+            return await act(engine, job, [job.tasks[i] for i in instances])
+
+        return await self.jm.route(job_id, task_grpc.TaskManagerStub, method, request, local)
+
+    async def Stop(self, request: task_pb2.StopRequest) -> Any:
+        async def act(engine: ShardEngine, job: Job, tasks: list[Task]) -> Any:
+            job.goal = JobState.KILLED
+            await engine.kill(tasks)
+            return task_pb2.StopResponse(stoppedInstanceIds=[t.instance for t in tasks])
+        return await self._on_owner(request, "Stop", act)
+
+    async def Start(self, request: task_pb2.StartRequest) -> Any:
+        async def act(engine: ShardEngine, job: Job, tasks: list[Task]) -> Any:
+            started = await engine.start(tasks)
+            return task_pb2.StartResponse(startedInstanceIds=started)
+        return await self._on_owner(request, "Start", act)
+
+    async def Restart(self, request: task_pb2.RestartRequest) -> Any:
+        async def act(engine: ShardEngine, job: Job, tasks: list[Task]) -> Any:
+            await engine.restart(tasks)
+            return task_pb2.RestartResponse()
+        return await self._on_owner(request, "Restart", act)
+
+    async def _sandbox(self, job_id: str, instance: int, run_id: str, path: str,
+                       offset: int, length: int) -> hpb.ReadSandboxFileResponse:
+        job = await self._job_row(job_id)
+        config = job_pb2.JobConfig.FromString(job.config)
+        if instance >= config.instanceCount:
+            raise InvalidArgument(f"job {job_id} has {config.instanceCount} instances; "
+                                  f"{instance} is out of range", field="instanceId")
+        row = await self.jm.storage.get_task(job_id, instance)
+        if row is None:
+            raise NotFound(f"task {job_id}-{instance} does not exist")
+        runtime = task_pb2.RuntimeInfo.FromString(row.runtime)
+        mesos_id = run_id or runtime.mesosTaskId
+        if not runtime.host and not run_id:
+            raise FailedPrecondition(f"task {job_id}-{instance} has not been launched yet "
+                                     f"(state {TaskState(row.state).name})")
+        last: PelotonError = NotFound(f"no host manager knows the sandbox of {mesos_id}")
+        for _, client in self.jm.hostmgrs():
+            try:
+                return await client.call("ReadSandboxFile", hpb.ReadSandboxFileRequest(
+                    mesosTaskId=mesos_id, path=path, offset=offset, length=length))
+            except NotFound as error:
+                last = error
+        raise last
+
+    async def BrowseSandbox(self, request: task_pb2.BrowseSandboxRequest) -> Any:
+        reply = await self._sandbox(_job_id(request.jobId), request.instanceId, request.taskId,
+                                    "", 0, 0)
+        return task_pb2.BrowseSandboxResponse(hostname=reply.hostname, paths=reply.paths)
+
+    async def ReadSandboxFile(self, request: task_pb2.ReadSandboxFileRequest) -> Any:
+        reply = await self._sandbox(_job_id(request.jobId), request.instanceId, request.taskId,
+                                    request.path or "stdout", request.offset,
+                                    request.length or 1 << 20)
+        return task_pb2.ReadSandboxFileResponse(data=reply.data, size=reply.size,
+                                                taskId=request.taskId)
+
+
+class RespoolForwarder:
+    """peloton.api.v0.respool.ResourceManager, forwarded to the resmgr leader."""
+
+    def __init__(self, jm: Jobmgr) -> None:
+        for name in ("CreateResourcePool", "GetResourcePool", "DeleteResourcePool",
+                     "UpdateResourcePool", "LookupResourcePoolID", "Query"):
+            setattr(self, name, self._forward(name))
+        self.jm = jm
+
+    def _forward(self, name: str) -> Callable[[Any], Awaitable[Any]]:
+        async def call(request: Any) -> Any:
+            return await self.jm.respool.call(name, request)
+        return call
+
+
+class HostForwarder:
+    """peloton.api.v0.host.svc.HostService over every hostmgr shard."""
+
+    def __init__(self, jm: Jobmgr) -> None:
+        self.jm = jm
+
+    async def QueryHosts(self, request: host_svc_pb2.QueryHostsRequest) -> Any:
+        reply = host_svc_pb2.QueryHostsResponse()
+        view = self.jm.view
+        for m in (view.members if view else []):
+            if m.kind == "hostmgr":
+                client = ServiceClient([m.address], host_svc_grpc.HostServiceStub,
+                                       channels=self.jm.channels, deadline=5.0)
+                part = await client.call("QueryHosts", request)
+                reply.hostInfos.extend(part.hostInfos)
+        return reply
+
+
+async def serve(config: ClusterConfig, name: str, *,
+                task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED) -> None:
+    """Run one jobmgr instance until cancelled."""
+    me = config.get(name)
+    host, port = me.grpc.rsplit(":", 1)
+    storage = await open_sqlite(config.storage_path(),
+                                synchronous=config.storage.get("synchronous", "NORMAL"))
+    jm = Jobmgr(name, me.grpc, config, storage)
+    jm.capabilities = frozenset(me.options.get("capabilities", ()))
+    try:
+        async with trio.open_nursery() as nursery:
+            address = await nursery.start(serve_grpc, [
+                (job_grpc.JobManagerBase, JobHandler(jm)),
+                (task_grpc.TaskManagerBase, TaskHandler(jm)),
+                (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
+                (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
+            ], host, int(port))
+            nursery.start_soon(jm.heartbeat_loop, nursery)
+            nursery.start_soon(jm.placement_loop)
+            task_status.started(address)
+    finally:
+        jm.channels.close()
+        with trio.CancelScope(shield=True):
+            await storage.aclose()
+
+__all__ = ["Jobmgr", "serve", "uuid"]

@@ -1,0 +1,181 @@
+"""A placement worker: dequeue gangs, lease hosts, place, hand back.
+
+Workers are stateless and run as a pool (any number, any process). Each
+cycle pulls a batch of READY gangs from resmgr, leases candidate hosts from
+every hostmgr shard, runs the pure ``place_batch`` over them, returns the
+placements and failures with one ``SetPlacements`` call, and releases the
+leases it did not use. A worker that dies mid-cycle loses nothing: its gangs
+go back to READY after resmgr's placing timeout, its leases expire.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from typing import Any
+
+import trio
+
+from peloton.api.private.cluster import cluster_grpc
+from peloton.api.private.cluster import cluster_pb2 as cpb
+from peloton.api.private.hostmgrsvc import hostmgrsvc_grpc
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_grpc
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.task import task_pb2
+from peloton.config import ClusterConfig
+from peloton.core.errors import PelotonError
+from peloton.core.resources import Resources
+from peloton.placement.engine import place_batch
+from peloton.placement.model import (
+    AndConstraint,
+    Constraint,
+    GangRequest,
+    HostOffer,
+    LabelConstraint,
+    OrConstraint,
+    TaskRequest,
+)
+from peloton.rpc import Channels, ServiceClient
+
+log = logging.getLogger(__name__)
+
+_CONDITIONS = {task_pb2.LabelConstraint.CONDITION_LESS_THAN: "lt",
+               task_pb2.LabelConstraint.CONDITION_EQUAL: "eq",
+               task_pb2.LabelConstraint.CONDITION_GREATER_THAN: "gt"}
+
+
+def constraint_of(c: task_pb2.Constraint) -> Constraint | None:
+    if c.type == task_pb2.Constraint.LABEL_CONSTRAINT:
+        lc = c.labelConstraint
+        return LabelConstraint("task" if lc.kind == task_pb2.LabelConstraint.TASK else "host",
+                               lc.label.key, lc.label.value,
+                               _CONDITIONS.get(lc.condition, "eq"), lc.requirement)
+    if c.type == task_pb2.Constraint.AND_CONSTRAINT:
+        return AndConstraint(tuple(x for x in map(constraint_of, c.andConstraint.constraints)
+                                   if x is not None))
+    if c.type == task_pb2.Constraint.OR_CONSTRAINT:
+        return OrConstraint(tuple(x for x in map(constraint_of, c.orConstraint.constraints)
+                                  if x is not None))
+    return None
+
+
+def task_request(t: rpb.Task) -> TaskRequest:
+    r = t.resource
+    return TaskRequest(t.mesosTaskId, t.id, t.shard, Resources(r.cpu, r.memMb, r.diskMb, r.gpu),
+                       t.numPorts, constraint_of(t.constraint), job_id=t.jobId)
+
+
+class PlacementWorker:
+    def __init__(self, config: ClusterConfig, name: str, *, batch: int = 100) -> None:
+        self.name = name
+        self.batch = batch
+        self.channels = Channels()
+        self.resmgr = ServiceClient(config.resmgr_addresses,
+                                    resmgrsvc_grpc.ResourceManagerServiceStub,
+                                    channels=self.channels)
+        self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
+                                     channels=self.channels, deadline=2.0)
+        self.hostmgrs: dict[str, str] = {}  # cluster -> address
+
+    def _hostmgr(self, cluster: str) -> ServiceClient:
+        return ServiceClient([self.hostmgrs[cluster]], hostmgrsvc_grpc.InternalHostServiceStub,
+                             channels=self.channels, deadline=5.0)
+
+    async def heartbeat_loop(self) -> None:
+        request = cpb.HeartbeatRequest(member=cpb.Member(id=self.name, kind="placement"))
+        while True:
+            try:
+                reply = await self.cluster.call("Heartbeat", request, timeout=2.0)
+                self.hostmgrs = {m.cluster: m.address for m in reply.view.members
+                                 if m.kind == "hostmgr"}
+            except PelotonError as error:
+                log.info("heartbeat: %s", error)
+            await trio.sleep(1.0)
+
+    async def run(self) -> None:
+        while True:
+            if not self.hostmgrs:
+                await trio.sleep(0.2)
+                continue
+            try:
+                await self.cycle()
+            except PelotonError as error:
+                log.warning("placement cycle: %s", error)
+                await trio.sleep(0.5)
+
+    async def cycle(self) -> int:
+        """One dequeue-place-return round; the number of gangs handled."""
+        reply = await self.resmgr.call("DequeueGangs", rpb.DequeueGangsRequest(
+            limit=self.batch, timeout=1000), timeout=5.0)
+        if not reply.gangs:
+            return 0
+        gangs = [GangRequest(tuple(task_request(t) for t in g.tasks)) for g in reply.gangs]
+        tasks = [t for g in gangs for t in g.tasks]
+        minimum = Resources(*(min(getattr(t.resources, k) for t in tasks)
+                              for k in ("cpu", "memory", "disk", "gpu")))
+        offers: list[HostOffer] = []
+        for cluster in sorted(self.hostmgrs):
+            try:
+                got = await self._hostmgr(cluster).call("AcquireHosts", hpb.AcquireHostsRequest(
+                    filter=hpb.HostFilter(
+                        minimum=rpb.Resources(cpu=minimum.cpu, memMb=minimum.memory,
+                                              diskMb=minimum.disk, gpu=minimum.gpu),
+                        numPorts=min(t.num_ports for t in tasks),
+                        maxHosts=min(len(tasks), 200))))
+            except PelotonError as error:
+                log.info("acquire hosts from %s: %s", cluster, error)
+                continue
+            for lease in got.leases:
+                a = lease.available
+                offers.append(HostOffer(lease.leaseId, lease.hostname, lease.agentId,
+                                        lease.cluster or cluster,
+                                        Resources(a.cpu, a.memMb, a.diskMb, a.gpu),
+                                        tuple(lease.ports), dict(lease.attributes)))
+        result = place_batch(gangs, offers)
+        request = rpb.SetPlacementsRequest()
+        by_lease: dict[str, list[Any]] = defaultdict(list)
+        for placed_gang in result.placed:
+            for p in placed_gang:
+                by_lease[p.lease_id].append(p)
+        for lease_id, placed in by_lease.items():
+            first = placed[0]
+            msg = request.placements.add(hostname=first.hostname, agentId=first.agent_id,
+                                         leaseId=lease_id, cluster=first.cluster)
+            for p in placed:
+                msg.tasks.add(pelotonTaskId=p.task.task_id, mesosTaskId=p.task.mesos_task_id,
+                              shard=p.task.shard)
+                msg.ports.extend(p.ports)
+        by_id = {t.mesosTaskId: t for g in reply.gangs for t in g.tasks}
+        for gang, reason in result.failed:
+            request.failedPlacements.add(
+                reason=reason, gang=rpb.Gang(tasks=[by_id[t.mesos_task_id] for t in gang.tasks]))
+        await self.resmgr.call("SetPlacements", request)
+        unused: dict[str, list[str]] = defaultdict(list)
+        for offer in offers:
+            if offer.lease_id not in result.used_leases:
+                unused[offer.cluster].append(offer.lease_id)
+        for cluster, ids in unused.items():
+            try:
+                await self._hostmgr(cluster).call("ReleaseHosts",
+                                                  hpb.ReleaseHostsRequest(leaseIds=ids))
+            except PelotonError as error:
+                log.info("release hosts of %s: %s (they expire)", cluster, error)
+        if result.failed:
+            # Nothing fits now; wait for something to end before trying again.
+            await trio.sleep(0.5)
+        return len(reply.gangs)
+
+
+async def serve(config: ClusterConfig, name: str, *,
+                task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    """Run one placement worker until cancelled."""
+    config.get(name)
+    worker = PlacementWorker(config, name)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(worker.heartbeat_loop)
+            nursery.start_soon(worker.run)
+            task_status.started()
+    finally:
+        worker.channels.close()

@@ -1,0 +1,189 @@
+"""pysyncobj behind a trio API: the only place Raft threads meet trio.
+
+pysyncobj runs its own tick thread; it applies committed commands there and
+calls our callbacks there. ``RaftNode`` hands commands to it without
+blocking (never ``sync=True``) and gets results back into trio with
+``TrioToken.run_sync_soon``, which never blocks the tick thread.
+
+The replicated state machine is any object with ``apply(blob) -> result``
+(pure and deterministic), ``snapshot() -> bytes`` and ``restore(bytes)``.
+It is shared between the tick thread (apply) and trio (reads), so both sides
+hold ``node.lock`` while they touch it; reads must be short.
+
+A failed or timed-out submission does not prove the command was not
+applied (pysyncobj reports LEADER_CHANGED, DISCARDED... for applied
+commands too), so callers re-submit with the same idempotency key, and the
+state machine answers a repeated key with the first result.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import pathlib
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import trio
+from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, SyncObjConsumer, replicated
+
+from peloton.core.errors import NotLeader, Unavailable
+
+log = logging.getLogger(__name__)
+
+
+class Machine(Protocol):
+    def apply(self, blob: bytes) -> Any: ...
+    def snapshot(self) -> bytes: ...
+    def restore(self, blob: bytes) -> None: ...
+
+
+class _Replica(SyncObjConsumer):  # type: ignore[misc]
+    def __init__(self, machine: Machine, lock: threading.Lock,
+                 on_apply: Callable[[], None]) -> None:
+        self._machine = machine
+        self._lock = lock
+        self._on_apply = on_apply
+        super().__init__()
+
+    @replicated  # type: ignore[misc]
+    def apply_command(self, blob: bytes) -> Any:
+        with self._lock:
+            result = self._machine.apply(blob)
+        self._on_apply()
+        return result
+
+    # pysyncobj's log compaction stores what _serialize returns: our own
+    # msgpack snapshot, not pickled attributes.
+    def _serialize(self) -> dict[str, bytes]:
+        with self._lock:
+            return {"snapshot": self._machine.snapshot()}
+
+    def _deserialize(self, data: dict[str, bytes]) -> None:
+        with self._lock:
+            self._machine.restore(data["snapshot"])
+        self._on_apply()
+
+
+def _is_loopback(address: str) -> bool:
+    host = address.rpartition(":")[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class RaftNode:
+    """One member of a pysyncobj Raft group, driven from trio."""
+
+    def __init__(self, machine: Machine, self_address: str, partners: list[str], *,
+                 data_dir: pathlib.Path, password: str | None = None,
+                 election_timeout: tuple[float, float] = (1.0, 2.5),
+                 append_entries_period: float = 0.05) -> None:
+        if password is None and not all(map(_is_loopback, [self_address, *partners])):
+            # pysyncobj unpickles whatever reaches its port; only its
+            # encryption (password) makes a non-loopback group safe.
+            raise ValueError("a Raft group on a non-loopback address needs a password")
+        self.machine = machine
+        self.lock = threading.Lock()
+        self.self_address = self_address
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._applied = trio.Event()
+        data_dir.mkdir(parents=True, exist_ok=True)
+        conf = SyncObjConf(
+            journalFile=str(data_dir / "raft.journal"),
+            fullDumpFile=str(data_dir / "raft.dump"),
+            password=password,
+            raftMinTimeout=election_timeout[0],
+            raftMaxTimeout=election_timeout[1],
+            appendEntriesPeriod=append_entries_period,
+            autoTickPeriod=0.01,
+            connectionRetryTime=0.5,
+            commandsWaitLeader=False,
+            logCompactionMinEntries=20000,
+            logCompactionMinTime=600,
+            useFork=True,
+        )
+        self._replica = _Replica(machine, self.lock, self._notify_applied)
+        self._sync = SyncObj(self_address, partners, conf, consumers=[self._replica])
+
+    # -- called from the tick thread ------------------------------------
+    def _notify_applied(self) -> None:
+        token = self._token
+        if token is not None:
+            try:
+                token.run_sync_soon(self._wake)
+            except trio.RunFinishedError:
+                pass
+
+    # -- trio side ------------------------------------------------------
+    def _wake(self) -> None:
+        self._applied.set()
+        self._applied = trio.Event()
+
+    def attach(self) -> None:
+        """Route callbacks to the current trio run; call once from trio."""
+        self._token = trio.lowlevel.current_trio_token()
+
+    async def wait_applied(self) -> None:
+        """Return after the next command is applied (use in a retry loop)."""
+        await self._applied.wait()
+
+    def is_leader(self) -> bool:
+        return bool(self._sync._isLeader())
+
+    def leader(self) -> str | None:
+        node = self._sync._getLeader()
+        return None if node is None else str(node.address if hasattr(node, "address") else node)
+
+    def status(self) -> dict[str, Any]:
+        return dict(self._sync.getStatus())
+
+    async def submit(self, blob: bytes, *, timeout: float = 5.0) -> Any:
+        """Replicate ``blob`` and return what ``apply`` returned for it.
+
+        Raises ``NotLeader`` when this node does not lead (with the leader's
+        Raft address when known) and ``Unavailable`` when the outcome is
+        unknown (the caller may re-submit the same key).
+        """
+        if not self.is_leader():
+            raise NotLeader("this resmgr replica is not the Raft leader", leader=self.leader())
+        token = trio.lowlevel.current_trio_token()
+        done = trio.Event()
+        outcome: list[Any] = []
+
+        def fulfil(result: Any, error: Any) -> None:
+            outcome.append((result, error))
+            done.set()
+
+        def callback(result: Any, error: Any) -> None:
+            try:
+                token.run_sync_soon(fulfil, result, error)
+            except trio.RunFinishedError:
+                pass
+
+        self._replica.apply_command(blob, callback=callback)
+        with trio.move_on_after(timeout):
+            await done.wait()
+        if not outcome:
+            raise Unavailable(f"Raft commit took longer than {timeout:g}s; outcome unknown")
+        result, error = outcome[0]
+        if error != FAIL_REASON.SUCCESS:
+            if error in (FAIL_REASON.NOT_LEADER, FAIL_REASON.MISSING_LEADER):
+                raise NotLeader("lost Raft leadership", leader=self.leader())
+            raise Unavailable(f"Raft commit failed ({_reason(error)}); outcome unknown")
+        return result
+
+    def close(self) -> None:
+        self._token = None
+        self._sync.destroy()
+
+
+def _reason(code: int) -> str:
+    for name in dir(FAIL_REASON):
+        if not name.startswith("_") and getattr(FAIL_REASON, name) == code:
+            return name
+    return str(code)

@@ -1,0 +1,411 @@
+"""resmgr's gRPC services and leader loops, around the Raft state machine.
+
+Writes become Raft commands (``propose``); reads look at the leader's state
+under the node lock. A replica that does not lead answers every call with
+``NotLeader`` carrying the leader's gRPC address, which clients follow.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+import trio
+
+from peloton.api.private.cluster import cluster_grpc
+from peloton.api.private.cluster import cluster_pb2 as cpb
+from peloton.api.private.hostmgrsvc import hostmgrsvc_grpc
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_grpc
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.respool import respool_grpc, respool_pb2
+from peloton.config import ClusterConfig
+from peloton.core import errors
+from peloton.core.errors import InvalidArgument, NotFound, NotLeader, PelotonError, Unavailable
+from peloton.core.resources import KINDS, Resources
+from peloton.raft.codec import MAX_COMMAND_BYTES, Command, encode
+from peloton.raft.node import RaftNode
+from peloton.resmgr import respool
+from peloton.resmgr.state import ResmgrState
+from peloton.rpc import Channels, call_once, serve_grpc
+
+log = logging.getLogger(__name__)
+
+TICK_PERIOD = 0.5
+CAPACITY_PERIOD = 5.0
+
+
+def resources_of(r: rpb.Resources) -> list[float]:
+    return [r.cpu, r.memMb, r.diskMb, r.gpu]
+
+
+class Resmgr:
+    """The leader-side logic shared by the three gRPC services."""
+
+    def __init__(self, node: RaftNode, state: ResmgrState, raft_to_grpc: dict[str, str]) -> None:
+        self.node = node
+        self.state = state
+        self.raft_to_grpc = raft_to_grpc
+        self.channels = Channels()
+
+    def _not_leader(self) -> NotLeader:
+        leader = self.node.leader()
+        return NotLeader("this resmgr replica is not the leader",
+                         leader=self.raft_to_grpc.get(leader or "", None))
+
+    def require_leader(self) -> None:
+        if not self.node.is_leader():
+            raise self._not_leader()
+
+    async def propose(self, name: str, payload: Any, *, key: str | None = None,
+                      deadline: float = 10.0) -> Any:
+        """Replicate one command; retry an unknown outcome with the same key."""
+        blob = encode(Command(name, key or uuid.uuid4().hex, payload))
+        if len(blob) > MAX_COMMAND_BYTES:
+            raise InvalidArgument(f"{name} command is {len(blob)} bytes; split the batch",
+                                  field="request")
+        give_up = trio.current_time() + deadline
+        while True:
+            try:
+                ok, value = await self.node.submit(blob)
+                break
+            except NotLeader:
+                raise self._not_leader() from None
+            except Unavailable:
+                if trio.current_time() > give_up:
+                    raise
+                await trio.sleep(0.05)
+        if not ok:
+            cls_name, message, field = value
+            raise getattr(errors, cls_name, errors.Internal)(message, field=field)
+        return value
+
+    async def propose_chunked(self, name: str, items: list[Any], make: Any,
+                              *, per_command: int) -> list[Any]:
+        """Propose ``make(chunk)`` for chunks of items small enough for Raft."""
+        results = []
+        for i in range(0, len(items), per_command):
+            results.append(await self.propose(name, make(items[i:i + per_command])))
+        return results
+
+    async def wait_until(self, ready: Any, timeout_ms: int) -> bool:
+        """Wait (at most ``timeout_ms``) until ``ready()`` holds under the lock."""
+        with trio.move_on_after(timeout_ms / 1000):
+            while True:
+                with self.node.lock:
+                    if ready():
+                        return True
+                await self.node.wait_applied()
+        with self.node.lock:
+            return bool(ready())
+
+    # -- leader loops ----------------------------------------------------
+    async def run_leader_loops(self) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._tick_loop)
+            nursery.start_soon(self._capacity_loop)
+
+    async def _tick_loop(self) -> None:
+        while True:
+            await trio.sleep(TICK_PERIOD)
+            if self.node.is_leader():
+                try:
+                    await self.propose("cluster.tick", {"now": time.time()}, deadline=1.0)
+                except PelotonError as error:
+                    log.debug("tick not applied: %s", error)
+
+    async def _capacity_loop(self) -> None:
+        while True:
+            await trio.sleep(CAPACITY_PERIOD if self.state.capacity else 0.5)
+            if not self.node.is_leader():
+                continue
+            with self.node.lock:
+                hostmgrs = [m for m in self.state.members.values() if m.kind == "hostmgr"]
+            for member in hostmgrs:
+                try:
+                    reply = await call_once(self.channels, member.address,
+                                            hostmgrsvc_grpc.InternalHostServiceStub,
+                                            "ClusterCapacity", hpb.ClusterCapacityRequest(), 5.0)
+                    physical = resources_of(reply.physical)
+                    with self.node.lock:
+                        known = self.state.capacity.get(reply.cluster)
+                    if known is None or list(known) != physical:
+                        await self.propose("cluster.capacity",
+                                           {"cluster": reply.cluster, "physical": physical})
+                except PelotonError as error:
+                    log.info("capacity of %s unknown: %s", member.address, error)
+
+
+# -- peloton.api.v0.respool.ResourceManager ------------------------------
+
+def pool_payload(pool_id: str, config: respool_pb2.ResourcePoolConfig, parent: str,
+                 *, force: bool = False) -> dict[str, Any]:
+    resources: dict[str, list[float]] = {}
+    for i, r in enumerate(config.resources):
+        if r.kind not in KINDS:
+            raise InvalidArgument(f"unknown resource kind {r.kind!r}; kinds are "
+                                  f"{', '.join(KINDS)}", field=f"resources[{i}].kind")
+        if r.kind in resources:
+            raise InvalidArgument(f"resource kind {r.kind} appears twice",
+                                  field=f"resources[{i}].kind")
+        resources[r.kind] = [r.reservation, r.limit, r.share, r.type or 1]
+    return {
+        "id": pool_id, "name": config.name, "parent": parent,
+        "config": config.SerializeToString(deterministic=True), "resources": resources,
+        "policy": config.policy or 1,
+        "controller_limit": config.controllerLimit.maxPercent,
+        "slack_limit": config.slackLimit.maxPercent if config.HasField("slackLimit") else 20.0,
+        "force": force,
+    }
+
+
+class RespoolHandler:
+    def __init__(self, rm: Resmgr) -> None:
+        self.rm = rm
+
+    def _info(self, pool: respool.Pool) -> respool_pb2.ResourcePoolInfo:
+        state = self.rm.state
+        info = respool_pb2.ResourcePoolInfo(
+            id=peloton_pb2.ResourcePoolID(value=pool.id),
+            path=respool_pb2.ResourcePoolPath(value=respool.path_of(state.pools, pool.id)),
+            children=[peloton_pb2.ResourcePoolID(value=c) for c in pool.children],
+        )
+        if pool.parent is not None:
+            info.parent.value = pool.parent
+        if pool.config:
+            info.config.ParseFromString(pool.config)
+        else:
+            info.config.name = pool.name
+            capacity = state.total_capacity()
+            for kind, amount in zip(KINDS, capacity, strict=True):
+                info.config.resources.add(kind=kind, reservation=amount, limit=amount, share=1)
+        allocation = pool.allocation if pool.id != respool.ROOT else Resources.sum(
+            [state.pools[c].allocation for c in pool.children])
+        for kind, amount, demand in zip(KINDS, allocation, pool.demand, strict=True):
+            info.usages.add(kind=kind, allocation=amount, slack=0.0)
+            del demand
+        return info
+
+    async def CreateResourcePool(self, request: respool_pb2.CreateRequest) -> Any:
+        self.rm.require_leader()
+        config = request.config
+        if not config.HasField("parent") or not config.parent.value:
+            raise InvalidArgument("a new pool needs its parent's id", field="config.parent")
+        pool_id = request.id.value or str(uuid.uuid4())
+        value = await self.rm.propose("pool.create", pool_payload(pool_id, config,
+                                                                  config.parent.value))
+        return respool_pb2.CreateResponse(result=peloton_pb2.ResourcePoolID(value=value))
+
+    async def UpdateResourcePool(self, request: respool_pb2.UpdateRequest) -> Any:
+        self.rm.require_leader()
+        with self.rm.node.lock:
+            pool = self.rm.state.pools.get(request.id.value)
+            if pool is None or pool.id == respool.ROOT:
+                raise NotFound(f"resource pool {request.id.value or '(empty id)'} does not exist")
+            parent = pool.parent
+        if request.config.parent.value and request.config.parent.value != parent:
+            raise InvalidArgument("a resource pool's parent cannot change", field="config.parent")
+        await self.rm.propose("pool.update", pool_payload(request.id.value, request.config,
+                                                          parent or "", force=request.Force))
+        return respool_pb2.UpdateResponse()
+
+    async def DeleteResourcePool(self, request: respool_pb2.DeleteRequest) -> Any:
+        self.rm.require_leader()
+        await self.rm.propose("pool.delete", {"path": request.path.value})
+        return respool_pb2.DeleteResponse()
+
+    async def GetResourcePool(self, request: respool_pb2.GetRequest) -> Any:
+        self.rm.require_leader()
+        with self.rm.node.lock:
+            pools = self.rm.state.pools
+            pool = pools.get(request.id.value or respool.ROOT)
+            if pool is None:
+                raise NotFound(f"resource pool {request.id.value} does not exist")
+            reply = respool_pb2.GetResponse(poolinfo=self._info(pool))
+            if request.includeChildPools:
+                reply.childPools.extend(self._info(pools[c]) for c in pool.children)
+        return reply
+
+    async def LookupResourcePoolID(self, request: respool_pb2.LookupRequest) -> Any:
+        self.rm.require_leader()
+        with self.rm.node.lock:
+            pool = respool.lookup(self.rm.state.pools, request.path.value or "/")
+        return respool_pb2.LookupResponse(id=peloton_pb2.ResourcePoolID(value=pool.id))
+
+    async def Query(self, request: respool_pb2.QueryRequest) -> Any:
+        self.rm.require_leader()
+        with self.rm.node.lock:
+            pools = self.rm.state.pools
+            infos = [self._info(p) for p in sorted(pools.values(),
+                                                    key=lambda p: respool.path_of(pools, p.id))]
+        return respool_pb2.QueryResponse(resourcePools=infos)
+
+
+# -- peloton.private.resmgrsvc.ResourceManagerService --------------------
+
+class ResmgrServiceHandler:
+    def __init__(self, rm: Resmgr) -> None:
+        self.rm = rm
+
+    async def EnqueueGangs(self, request: rpb.EnqueueGangsRequest) -> Any:
+        self.rm.require_leader()
+        gangs = []
+        for gang in request.gangs:
+            tasks = []
+            for t in gang.tasks:
+                try:
+                    run = int(t.mesosTaskId.rsplit("-", 1)[1])
+                except (IndexError, ValueError):
+                    raise InvalidArgument(f"bad run id {t.mesosTaskId!r}",
+                                          field="gangs.tasks.mesosTaskId") from None
+                tasks.append({"mesos_task_id": t.mesosTaskId, "task_id": t.id, "run": run,
+                              "shard": t.shard, "priority": t.priority,
+                              "resources": resources_of(t.resource),
+                              "task": t.SerializeToString()})
+            gangs.append(tasks)
+        failed: list[list[str]] = []
+        # ~300 bytes a task: 100 tasks a command stays far below 64 KiB.
+        chunks, size, current = [], 0, []
+        for g in gangs:
+            current.append(g)
+            size += len(g)
+            if size >= 100:
+                chunks.append(current)
+                current, size = [], 0
+        if current:
+            chunks.append(current)
+        for chunk in chunks:
+            failed.extend(await self.rm.propose("gangs.enqueue", {
+                "pool": request.respoolID.value, "gangs": chunk, "requeue": request.requeue}))
+        return rpb.EnqueueGangsResponse(
+            failed=[rpb.TaskFailure(mesosTaskId=m, message=msg) for m, msg in failed])
+
+    async def DequeueGangs(self, request: rpb.DequeueGangsRequest) -> Any:
+        self.rm.require_leader()
+        limit = min(request.limit or 100, 100)
+        deadline = trio.current_time() + (request.timeout or 0) / 1000
+        while True:
+            if await self.rm.wait_until(lambda: bool(self.rm.state.ready),
+                                        int(max(0.0, deadline - trio.current_time()) * 1000)):
+                gangs = await self.rm.propose("gangs.dequeue", {"limit": limit})
+                if gangs:
+                    return rpb.DequeueGangsResponse(
+                        gangs=[rpb.Gang(tasks=[rpb.Task.FromString(t) for t in g])
+                               for g in gangs])
+            if trio.current_time() >= deadline:
+                return rpb.DequeueGangsResponse()
+
+    async def SetPlacements(self, request: rpb.SetPlacementsRequest) -> Any:
+        self.rm.require_leader()
+        placed = [[p.hostname, p.agentId, p.leaseId, p.cluster,
+                   [[t.mesosTaskId, list(p.ports)] for t in p.tasks]]
+                  for p in request.placements]
+        failed = [[[t.mesosTaskId for t in f.gang.tasks], f.reason]
+                  for f in request.failedPlacements]
+        for i in range(0, max(len(placed), len(failed)), 100):
+            await self.rm.propose("placements.set", {"placed": placed[i:i + 100],
+                                                     "failed": failed[i:i + 100]})
+        return rpb.SetPlacementsResponse()
+
+    async def GetPlacements(self, request: rpb.GetPlacementsRequest) -> Any:
+        self.rm.require_leader()
+        shards = sorted(set(request.shards))
+        placements = self.rm.state.placements
+        if not await self.rm.wait_until(lambda: any(placements.get(s) for s in shards),
+                                        request.timeout):
+            return rpb.GetPlacementsResponse()
+        got = await self.rm.propose("placements.get", {"shards": shards,
+                                                       "limit": min(request.limit or 100, 100)})
+        reply = rpb.GetPlacementsResponse()
+        for hostname, agent, lease, cluster, refs in got:
+            p = reply.placements.add(hostname=hostname, agentId=agent, leaseId=lease,
+                                     cluster=cluster)
+            for mid, tid, ports in refs:
+                p.tasks.add(pelotonTaskId=tid, mesosTaskId=mid)
+                p.ports.extend(ports)
+        return reply
+
+    async def UpdateTasksState(self, request: rpb.UpdateTasksStateRequest) -> Any:
+        self.rm.require_leader()
+        updates = [[u.mesosTaskId, int(u.state)] for u in request.updates]
+        for i in range(0, len(updates), 500):
+            await self.rm.propose("tasks.update", {"updates": updates[i:i + 500]})
+        return rpb.UpdateTasksStateResponse()
+
+    async def GetPendingTasks(self, request: rpb.GetPendingTasksRequest) -> Any:
+        self.rm.require_leader()
+        with self.rm.node.lock:
+            state = self.rm.state
+            if request.respoolID.value not in state.pools:
+                raise NotFound(f"resource pool {request.respoolID.value} does not exist")
+            pending = state.pending_gangs(request.respoolID.value, request.limit or 100)
+            reply = rpb.GetPendingTasksResponse()
+            for gang, reason in pending:
+                entry = reply.gangs.add(reason=reason)
+                entry.gang.tasks.extend(rpb.Task.FromString(state.tasks[m].task)
+                                        for m in gang.tasks)
+        return reply
+
+
+# -- peloton.private.cluster.ClusterService ------------------------------
+
+def view_message(view: dict[str, Any], leader: str, resmgrs: list[str]) -> cpb.ClusterView:
+    return cpb.ClusterView(
+        leader=leader, resmgrs=resmgrs, numShards=view["num_shards"], now=view["now"],
+        members=[cpb.Member(id=i, kind=k, address=a, cluster=c, leaseExpires=e)
+                 for i, k, a, c, e in view["members"]],
+        shards=[cpb.ShardOwner(shard=s, owner=o, epoch=e, leaseExpires=nb)
+                for s, o, e, nb in view["shards"]],
+    )
+
+
+class ClusterHandler:
+    def __init__(self, rm: Resmgr, resmgrs: list[str], self_grpc: str) -> None:
+        self.rm = rm
+        self.resmgrs = resmgrs
+        self.self_grpc = self_grpc
+
+    async def Heartbeat(self, request: cpb.HeartbeatRequest) -> Any:
+        self.rm.require_leader()
+        m = request.member
+        if m.kind not in ("jobmgr", "placement", "hostmgr") or not m.id:
+            raise InvalidArgument(f"unknown member kind {m.kind!r}", field="member.kind")
+        view = await self.rm.propose("member.heartbeat", {
+            "now": time.time(),
+            "member": {"id": m.id, "kind": m.kind, "address": m.address, "cluster": m.cluster}})
+        return cpb.HeartbeatResponse(view=view_message(view, self.self_grpc, self.resmgrs))
+
+    async def GetClusterView(self, request: cpb.GetClusterViewRequest) -> Any:
+        self.rm.require_leader()
+        with self.rm.node.lock:
+            view = self.rm.state.view()
+        return view_message(view, self.self_grpc, self.resmgrs)
+
+
+async def serve(config: ClusterConfig, name: str, *,
+                task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED) -> None:
+    """Run one resmgr replica until cancelled."""
+    me = config.get(name)
+    members = config.of_kind("resmgr")
+    state = ResmgrState(config.num_shards)
+    node = RaftNode(state, me.raft, [d.raft for d in members if d.name != name],
+                    data_dir=config.data_dir / name, password=config.raft_password)
+    node.attach()
+    rm = Resmgr(node, state, config.raft_to_grpc())
+    host, port = me.grpc.rsplit(":", 1)
+    try:
+        async with trio.open_nursery() as nursery:
+            address = await nursery.start(serve_grpc, [
+                (respool_grpc.ResourceManagerBase, RespoolHandler(rm)),
+                (resmgrsvc_grpc.ResourceManagerServiceBase, ResmgrServiceHandler(rm)),
+                (cluster_grpc.ClusterServiceBase,
+                 ClusterHandler(rm, config.resmgr_addresses, me.grpc)),
+            ], host, int(port))
+            nursery.start_soon(rm.run_leader_loops)
+            task_status.started(address)
+    finally:
+        rm.channels.close()
+        node.close()

@@ -1,0 +1,527 @@
+"""The resmgr replicated state machine. Pure: no clock, randomness or I/O.
+
+It holds what Peloton kept in resmgr memory and ZooKeeper: the pool tree,
+the task tracker, per-pool pending queues, the READY queue, placements
+waiting for their jobmgr shard, the membership of the other daemons and the
+jobmgr shard map. ``apply(blob)`` takes one msgpack command (see
+``peloton.raft.codec``) and returns ``[ok, value]``; the leader stamps the
+time into every command that needs one, so replicas that apply the same log
+reach the same state (tests/resmgr/test_state.py replays a log twice).
+
+Task life in resmgr::
+
+    enqueue -> PENDING --admission--> READY --dequeue--> PLACING
+    PLACING --set placements--> PLACED --get placements--> LAUNCHING
+    LAUNCHING --update--> RUNNING ... --update(terminal)--> forgotten
+    PLACING/LAUNCHING past their deadline -> READY (placed again)
+
+Admission (first rule): a gang leaves its pool's queue, highest priority
+first and FIFO within a priority, while the allocation of the pool and of
+each ancestor plus the gang fits their limits; the gang's resources then
+count as allocation until its tasks end.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from peloton.core.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PelotonError,
+)
+from peloton.core.resources import KINDS, ZERO, Resources
+from peloton.core.states import TERMINAL_TASK_STATES, TaskState
+from peloton.raft.codec import decode
+from peloton.resmgr import respool
+from peloton.resmgr.respool import ROOT, Pool, ResourceSpec
+
+PLACING_TIMEOUT = 30.0
+LAUNCHING_TIMEOUT = 60.0
+MEMBER_TTL = 5.0
+RECENT_KEYS = 20000
+
+
+@dataclass(slots=True)
+class TaskEntry:
+    mesos_task_id: str
+    task_id: str
+    pool: str
+    shard: int
+    state: int
+    resources: Resources
+    priority: int
+    gang: int
+    task: bytes  # the resmgrsvc.Task message, handed to placement as is
+    deadline: float = 0.0
+    placement: list[Any] | None = None  # [hostname, agent, lease, ports, cluster]
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Gang:
+    id: int
+    pool: str
+    priority: int
+    tasks: list[str]  # mesos task ids
+    resources: Resources
+
+
+@dataclass(slots=True)
+class Member:
+    id: str
+    kind: str
+    address: str
+    cluster: str
+    expires: float
+
+
+@dataclass(slots=True)
+class Shard:
+    owner: str
+    epoch: int
+    not_before: float  # the new owner acts only from then (old lease ran out)
+
+
+class ResmgrState:
+    """See the module docstring. Mutated only through ``apply``."""
+
+    def __init__(self, num_shards: int = 32) -> None:
+        self.num_shards = num_shards
+        self.now = 0.0
+        self.pools: dict[str, Pool] = {ROOT: respool.new_root()}
+        self.tasks: dict[str, TaskEntry] = {}
+        self.current_run: dict[str, str] = {}  # task id -> mesos task id
+        self.gangs: dict[int, Gang] = {}
+        self.queues: dict[str, dict[int, deque[int]]] = {}  # pool -> priority -> gang ids
+        self.ready: deque[int] = deque()
+        self.placements: dict[int, deque[list[Any]]] = {}  # shard -> placements
+        self.members: dict[str, Member] = {}
+        self.shards: dict[int, Shard] = {}
+        self.capacity: dict[str, Resources] = {}
+        self.next_gang = 1
+        self.applied = 0
+        self.recent: OrderedDict[str, Any] = OrderedDict()
+
+    # -- entry point ----------------------------------------------------
+    def apply(self, blob: bytes) -> Any:
+        command = decode(blob)
+        self.applied += 1
+        if command.key and command.key in self.recent:
+            return self.recent[command.key]
+        handler = COMMANDS.get(command.name)
+        if handler is None:
+            result: Any = [False, ["InvalidArgument", f"unknown command {command.name}", None]]
+        else:
+            try:
+                result = [True, handler(self, command.payload)]
+            except PelotonError as error:
+                result = [False, [type(error).__name__, error.message, error.field]]
+            except Exception as error:  # a bug; every replica hits it the same way
+                result = [False, ["Internal", f"{command.name} failed: {error!r}", None]]
+        if command.key:
+            self.recent[command.key] = result
+            if len(self.recent) > RECENT_KEYS:
+                self.recent.popitem(last=False)
+        return result
+
+    # -- pools ----------------------------------------------------------
+    def _pool_from(self, p: dict[str, Any]) -> Pool:
+        return Pool(
+            id=p["id"], name=p["name"], parent=p["parent"], config=p["config"],
+            resources={k: ResourceSpec(*v) for k, v in p["resources"].items()},
+            policy=p.get("policy", 1), controller_limit=p.get("controller_limit", 0.0),
+            slack_limit=p.get("slack_limit", 20.0),
+        )
+
+    def pool_create(self, p: dict[str, Any]) -> str:
+        if p["id"] in self.pools:
+            raise FailedPrecondition(f"resource pool id {p['id']} is taken")
+        pool = self._pool_from(p)
+        respool.validate_against_tree(self.pools, pool, creating=True)
+        self.pools[pool.id] = pool
+        self.pools[pool.parent].children.append(pool.id)  # type: ignore[index]
+        self.queues[pool.id] = {}
+        return pool.id
+
+    def pool_update(self, p: dict[str, Any]) -> str:
+        old = self.pools.get(p["id"])
+        if old is None or old.id == ROOT:
+            raise NotFound(f"resource pool {p['id']} does not exist")
+        if p["parent"] != old.parent:
+            raise InvalidArgument("a resource pool's parent cannot change", field="parent")
+        pool = self._pool_from(p)
+        pool.children, pool.allocation, pool.demand = old.children, old.allocation, old.demand
+        if not p.get("force"):
+            respool.validate_against_tree(self.pools, pool, creating=False)
+        self.pools[pool.id] = pool
+        self._admit(pool.id)
+        return pool.id
+
+    def pool_delete(self, p: dict[str, Any]) -> None:
+        pool = respool.lookup(self.pools, p["path"])
+        respool.validate_delete(self.pools, pool)
+        self.pools[pool.parent].children.remove(pool.id)  # type: ignore[index]
+        del self.pools[pool.id]
+        self.queues.pop(pool.id, None)
+
+    # -- tasks ----------------------------------------------------------
+    def _forget(self, entry: TaskEntry) -> None:
+        """Drop a task everywhere; release what it held."""
+        self.tasks.pop(entry.mesos_task_id, None)
+        if self.current_run.get(entry.task_id) == entry.mesos_task_id:
+            del self.current_run[entry.task_id]
+        pool = self.pools.get(entry.pool)
+        if entry.state == TaskState.PENDING:
+            if pool is not None:
+                pool.demand = (pool.demand - entry.resources).clamp_zero()
+        else:
+            self._release(entry.pool, entry.resources)
+        gang = self.gangs.get(entry.gang)
+        if gang is not None and entry.mesos_task_id in gang.tasks:
+            gang.tasks.remove(entry.mesos_task_id)
+            gang.resources = (gang.resources - entry.resources).clamp_zero()
+            if not gang.tasks:
+                del self.gangs[gang.id]
+
+    def _release(self, pool_id: str, amount: Resources) -> None:
+        if pool_id not in self.pools:
+            return
+        for pool in respool.ancestors(self.pools, pool_id):
+            pool.allocation = (pool.allocation - amount).clamp_zero()
+
+    def enqueue(self, p: dict[str, Any]) -> list[list[str]]:
+        """Queue gangs in a leaf pool. Idempotent per run; newer runs supersede."""
+        pool = self.pools.get(p["pool"])
+        if pool is None:
+            raise NotFound(f"resource pool {p['pool']} does not exist")
+        if not pool.is_leaf():
+            raise InvalidArgument(f"resource pool {respool.path_of(self.pools, pool.id)} is not "
+                                  "a leaf; jobs go to leaf pools", field="respoolID")
+        limit = respool.effective_limit(self.pools, pool.id)
+        failed: list[list[str]] = []
+        touched = False
+        for tasks in p["gangs"]:
+            fresh = []
+            for t in tasks:
+                mid, tid, run = t["mesos_task_id"], t["task_id"], t["run"]
+                current = self.current_run.get(tid)
+                if current is not None:
+                    old = self.tasks[current]
+                    old_run = int(current.rsplit("-", 1)[1])
+                    if old_run > run:
+                        failed.append([mid, f"run {run} is older than the tracked run {old_run}"])
+                        continue
+                    if old_run == run:
+                        if p.get("requeue") and old.state in (TaskState.LAUNCHING,
+                                                              TaskState.PLACED):
+                            self._to_ready_single(old)
+                        continue
+                    self._forget(old)
+                fresh.append(t)
+            if not fresh:
+                continue
+            total = Resources.sum([Resources(*t["resources"]) for t in fresh])
+            if not total.fits_in(limit):
+                for t in fresh:
+                    failed.append([t["mesos_task_id"],
+                                   "gang needs more than the pool's limit: "
+                                   + ", ".join(total.exceeding(limit))])
+                continue
+            gang = Gang(self.next_gang, pool.id, max(t["priority"] for t in fresh),
+                        [t["mesos_task_id"] for t in fresh], total)
+            self.next_gang += 1
+            self.gangs[gang.id] = gang
+            for t in fresh:
+                entry = TaskEntry(t["mesos_task_id"], t["task_id"], pool.id, t["shard"],
+                                  TaskState.PENDING, Resources(*t["resources"]), t["priority"],
+                                  gang.id, t["task"])
+                self.tasks[entry.mesos_task_id] = entry
+                self.current_run[entry.task_id] = entry.mesos_task_id
+            pool.demand = pool.demand + total
+            self.queues[pool.id].setdefault(gang.priority, deque()).append(gang.id)
+            touched = True
+        if touched:
+            self._admit(pool.id)
+        return failed
+
+    def _to_ready_single(self, entry: TaskEntry) -> None:
+        """Place one admitted task again, as a gang of its own."""
+        old = self.gangs.get(entry.gang)
+        if old is not None and entry.mesos_task_id in old.tasks:
+            old.tasks.remove(entry.mesos_task_id)
+            if not old.tasks:
+                del self.gangs[old.id]
+        gang = Gang(self.next_gang, entry.pool, entry.priority, [entry.mesos_task_id],
+                    entry.resources)
+        self.next_gang += 1
+        self.gangs[gang.id] = gang
+        entry.gang, entry.state, entry.placement, entry.deadline = gang.id, TaskState.READY, None, 0
+        self.ready.append(gang.id)
+
+    def _admit(self, pool_id: str) -> None:
+        """Move gangs from the pool's queue to READY while they fit the limits."""
+        pool = self.pools[pool_id]
+        queue = self.queues.get(pool_id)
+        if not queue:
+            return
+        chain = respool.ancestors(self.pools, pool_id)
+        for priority in sorted(queue, reverse=True):
+            gangs = queue[priority]
+            while gangs:
+                gang = self.gangs.get(gangs[0])
+                if gang is None or not gang.tasks:
+                    gangs.popleft()
+                    continue
+                if not all((p.allocation + gang.resources).fits_in(p.limit()) for p in chain):
+                    return  # head-of-line: the pool is full for now
+                gangs.popleft()
+                for p in chain:
+                    p.allocation = p.allocation + gang.resources
+                pool.demand = (pool.demand - gang.resources).clamp_zero()
+                for mid in gang.tasks:
+                    self.tasks[mid].state = TaskState.READY
+                self.ready.append(gang.id)
+            del queue[priority]
+
+    def dequeue(self, p: dict[str, Any]) -> list[list[bytes]]:
+        """Hand up to ``limit`` READY gangs to a placement worker (-> PLACING)."""
+        out: list[list[bytes]] = []
+        deadline = self.now + PLACING_TIMEOUT
+        while self.ready and len(out) < p["limit"]:
+            gang = self.gangs.get(self.ready.popleft())
+            if gang is None or not gang.tasks:
+                continue
+            for mid in gang.tasks:
+                entry = self.tasks[mid]
+                entry.state, entry.deadline = TaskState.PLACING, deadline
+            out.append([self.tasks[mid].task for mid in gang.tasks])
+        return out
+
+    def set_placements(self, p: dict[str, Any]) -> None:
+        for hostname, agent, lease, cluster, tasks in p["placed"]:
+            by_shard: dict[int, list[list[Any]]] = {}
+            for mid, ports in tasks:
+                entry = self.tasks.get(mid)
+                if entry is None or entry.state != TaskState.PLACING:
+                    continue  # killed or timed out meanwhile; its lease just expires
+                entry.state = TaskState.PLACED
+                entry.placement = [hostname, agent, lease, ports, cluster]
+                by_shard.setdefault(entry.shard, []).append([mid, entry.task_id, ports])
+            for shard, refs in by_shard.items():
+                self.placements.setdefault(shard, deque()).append(
+                    [hostname, agent, lease, cluster, refs])
+        for mids, reason in p["failed"]:
+            for mid in mids:
+                entry = self.tasks.get(mid)
+                if entry is not None and entry.state == TaskState.PLACING:
+                    entry.reason = reason
+            gang_ids = {self.tasks[m].gang for m in mids if m in self.tasks}
+            for gid in sorted(gang_ids):
+                gang = self.gangs.get(gid)
+                if gang is not None and all(self.tasks[m].state == TaskState.PLACING
+                                            for m in gang.tasks):
+                    for m in gang.tasks:
+                        self.tasks[m].state = TaskState.READY
+                    self.ready.append(gid)
+
+    def get_placements(self, p: dict[str, Any]) -> list[list[Any]]:
+        out: list[list[Any]] = []
+        deadline = self.now + LAUNCHING_TIMEOUT
+        for shard in p["shards"]:
+            queue = self.placements.get(shard)
+            while queue and len(out) < p["limit"]:
+                hostname, agent, lease, cluster, refs = queue.popleft()
+                live = []
+                for mid, tid, ports in refs:
+                    entry = self.tasks.get(mid)
+                    if entry is not None and entry.state == TaskState.PLACED:
+                        entry.state, entry.deadline = TaskState.LAUNCHING, deadline
+                        live.append([mid, tid, ports])
+                if live:
+                    out.append([hostname, agent, lease, cluster, live])
+            if queue is not None and not queue:
+                del self.placements[shard]
+        return out
+
+    def update_tasks(self, p: dict[str, Any]) -> None:
+        touched: set[str] = set()
+        for mid, state in p["updates"]:
+            entry = self.tasks.get(mid)
+            if entry is None:
+                continue
+            if state in TERMINAL_TASK_STATES:
+                self._forget(entry)
+                touched.add(entry.pool)
+            elif state != entry.state and entry.state != TaskState.PENDING:
+                entry.state = state
+                entry.deadline = 0.0
+        for pool_id in sorted(touched):
+            if pool_id in self.pools:
+                self._admit(pool_id)
+
+    # -- membership and shards -----------------------------------------
+    def heartbeat(self, p: dict[str, Any]) -> dict[str, Any]:
+        self.now = max(self.now, p["now"])
+        m = p["member"]
+        self.members[m["id"]] = Member(m["id"], m["kind"], m["address"], m.get("cluster", ""),
+                                       self.now + p.get("ttl", MEMBER_TTL))
+        if m["kind"] == "jobmgr":
+            self._assign_shards()
+        return self.view()
+
+    def tick(self, p: dict[str, Any]) -> None:
+        self.now = max(self.now, p["now"])
+        for mid in [m.id for m in self.members.values() if m.expires <= self.now]:
+            del self.members[mid]
+        self._assign_shards()
+        expired = sorted(e.mesos_task_id for e in self.tasks.values()
+                         if e.state in (TaskState.PLACING, TaskState.LAUNCHING)
+                         and e.deadline and e.deadline <= self.now)
+        for mid in expired:
+            entry = self.tasks[mid]
+            entry.reason = f"{TaskState(entry.state).name} timed out"
+            self._to_ready_single(entry)
+
+    def set_capacity(self, p: dict[str, Any]) -> None:
+        self.capacity[p["cluster"]] = Resources(*p["physical"])
+
+    def _assign_shards(self) -> None:
+        live = sorted(m.id for m in self.members.values()
+                      if m.kind == "jobmgr" and m.expires > self.now)
+        if not live:
+            return
+        counts = collections.Counter({m: 0 for m in live})
+        for shard in self.shards.values():
+            if shard.owner in counts:
+                counts[shard.owner] += 1
+        for s in range(self.num_shards):
+            current = self.shards.get(s)
+            if current is not None and current.owner in counts:
+                continue
+            owner = min(live, key=lambda m: (counts[m], m))
+            old = self.members.get(current.owner) if current is not None else None
+            not_before = max(self.now, old.expires) if old else self.now
+            self.shards[s] = Shard(owner, (current.epoch if current else 0) + 1, not_before)
+            counts[owner] += 1
+        # Rebalance onto newcomers: move a shard from the most loaded owner
+        # while the spread is over one; the mover may act once the old
+        # owner's lease has run out (it stops itself before that).
+        while True:
+            most = max(live, key=lambda m: (counts[m], m))
+            least = min(live, key=lambda m: (counts[m], m))
+            if counts[most] - counts[least] <= 1:
+                break
+            s = max(i for i, sh in self.shards.items() if sh.owner == most)
+            shard = self.shards[s]
+            self.shards[s] = Shard(least, shard.epoch + 1, self.members[most].expires)
+            counts[most] -= 1
+            counts[least] += 1
+
+    def view(self) -> dict[str, Any]:
+        return {
+            "now": self.now,
+            "num_shards": self.num_shards,
+            "members": [[m.id, m.kind, m.address, m.cluster, m.expires]
+                        for m in sorted(self.members.values(), key=lambda m: m.id)],
+            "shards": [[s, sh.owner, sh.epoch, sh.not_before]
+                       for s, sh in sorted(self.shards.items())],
+        }
+
+    # -- reads (callers hold the node lock) ------------------------------
+    def pending_gangs(self, pool_id: str, limit: int) -> list[tuple[Gang, str]]:
+        out = []
+        for priority in sorted(self.queues.get(pool_id, {}), reverse=True):
+            for gid in self.queues[pool_id][priority]:
+                gang = self.gangs.get(gid)
+                if gang is not None and gang.tasks:
+                    pool = self.pools[pool_id]
+                    over = (pool.allocation + gang.resources).exceeding(pool.limit())
+                    reason = ("waiting for " + ", ".join(over) + " (allocation + gang > limit)"
+                              if over else "behind a gang of higher priority or earlier arrival")
+                    out.append((gang, reason))
+                    if len(out) >= limit:
+                        return out
+        return out
+
+    def total_capacity(self) -> Resources:
+        return Resources.sum(list(self.capacity.values())) if self.capacity else ZERO
+
+    # -- snapshot -------------------------------------------------------
+    def snapshot(self) -> bytes:
+        return msgpack.packb({
+            "num_shards": self.num_shards, "now": self.now, "next_gang": self.next_gang,
+            "applied": self.applied,
+            "pools": [[p.id, p.name, p.parent, p.config,
+                       {k: [s.reservation, s.limit, s.share, s.type] for k, s in p.resources.items()},
+                       p.policy, p.controller_limit, p.slack_limit, p.children,
+                       list(p.allocation), list(p.demand)] for p in self.pools.values()],
+            "tasks": [[e.mesos_task_id, e.task_id, e.pool, e.shard, e.state, list(e.resources),
+                       e.priority, e.gang, e.task, e.deadline, e.placement, e.reason]
+                      for e in self.tasks.values()],
+            "gangs": [[g.id, g.pool, g.priority, g.tasks, list(g.resources)]
+                      for g in self.gangs.values()],
+            "queues": {pid: [[pr, list(q)] for pr, q in qs.items()]
+                       for pid, qs in self.queues.items()},
+            "ready": list(self.ready),
+            "placements": [[s, list(q)] for s, q in self.placements.items()],
+            "members": [[m.id, m.kind, m.address, m.cluster, m.expires]
+                        for m in self.members.values()],
+            "shards": [[s, sh.owner, sh.epoch, sh.not_before] for s, sh in self.shards.items()],
+            "capacity": {c: list(r) for c, r in self.capacity.items()},
+            "recent": list(self.recent.items()),
+        }, use_bin_type=True)
+
+    def restore(self, blob: bytes) -> None:
+        d = msgpack.unpackb(blob, raw=False, strict_map_key=False)
+        self.__init__(d["num_shards"])  # type: ignore[misc]
+        self.now, self.next_gang, self.applied = d["now"], d["next_gang"], d["applied"]
+        self.pools = {}
+        for pid, name, parent, config, res, policy, cl, sl, children, alloc, demand in d["pools"]:
+            self.pools[pid] = Pool(pid, name, parent, config,
+                                   {k: ResourceSpec(*v) for k, v in res.items()}, policy, cl, sl,
+                                   children, Resources(*alloc), Resources(*demand))
+        for row in d["tasks"]:
+            e = TaskEntry(row[0], row[1], row[2], row[3], row[4], Resources(*row[5]), row[6],
+                          row[7], row[8], row[9], row[10], row[11])
+            self.tasks[e.mesos_task_id] = e
+            self.current_run[e.task_id] = e.mesos_task_id
+        self.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4])) for g in d["gangs"]}
+        self.queues = {pid: {pr: deque(q) for pr, q in qs} for pid, qs in d["queues"].items()}
+        self.ready = deque(d["ready"])
+        self.placements = {s: deque(q) for s, q in d["placements"]}
+        self.members = {m[0]: Member(*m) for m in d["members"]}
+        self.shards = {s: Shard(o, e, nb) for s, o, e, nb in d["shards"]}
+        self.capacity = {c: Resources(*r) for c, r in d["capacity"].items()}
+        self.recent = OrderedDict((k, v) for k, v in d["recent"])
+
+    def digest(self) -> str:
+        """A hash of the state, published so replicas can compare."""
+        return hashlib.blake2b(self.snapshot(), digest_size=12).hexdigest()
+
+
+# The command table is the Raft log's schema: names are stable forever
+# (tests/resmgr/test_state.py pins them). Add new names; never rename.
+COMMANDS: dict[str, Callable[[ResmgrState, Any], Any]] = {
+    "pool.create": ResmgrState.pool_create,
+    "pool.update": ResmgrState.pool_update,
+    "pool.delete": ResmgrState.pool_delete,
+    "gangs.enqueue": ResmgrState.enqueue,
+    "gangs.dequeue": ResmgrState.dequeue,
+    "placements.set": ResmgrState.set_placements,
+    "placements.get": ResmgrState.get_placements,
+    "tasks.update": ResmgrState.update_tasks,
+    "member.heartbeat": ResmgrState.heartbeat,
+    "cluster.tick": ResmgrState.tick,
+    "cluster.capacity": ResmgrState.set_capacity,
+}
+
+__all__ = ["COMMANDS", "KINDS", "ResmgrState"]

@@ -1,0 +1,143 @@
+"""Call grpclib services from trio, following the leader and retrying.
+
+``ServiceClient(addresses, StubClass)`` calls one service that may be served
+by several addresses (resmgr replicas, jobmgr instances). It sticks to the
+address that last answered, follows ``NotLeader`` hints, and moves to the
+next address when one is unreachable, until ``deadline`` seconds pass.
+
+Only UNAVAILABLE outcomes are retried, and only for the time allowed; every
+call that changes state must therefore be idempotent (the servers make them
+so with idempotency keys) — a timed-out call may still have taken effect.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import trio
+import trio_asyncio
+from grpclib.client import Channel
+from grpclib.exceptions import GRPCError, StreamTerminatedError
+
+from peloton.core.errors import DeadlineExceeded, NotLeader, PelotonError, Unavailable
+from peloton.rpc.errors import from_grpc
+
+log = logging.getLogger(__name__)
+
+
+def split_address(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"not a host:port address: {address!r}")
+    return host.strip("[]"), int(port)
+
+
+class Channels:
+    """One grpclib channel per address, shared by every client of a process."""
+
+    def __init__(self) -> None:
+        self._channels: dict[str, Channel] = {}
+
+    def get(self, address: str) -> Channel:
+        channel = self._channels.get(address)
+        if channel is None:
+            host, port = split_address(address)
+            channel = self._channels[address] = Channel(host, port)
+        return channel
+
+    def drop(self, address: str) -> None:
+        channel = self._channels.pop(address, None)
+        if channel is not None:
+            channel.close()
+
+    def close(self) -> None:
+        for channel in self._channels.values():
+            channel.close()
+        self._channels.clear()
+
+
+_DEFAULT_CHANNELS: Channels | None = None
+
+
+def default_channels() -> Channels:
+    global _DEFAULT_CHANNELS
+    if _DEFAULT_CHANNELS is None:
+        _DEFAULT_CHANNELS = Channels()
+    return _DEFAULT_CHANNELS
+
+
+async def call_once(channels: Channels, address: str, stub_cls: type, method: str,
+                    request: Any, timeout: float) -> Any:
+    """One attempt at one address; every failure comes out as a PelotonError."""
+    stub = stub_cls(channels.get(address))
+    try:
+        with trio.fail_after(timeout + 1):
+            return await trio_asyncio.aio_as_trio(getattr(stub, method))(request, timeout=timeout)
+    except GRPCError as error:
+        raise from_grpc(error) from None
+    except (OSError, StreamTerminatedError, ConnectionError) as error:
+        channels.drop(address)
+        raise Unavailable(f"cannot reach {address}: {error}") from None
+    except trio.TooSlowError:
+        channels.drop(address)
+        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
+    except TimeoutError:
+        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
+
+
+class ServiceClient:
+    """Calls to one service served at any of ``addresses``."""
+
+    def __init__(self, addresses: list[str], stub_cls: type, *,
+                 channels: Channels | None = None, deadline: float = 20.0) -> None:
+        if not addresses:
+            raise ValueError("no addresses to call")
+        self.addresses = list(addresses)
+        self.stub_cls = stub_cls
+        self.channels = channels or default_channels()
+        self.deadline = deadline
+        self._preferred = self.addresses[0]
+
+    def set_addresses(self, addresses: list[str]) -> None:
+        if addresses:
+            self.addresses = list(addresses)
+            if self._preferred not in self.addresses:
+                self._preferred = self.addresses[0]
+
+    async def call(self, method: str, request: Any, *, timeout: float = 10.0,
+                   deadline: float | None = None) -> Any:
+        """Call ``method``; retry UNAVAILABLE elsewhere until ``deadline`` (s)."""
+        give_up = trio.current_time() + (self.deadline if deadline is None else deadline)
+        delay = 0.05
+        last: PelotonError | None = None
+        address = self._preferred
+        tried: set[str] = set()
+        while True:
+            try:
+                response = await call_once(self.channels, address, self.stub_cls, method,
+                                           request, timeout)
+                self._preferred = address
+                return response
+            except NotLeader as error:
+                last = error
+                tried.add(address)
+                if error.leader and error.leader != address:
+                    if error.leader not in self.addresses:
+                        self.addresses.append(error.leader)
+                    address = error.leader
+                    continue
+            except Unavailable as error:
+                last = error
+                tried.add(address)
+            untried = [a for a in self.addresses if a not in tried]
+            if untried:
+                address = untried[0]
+                continue
+            if trio.current_time() + delay > give_up:
+                assert last is not None
+                raise last
+            await trio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+            tried.clear()
+            address = self.addresses[(self.addresses.index(address) + 1) % len(self.addresses)]

@@ -1,0 +1,318 @@
+"""v0 job configs: loading, Peloton's job-config validation, per-instance merge.
+
+Validation follows ``pkg/jobmgr/job/config/validate.go``. Errors name the
+offending path the way :mod:`peloton.spec.yamlproto` does: a per-instance
+problem is reported on ``instanceconfig.<i>.<field>`` when instance ``i``
+overrides that field, and on ``defaultconfig.<field>`` when the bad (or
+missing) value comes from the default config.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from peloton.api.mesos.v1 import mesos_pb2
+from peloton.api.v0.job import job_pb2
+from peloton.api.v0.task import task_pb2
+from peloton.core.errors import InvalidArgument
+from peloton.spec.yamlproto import load_document, normalise_key, parse_message
+
+__all__ = [
+    "DOCKER",
+    "LEGACY_JOB_KEYS",
+    "MAX_RESTART_FAILURES",
+    "MAX_TASKS_PER_JOB",
+    "MESOS_CONTAINERIZER",
+    "load_job_config",
+    "merged_task_config",
+    "task_name",
+    "validate_job_config",
+]
+
+# Host-backend capabilities a job may need (see hostmgr backends).
+DOCKER = "docker"
+MESOS_CONTAINERIZER = "mesos-containerizer"
+
+MAX_TASKS_PER_JOB = 100_000  # job_service.max_tasks_per_job
+MAX_RESTART_FAILURES = 100
+
+# Keys Peloton stopped reading; Peloton's own testjob.yaml still has them.
+LEGACY_JOB_KEYS: Mapping[str, str] = MappingProxyType({
+    "sla.minimuminstancecount":
+        "Peloton no longer reads it; the gang size is sla.minimumRunningInstances",
+    "sla.minimuminstancepercent":
+        "Peloton no longer reads it; the gang size is sla.minimumRunningInstances",
+})
+
+_V1ALPHA_KEYS = frozenset({"defaultspec", "instancespec"})
+_RESOURCE_FIELDS = ("cpuLimit", "memLimitMb", "diskLimitMb", "gpuLimit")
+# TaskConfig fields _validate_task never reads (keep in sync with it): an
+# override of only these leaves the default's verdict unchanged.
+_UNCHECKED_TASK_FIELDS = frozenset({"name", "labels", "constraint", "volume",
+                                    "killGracePeriodSeconds", "controller"})
+
+
+def load_job_config(
+    source: str | bytes | os.PathLike[str] | Mapping[str, Any],
+    *,
+    capabilities: frozenset[str] = frozenset(),
+    max_tasks_per_job: int = MAX_TASKS_PER_JOB,
+) -> tuple[job_pb2.JobConfig, list[str]]:
+    """Parse and validate a v0 job config.
+
+    ``source`` is YAML text, a path to a YAML file, or already-parsed data.
+    Returns the config and warnings for ignored legacy keys
+    (:data:`LEGACY_JOB_KEYS`). Raises :class:`InvalidArgument` naming the
+    offending path for syntax, schema or validation errors (see
+    :func:`validate_job_config`); a v1alpha stateless JobSpec is rejected on
+    ``defaultspec``.
+    """
+    data = load_document(source)
+    if isinstance(data, Mapping):
+        for key in data:
+            if isinstance(key, str) and normalise_key(key) in _V1ALPHA_KEYS:
+                raise InvalidArgument(
+                    f"{key!r} belongs to a v1alpha stateless JobSpec, not a v0 JobConfig "
+                    f"(which has defaultConfig/instanceConfig); submit it with the "
+                    f"stateless API", field=normalise_key(key))
+    config, warnings = parse_message(data, job_pb2.JobConfig, legacy=LEGACY_JOB_KEYS)
+    validate_job_config(config, capabilities=capabilities, max_tasks_per_job=max_tasks_per_job)
+    return config, warnings
+
+
+def merged_task_config(config: job_pb2.JobConfig, instance: int) -> task_pb2.TaskConfig:
+    """The task config of ``instance``: ``defaultConfig`` overridden field by field.
+
+    Every field set in ``instanceConfig[instance]`` (``ListFields``: non-default
+    scalars, present messages, non-empty lists) replaces the default's field
+    whole; nothing is merged below the top level, and an override cannot
+    reset a field to its zero value. Returns a new message; ``config`` is not
+    modified. The instance is not checked against ``instanceCount``.
+    """
+    merged = task_pb2.TaskConfig()
+    merged.CopyFrom(config.defaultConfig)
+    # `in` first: indexing a message-valued map would create the entry.
+    if instance in config.instanceConfig:
+        _override(merged, config.instanceConfig[instance])
+    return merged
+
+
+def _override(merged: task_pb2.TaskConfig, override: task_pb2.TaskConfig) -> None:
+    for field, value in override.ListFields():
+        if field.is_repeated:
+            target = getattr(merged, field.name)
+            del target[:]
+            target.extend(value)
+        elif field.message_type is not None:
+            getattr(merged, field.name).CopyFrom(value)
+        else:
+            setattr(merged, field.name, value)
+
+
+def task_name(config: job_pb2.JobConfig, instance: int) -> str:
+    """The task's own ``name``, else Peloton's default ``<jobname>-<instance>``."""
+    if instance in config.instanceConfig and config.instanceConfig[instance].name:
+        return config.instanceConfig[instance].name
+    return config.defaultConfig.name or f"{config.name}-{instance}"
+
+
+def validate_job_config(
+    config: job_pb2.JobConfig,
+    *,
+    capabilities: frozenset[str],
+    max_tasks_per_job: int = MAX_TASKS_PER_JOB,
+) -> None:
+    """Check a job config as Peloton's jobmgr does before accepting it.
+
+    Job: ``1 <= instanceCount <= max_tasks_per_job``; instanceConfig keys
+    below instanceCount; ``sla.maximumRunningInstances <= instanceCount``;
+    ``minimumRunningInstances <= maximumRunningInstances`` when both are set;
+    instances inside the gang (``< minimumRunningInstances``) do not override
+    preemptionPolicy. SERVICE jobs: no maxRunningTime, no min/max running
+    instances, revocable implies preemptible.
+
+    Every instance: a command (a shell command with a non-empty value); only
+    instance 0 a controller; ports named, dynamic ones (value 0) with an
+    envName; restartPolicy.maxFailures <= 100; resources finite and
+    non-negative with cpuLimit > 0. BATCH: no enabled healthCheck, no
+    executor. SERVICE: executor only CUSTOM with data, killOnPreempt false.
+
+    ``capabilities`` is what the cluster's host backend can run
+    (:data:`DOCKER`, :data:`MESOS_CONTAINERIZER`); a task needing a missing
+    one is rejected. Every instance in ``0..instanceCount-1`` is checked with
+    its merged config; instances without an override share one check of the
+    default, so the cost is proportional to the number of overrides. Returns
+    nothing; raises :class:`InvalidArgument` at the first problem found.
+    """
+    count = config.instanceCount
+    if count < 1:
+        raise InvalidArgument("a job needs at least one instance", field="instancecount")
+    if count > max_tasks_per_job:
+        raise InvalidArgument(f"{count} instances exceed the maximum of {max_tasks_per_job} "
+                              f"tasks per job", field="instancecount")
+    overrides = sorted(config.instanceConfig)
+    for i in overrides:
+        if i >= count:
+            raise InvalidArgument(f"instance {i} is outside the job's {count} instances "
+                                  f"(0..{count - 1})", field=f"instanceconfig.{i}")
+    _validate_sla(config)
+
+    default = config.defaultConfig
+    default_set = _set_fields(default)
+    first_default = _first_not_in(0, config.instanceConfig, count)
+    default_checked = first_default is not None
+    if first_default is not None:
+        if default.controller:
+            nonzero = _first_not_in(1, config.instanceConfig, count)
+            if nonzero is not None:
+                raise InvalidArgument(f"only instance 0 may be a controller task, but "
+                                      f"instance {nonzero} gets controller from the default",
+                                      field="defaultconfig.controller")
+        _validate_task(default, lambda name: f"defaultconfig.{name.lower()}",
+                       instance=first_default, config=config, capabilities=capabilities)
+
+    for i in overrides:
+        override = config.instanceConfig[i]
+        override_set = _set_fields(override)
+
+        def where(name: str, i: int = i, override_set: frozenset[str] = override_set) -> str:
+            if name in override_set or name not in default_set:
+                return f"instanceconfig.{i}.{name.lower()}"
+            return f"defaultconfig.{name.lower()}"
+
+        if i != 0 and (override.controller or default.controller):
+            raise InvalidArgument(f"only instance 0 may be a controller task, but instance "
+                                  f"{i} is one", field=where("controller"))
+        if override_set <= _UNCHECKED_TASK_FIELDS:
+            # For _validate_task this instance is the default: check that once only.
+            if default_checked:
+                continue
+            default_checked = True
+        _validate_task(merged_task_config(config, i), where, instance=i, config=config,
+                       capabilities=capabilities)
+
+
+def _set_fields(task: task_pb2.TaskConfig) -> frozenset[str]:
+    return frozenset(f.name for f, _ in task.ListFields())
+
+
+def _first_not_in(start: int, taken: Any, count: int) -> int | None:
+    """The smallest instance >= start that is below count and not in taken."""
+    i = start
+    while i < count and i in taken:
+        i += 1
+    return i if i < count else None
+
+
+def _validate_sla(config: job_pb2.JobConfig) -> None:
+    sla = config.sla
+    count = config.instanceCount
+    if config.type == job_pb2.SERVICE:
+        if sla.maxRunningTime:
+            raise InvalidArgument("service jobs run until stopped; maxRunningTime is only "
+                                  "for batch jobs", field="sla.maxrunningtime")
+        if sla.minimumRunningInstances:
+            raise InvalidArgument("service jobs do not support minimumRunningInstances",
+                                  field="sla.minimumrunninginstances")
+        if sla.maximumRunningInstances:
+            raise InvalidArgument("service jobs do not support maximumRunningInstances",
+                                  field="sla.maximumrunninginstances")
+        if sla.revocable and not sla.preemptible:
+            raise InvalidArgument("a revocable job must also be preemptible",
+                                  field="sla.revocable")
+    if sla.maximumRunningInstances > count:
+        raise InvalidArgument(f"maximumRunningInstances {sla.maximumRunningInstances} is more "
+                              f"than instanceCount {count}", field="sla.maximumrunninginstances")
+    if (sla.minimumRunningInstances and sla.maximumRunningInstances
+            and sla.minimumRunningInstances > sla.maximumRunningInstances):
+        raise InvalidArgument(f"minimumRunningInstances {sla.minimumRunningInstances} is more "
+                              f"than maximumRunningInstances {sla.maximumRunningInstances}",
+                              field="sla.minimumrunninginstances")
+    # Tasks of the gang are admitted together; one cannot opt out of the job's policy.
+    for i in sorted(config.instanceConfig):
+        if i < sla.minimumRunningInstances and config.instanceConfig[i].HasField(
+                "preemptionPolicy"):
+            raise InvalidArgument(f"instance {i} is in the gang (minimumRunningInstances "
+                                  f"{sla.minimumRunningInstances}) and cannot override the "
+                                  f"preemption policy",
+                                  field=f"instanceconfig.{i}.preemptionpolicy")
+
+
+def _validate_task(
+    task: task_pb2.TaskConfig,
+    where: Callable[[str], str],
+    *,
+    instance: int,
+    config: job_pb2.JobConfig,
+    capabilities: frozenset[str],
+) -> None:
+    """Check one instance's merged config; ``where(field)`` names a TaskConfig field."""
+    if not task.HasField("command"):
+        raise InvalidArgument(f"instance {instance} has no command", field=where("command"))
+    # A non-shell command may leave value empty (a Docker image's entrypoint runs).
+    if task.command.shell and not task.command.value.strip():
+        raise InvalidArgument(f"instance {instance} has a shell command with an empty value",
+                              field=where("command"))
+
+    for j, port in enumerate(task.ports):
+        if not port.name:
+            raise InvalidArgument("a port needs a name", field=f"{where('ports')}[{j}].name")
+        if port.value == 0 and not port.envName:
+            raise InvalidArgument(f"dynamic port {port.name!r} (value 0) needs an envName to "
+                                  f"export the assigned port",
+                                  field=f"{where('ports')}[{j}].envname")
+
+    if config.type == job_pb2.BATCH:
+        if task.healthCheck.enabled:
+            raise InvalidArgument("batch tasks cannot have a health check",
+                                  field=where("healthCheck"))
+        if task.HasField("executor"):
+            raise InvalidArgument("batch tasks cannot have an executor", field=where("executor"))
+    elif config.type == job_pb2.SERVICE:
+        if task.HasField("executor") and (task.executor.type != mesos_pb2.ExecutorInfo.CUSTOM
+                                          or not task.executor.data):
+            raise InvalidArgument("a service task's executor must be CUSTOM with data",
+                                  field=where("executor"))
+        if task.preemptionPolicy.killOnPreempt:
+            raise InvalidArgument("service tasks must be rescheduled after preemption; "
+                                  "killOnPreempt must be false",
+                                  field=f"{where('preemptionPolicy')}.killonpreempt")
+
+    if task.restartPolicy.maxFailures > MAX_RESTART_FAILURES:
+        raise InvalidArgument(f"maxFailures {task.restartPolicy.maxFailures} is more than "
+                              f"{MAX_RESTART_FAILURES}",
+                              field=f"{where('restartPolicy')}.maxfailures")
+
+    for name in _RESOURCE_FIELDS:
+        value = getattr(task.resource, name)
+        if not math.isfinite(value) or value < 0:
+            raise InvalidArgument(f"{name} must be a non-negative number, got {value}",
+                                  field=f"{where('resource')}.{name.lower()}")
+    if task.resource.cpuLimit <= 0:
+        raise InvalidArgument(f"instance {instance} asks for no cpu; cpuLimit must be "
+                              f"more than 0", field=f"{where('resource')}.cpulimit")
+
+    _check_container(task, where, capabilities)
+
+
+def _check_container(task: task_pb2.TaskConfig, where: Callable[[str], str],
+                     capabilities: frozenset[str]) -> None:
+    if not task.HasField("container"):
+        return
+    container = task.container
+    if container.type == mesos_pb2.ContainerInfo.DOCKER or container.HasField("docker"):
+        need, what = DOCKER, "a Docker container"
+    elif container.HasField("mesos") and container.mesos.HasField("image"):
+        need, what = MESOS_CONTAINERIZER, "a Mesos container image"
+    else:
+        return  # a Mesos container without image is a plain process
+    if need in capabilities:
+        return
+    can = ", ".join(sorted(capabilities)) or "plain commands only"
+    raise InvalidArgument(f"the task asks for {what}, but this cluster's host backend cannot "
+                          f"run containers that need {need!r}; it can run: {can}",
+                          field=where("container"))

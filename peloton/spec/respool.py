@@ -1,0 +1,137 @@
+"""Resource-pool configs: loading, defaults, and the checks that need no tree.
+
+Checks against the tree (parent exists, child limit <= parent limit,
+siblings' reservations fit the parent, unique sibling names) belong to the
+resource manager, which has the tree. Errors name paths the way
+:mod:`peloton.spec.yamlproto` does (``resources[1].kind``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from peloton.api.v0.respool import respool_pb2
+from peloton.core.errors import InvalidArgument
+from peloton.core.resources import KINDS
+from peloton.spec.yamlproto import load_document, parse_message
+
+__all__ = [
+    "RESOURCE_KINDS",
+    "apply_respool_defaults",
+    "load_respool_config",
+    "split_respool_path",
+    "validate_respool_config",
+]
+
+RESOURCE_KINDS: tuple[str, ...] = KINDS  # cpu, memory, disk, gpu
+
+
+def split_respool_path(path: str) -> list[str]:
+    """``"/a/b"`` -> ``["a", "b"]``; ``"/"`` -> ``[]``.
+
+    A path is absolute and ``/``-separated; one trailing ``/`` is allowed.
+    Raises :class:`InvalidArgument` on ``field="path"`` otherwise.
+    """
+    if not path.startswith("/"):
+        raise InvalidArgument(f"resource pool path {path!r} must start with '/'", field="path")
+    trimmed = path[1:-1] if path.endswith("/") and path != "/" else path[1:]
+    if not trimmed:
+        return []
+    parts = trimmed.split("/")
+    if any(not part for part in parts):
+        raise InvalidArgument(f"resource pool path {path!r} has an empty element", field="path")
+    return parts
+
+
+def load_respool_config(
+    source: str | bytes | os.PathLike[str] | Mapping[str, Any],
+    *,
+    path: str | None = None,
+    reject_parent: bool = False,
+) -> tuple[respool_pb2.ResourcePoolConfig, list[str]]:
+    """Parse a resource-pool config, fill in defaults, and validate it.
+
+    ``source`` is YAML text, a path to a YAML file, or already-parsed data.
+    ``path`` is the pool's path when known (the CLI's ``respool create
+    /a/b file``); ``reject_parent`` is the CLI's rule that the parent comes
+    from the path, not from the file. See :func:`apply_respool_defaults` and
+    :func:`validate_respool_config`. Returns the config and warnings (none
+    today); raises :class:`InvalidArgument` naming the offending path.
+    """
+    config, warnings = parse_message(load_document(source), respool_pb2.ResourcePoolConfig)
+    apply_respool_defaults(config, path=path)
+    validate_respool_config(config, path=path, reject_parent=reject_parent)
+    return config, warnings
+
+
+def apply_respool_defaults(config: respool_pb2.ResourcePoolConfig, *,
+                           path: str | None = None) -> None:
+    """Fill in, in place: ``policy`` PriorityFIFO when unset; ``name`` from the
+    last element of ``path`` when the config has none. Idempotent."""
+    if config.policy == respool_pb2.UNKNOWN:
+        config.policy = respool_pb2.PriorityFIFO
+    if path is not None and not config.name:
+        parts = split_respool_path(path)
+        if parts:
+            config.name = parts[-1]
+
+
+def validate_respool_config(
+    config: respool_pb2.ResourcePoolConfig,
+    *,
+    path: str | None = None,
+    reject_parent: bool = False,
+) -> None:
+    """Check what can be checked without the pool tree.
+
+    The name is non-empty and, when ``path`` is given, equals its last
+    element (``/`` itself cannot be created). Resource kinds are cpu,
+    memory, disk and gpu, each at most once; reservation, limit and share
+    are finite and non-negative, and reservation <= limit. Controller and
+    slack ``maxPercent`` lie in 0..100. With ``reject_parent`` a ``parent``
+    in the config is an error. Returns nothing; raises
+    :class:`InvalidArgument` at the first problem.
+    """
+    if path is not None:
+        parts = split_respool_path(path)
+        if not parts:
+            raise InvalidArgument("cannot create the root resource pool '/'", field="path")
+        if config.name and config.name != parts[-1]:
+            raise InvalidArgument(f"name {config.name!r} does not match the last element "
+                                  f"{parts[-1]!r} of path {path!r}", field="name")
+    if not config.name:
+        raise InvalidArgument("a resource pool needs a name", field="name")
+    if reject_parent and config.HasField("parent"):
+        raise InvalidArgument("the parent comes from the pool's path; remove 'parent' from "
+                              "the file", field="parent")
+
+    first_at: dict[str, int] = {}
+    for i, resource in enumerate(config.resources):
+        where = f"resources[{i}]"
+        if resource.kind not in RESOURCE_KINDS:
+            raise InvalidArgument(f"unknown resource kind {resource.kind!r}; expected one of "
+                                  f"{', '.join(RESOURCE_KINDS)}", field=f"{where}.kind")
+        if resource.kind in first_at:
+            raise InvalidArgument(f"kind {resource.kind!r} is given more than once (first at "
+                                  f"resources[{first_at[resource.kind]}])",
+                                  field=f"{where}.kind")
+        first_at[resource.kind] = i
+        for name in ("reservation", "limit", "share"):
+            value = getattr(resource, name)
+            if not math.isfinite(value) or value < 0:
+                raise InvalidArgument(f"{name} must be a non-negative number, got {value:g}",
+                                      field=f"{where}.{name}")
+        if resource.reservation > resource.limit:
+            raise InvalidArgument(f"{resource.kind} reservation {resource.reservation:g} is "
+                                  f"more than its limit {resource.limit:g}",
+                                  field=f"{where}.reservation")
+
+    for name, limit in (("controllerlimit", config.controllerLimit),
+                        ("slacklimit", config.slackLimit)):
+        percent = limit.maxPercent
+        if not (0 <= percent <= 100):  # also false for NaN
+            raise InvalidArgument(f"maxPercent must be within 0..100, got {percent:g}",
+                                  field=f"{name}.maxpercent")

@@ -1,0 +1,267 @@
+"""The storage gateway: the rows jobmgr persists and the interface every backend keeps.
+
+Storage is the source of truth for jobs and tasks (the Raft log is not fsynced,
+see DESIGN.md §2). It knows nothing about protobuf: configs and runtimes are
+opaque ``bytes`` next to the few columns that queries and recovery need.
+
+Fencing. Jobs are hash-partitioned into shards; each shard is owned by one
+jobmgr at a time, under an *epoch* that grows each time ownership moves. The
+store keeps, per shard, the highest epoch that has claimed or written it. Every
+call that changes a shard's rows names the shard and the caller's epoch, and
+runs as ONE transaction that first checks the fence:
+
+* epoch lower than the stored one: raise :class:`~peloton.core.errors.Aborted`
+  and change nothing (a stale owner is detected, not trusted);
+* epoch equal: proceed;
+* epoch higher, or shard never claimed: raise the stored epoch to it (an
+  implicit claim that keeps the recorded owner), then proceed. So no write of a
+  lower epoch can land after any write of a higher one.
+
+Errors are the project's tree (``peloton.core.errors``): ``Aborted`` for a
+stale epoch, ``AlreadyExists`` for a duplicate job, ``InvalidArgument`` for
+rows that contradict the call (a job of another shard), ``NotFound`` for tasks
+or events of a job that does not exist, ``Unavailable`` when the backend is
+busy or unreachable (retry), ``FailedPrecondition`` for a store this code
+cannot use (newer schema), ``Internal`` for anything else. A failed call
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Self
+
+from peloton.core.states import TERMINAL_JOB_STATES
+
+__all__ = [
+    "ACTIVE_EXCLUDED_JOB_STATES",
+    "JobRow",
+    "ShardRow",
+    "Storage",
+    "TaskEventRow",
+    "TaskRow",
+]
+
+# load_shard(active_only=True) skips jobs in these states (JobState numbers).
+ACTIVE_EXCLUDED_JOB_STATES: frozenset[int] = frozenset(int(s) for s in TERMINAL_JOB_STATES)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class JobRow:
+    """One job. ``state``/``goal_state`` are ``JobState`` numbers; times are
+    seconds since the epoch; ``labels`` keep their order and may repeat keys."""
+
+    job_id: str
+    shard: int
+    name: str
+    owner: str
+    respool_id: str
+    state: int
+    goal_state: int
+    instance_count: int
+    labels: list[tuple[str, str]]
+    creation_time: float
+    update_time: float
+    completion_time: float
+    config_version: int
+    config: bytes
+    runtime: bytes
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TaskRow:
+    """The current run of one instance; ``state``/``goal_state`` are ``TaskState`` numbers."""
+
+    job_id: str
+    instance_id: int
+    run_id: int
+    state: int
+    goal_state: int
+    host: str
+    name: str
+    update_time: float
+    runtime: bytes
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TaskEventRow:
+    """One state change of one run, appended, never updated."""
+
+    job_id: str
+    instance_id: int
+    run_id: int
+    state: int
+    timestamp: float
+    host: str
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ShardRow:
+    """The fence of one shard: the highest epoch seen, and who claimed it."""
+
+    shard: int
+    epoch: int
+    owner: str
+    update_time: float
+
+
+class Storage(abc.ABC):
+    """What jobmgr needs from a store. Every method is async and safe to call
+    from several trio tasks at once; each call is one atomic unit. Several
+    ``Storage`` objects (in one or several processes) may share one store and
+    see each other's committed writes.
+
+    Usable as ``async with await open_x(...) as store:``.
+    """
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    @abc.abstractmethod
+    async def aclose(self) -> None:
+        """Release the connection. Idempotent; later calls raise ``Unavailable``."""
+
+    # ---- shards -------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def claim_shard(self, shard: int, epoch: int, owner: str) -> None:
+        """Record ``owner`` as the owner of ``shard`` at ``epoch``.
+
+        Allowed when ``epoch`` >= the stored epoch (equal: an idempotent
+        re-claim); raises ``Aborted`` and changes nothing when the stored
+        epoch is higher.
+        """
+
+    @abc.abstractmethod
+    async def get_shard(self, shard: int) -> ShardRow | None:
+        """The shard's fence, or None if it was never claimed or written."""
+
+    # ---- writes (fenced) ----------------------------------------------------
+
+    @abc.abstractmethod
+    async def write(
+        self,
+        shard: int,
+        epoch: int,
+        *,
+        jobs: Sequence[JobRow] = (),
+        tasks: Sequence[TaskRow] = (),
+        events: Sequence[TaskEventRow] = (),
+        delete_jobs: Sequence[str] = (),
+    ) -> None:
+        """Apply one batch of a shard's changes in ONE transaction.
+
+        In order: check the fence (module docstring), upsert ``jobs``
+        (every job must have ``shard``), upsert ``tasks`` (keyed by job and
+        instance), append ``events`` (kept in the given order), delete
+        ``delete_jobs`` with their tasks and events (an unknown id is a
+        no-op). Within one list a later row for the same key wins.
+
+        Every job named by a task, event or delete must belong to ``shard``
+        (``InvalidArgument`` otherwise); tasks and events must name a job
+        that exists, possibly created by this same call (``NotFound``
+        otherwise). On any error nothing is changed.
+        """
+
+    @abc.abstractmethod
+    async def create_job(
+        self, shard: int, epoch: int, job: JobRow, tasks: Sequence[TaskRow] = ()
+    ) -> None:
+        """Insert a new job and its tasks in ONE fenced transaction.
+
+        Raises ``AlreadyExists`` if ``job.job_id`` exists (nothing changed),
+        ``InvalidArgument`` if ``job.shard != shard`` or a task names
+        another job.
+        """
+
+    # ---- reads (unfenced; anyone may read) ----------------------------------
+
+    @abc.abstractmethod
+    async def get_job(self, job_id: str) -> JobRow | None:
+        """The job, or None."""
+
+    @abc.abstractmethod
+    async def get_jobs(self, job_ids: Sequence[str]) -> list[JobRow]:
+        """The jobs that exist, in the order asked (a repeated id appears once)."""
+
+    @abc.abstractmethod
+    async def query_jobs(
+        self,
+        *,
+        states: Sequence[int] = (),
+        respool_id: str | None = None,
+        owner: str | None = None,
+        name: str | None = None,
+        labels: Sequence[tuple[str, str]] = (),
+        keywords: Sequence[str] = (),
+        offset: int = 0,
+        limit: int = 100,
+    ) -> tuple[list[JobRow], int]:
+        """Search jobs; returns (one page, total number matching).
+
+        Filters combine with AND: ``states`` any of; ``respool_id`` and
+        ``owner`` exact; ``name`` case-insensitive substring (Peloton's
+        ``*name*``); ``labels`` every (key, value) pair present; every
+        keyword a case-insensitive substring of the name, the owner, or
+        some label key or value. Ordered by creation_time descending, then
+        job_id. ``offset``/``limit`` must be >= 0 (``InvalidArgument``);
+        the page and the total come from one snapshot.
+        """
+
+    @abc.abstractmethod
+    async def get_task(self, job_id: str, instance_id: int) -> TaskRow | None:
+        """The task, or None."""
+
+    @abc.abstractmethod
+    async def list_tasks(
+        self,
+        job_id: str,
+        *,
+        instance_from: int = 0,
+        instance_to: int | None = None,
+        states: Sequence[int] = (),
+        names: Sequence[str] = (),
+        hosts: Sequence[str] = (),
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> tuple[list[TaskRow], int]:
+        """A job's tasks with ``instance_from <= instance_id < instance_to``
+        (Peloton's ``InstanceRange``; ``None``: no upper bound), state, name
+        and host each in the given set when one is given. Returns (the page
+        ordered by instance_id, total matching); ``limit=None`` means all.
+        """
+
+    @abc.abstractmethod
+    async def task_events(
+        self, job_id: str, instance_id: int, *, limit: int = 100
+    ) -> list[TaskEventRow]:
+        """Up to ``limit`` events of one instance, newest first (by timestamp,
+        then by the order they were written)."""
+
+    @abc.abstractmethod
+    async def load_shard(
+        self, shard: int, *, active_only: bool = True
+    ) -> tuple[list[JobRow], list[TaskRow]]:
+        """Every job of ``shard`` and all their tasks, from one snapshot.
+
+        ``active_only`` skips jobs whose state is terminal (SUCCEEDED,
+        FAILED, KILLED, DELETED; ``ACTIVE_EXCLUDED_JOB_STATES``). Jobs are
+        ordered by job_id, tasks by (job_id, instance_id). Used when a
+        jobmgr takes over a shard; meant for 100k tasks in one call.
+        """
+
+    @abc.abstractmethod
+    async def stats(self) -> dict[str, int]:
+        """Row counts: ``{"jobs": .., "tasks": .., "events": .., "shards": ..}``."""

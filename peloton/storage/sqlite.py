@@ -1,0 +1,701 @@
+"""The storage gateway on SQLite: one file, shared by every jobmgr on the machine.
+
+Threads. Each :class:`SQLiteStorage` owns one connection and reaches it only
+through ``trio.to_thread.run_sync`` under its own ``CapacityLimiter(1)``: one
+blocking call at a time, never on the trio thread. Calls from many trio tasks
+queue on the limiter, so each is one whole transaction. A call that has started
+in the thread finishes (commit or rollback) before a cancellation is delivered;
+a call never leaves a transaction open.
+
+Processes. Several processes may open the same file: WAL mode lets readers
+run beside the one writer. Writes take the write lock up front
+(``BEGIN IMMEDIATE``) and wait up to ``busy_timeout`` for it, then raise
+``Unavailable``. Reads that need two statements (a page and its total, a
+shard's jobs and their tasks) run in one read transaction, so one snapshot.
+
+Durability. ``synchronous=NORMAL`` (the default) in WAL mode survives a crash
+of the process but may lose the last transactions on power loss; that is the
+same promise as the Raft log, which pysyncobj does not fsync either. Storage is
+the source of truth for jobs and tasks, so ``synchronous="FULL"`` (fsync per
+commit) is a config option; batching rows per transaction is what keeps either
+fast (reference/pysyncobj-and-costs.md §4.2).
+
+Every write is fenced by the shard's epoch (see ``gateway``). sqlite3 errors
+are translated here, once: locked/busy/full/I-O → ``Unavailable``; a duplicate
+key → ``AlreadyExists``; anything else → ``Internal``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from operator import attrgetter
+from typing import Any, TypeVar
+
+import trio
+
+from peloton.core.errors import (
+    Aborted,
+    AlreadyExists,
+    FailedPrecondition,
+    Internal,
+    InvalidArgument,
+    NotFound,
+    PelotonError,
+    Unavailable,
+)
+from peloton.storage.gateway import (
+    ACTIVE_EXCLUDED_JOB_STATES,
+    JobRow,
+    ShardRow,
+    Storage,
+    TaskEventRow,
+    TaskRow,
+)
+
+__all__ = ["SCHEMA_VERSION", "SQLiteStorage", "open_sqlite"]
+
+T = TypeVar("T")
+
+SCHEMA_VERSION = 1
+
+# _MIGRATIONS[v] takes a store at version v-1 to version v (0: empty file).
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        """CREATE TABLE jobs (
+            job_id          TEXT PRIMARY KEY NOT NULL,
+            shard           INTEGER NOT NULL,
+            name            TEXT NOT NULL,
+            owner           TEXT NOT NULL,
+            respool_id      TEXT NOT NULL,
+            state           INTEGER NOT NULL,
+            goal_state      INTEGER NOT NULL,
+            instance_count  INTEGER NOT NULL,
+            labels          TEXT NOT NULL,      -- JSON [[key, value], ...]
+            creation_time   REAL NOT NULL,
+            update_time     REAL NOT NULL,
+            completion_time REAL NOT NULL,
+            config_version  INTEGER NOT NULL,
+            config          BLOB NOT NULL,
+            runtime         BLOB NOT NULL
+        )""",
+        "CREATE INDEX jobs_by_shard_state ON jobs (shard, state)",
+        "CREATE INDEX jobs_by_creation_time ON jobs (creation_time)",
+        """CREATE TABLE tasks (
+            job_id      TEXT NOT NULL,
+            instance_id INTEGER NOT NULL,
+            run_id      INTEGER NOT NULL,
+            state       INTEGER NOT NULL,
+            goal_state  INTEGER NOT NULL,
+            host        TEXT NOT NULL,
+            name        TEXT NOT NULL,
+            update_time REAL NOT NULL,
+            runtime     BLOB NOT NULL,
+            PRIMARY KEY (job_id, instance_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE task_events (
+            job_id      TEXT NOT NULL,
+            instance_id INTEGER NOT NULL,
+            run_id      INTEGER NOT NULL,
+            state       INTEGER NOT NULL,
+            timestamp   REAL NOT NULL,
+            host        TEXT NOT NULL,
+            message     TEXT NOT NULL
+        )""",
+        # timestamp last: newest-first reads of one task walk the index backwards.
+        "CREATE INDEX task_events_by_task ON task_events (job_id, instance_id, timestamp)",
+        """CREATE TABLE shards (
+            shard       INTEGER PRIMARY KEY NOT NULL,
+            epoch       INTEGER NOT NULL,
+            owner       TEXT NOT NULL,
+            update_time REAL NOT NULL
+        )""",
+    ),
+}
+
+_SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+# Wall-clock seconds, computed by SQLite (shards.update_time is informational).
+_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+
+_JOB_COLUMNS = (
+    "job_id", "shard", "name", "owner", "respool_id", "state", "goal_state",
+    "instance_count", "labels", "creation_time", "update_time", "completion_time",
+    "config_version", "config", "runtime",
+)
+_TASK_COLUMNS = (
+    "job_id", "instance_id", "run_id", "state", "goal_state", "host", "name",
+    "update_time", "runtime",
+)
+_EVENT_COLUMNS = ("job_id", "instance_id", "run_id", "state", "timestamp", "host", "message")
+
+_JOB_SELECT = ", ".join(_JOB_COLUMNS)
+_TASK_SELECT = ", ".join(_TASK_COLUMNS)
+_EVENT_SELECT = ", ".join(_EVENT_COLUMNS)
+
+
+def _upsert(table: str, columns: tuple[str, ...], key: tuple[str, ...]) -> str:
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)}) "
+        f"VALUES ({', '.join('?' * len(columns))}) "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
+
+
+_UPSERT_JOB = _upsert("jobs", _JOB_COLUMNS, ("job_id",))
+_INSERT_JOB = (
+    f"INSERT INTO jobs ({_JOB_SELECT}) VALUES ({', '.join('?' * len(_JOB_COLUMNS))})"
+)
+_UPSERT_TASK = _upsert("tasks", _TASK_COLUMNS, ("job_id", "instance_id"))
+_INSERT_EVENT = (
+    f"INSERT INTO task_events ({_EVENT_SELECT}) VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})"
+)
+# Sets of values travel as one JSON array parameter: no variable-count limit,
+# one prepared statement whatever the size.
+_IN_JSON = "IN (SELECT value FROM json_each(?))"
+
+def _load_shard_sql(active_only: bool) -> tuple[str, str]:
+    # Both walk jobs_by_shard_state, then tasks by primary key (job_id, ...).
+    active = f" AND j.state NOT {_IN_JSON}" if active_only else ""
+    job_columns = ", ".join(f"j.{c}" for c in _JOB_COLUMNS)
+    task_columns = ", ".join(f"t.{c}" for c in _TASK_COLUMNS)
+    return (
+        f"SELECT {job_columns} FROM jobs AS j WHERE j.shard = ?{active} ORDER BY j.job_id",
+        f"SELECT {task_columns} FROM jobs AS j JOIN tasks AS t ON t.job_id = j.job_id "
+        f"WHERE j.shard = ?{active} ORDER BY t.job_id, t.instance_id",
+    )
+
+
+# _LOAD_SHARD[active_only] = (jobs query, tasks query); parameters (shard[, terminal states]).
+_LOAD_SHARD = {flag: _load_shard_sql(flag) for flag in (True, False)}
+
+_task_tuple = attrgetter(*_TASK_COLUMNS)
+_event_tuple = attrgetter(*_EVENT_COLUMNS)
+_terminal_json = json.dumps(sorted(ACTIVE_EXCLUDED_JOB_STATES))
+
+
+def _job_tuple(job: JobRow) -> tuple[Any, ...]:
+    return (
+        job.job_id, job.shard, job.name, job.owner, job.respool_id, job.state,
+        job.goal_state, job.instance_count,
+        json.dumps([[k, v] for k, v in job.labels], ensure_ascii=False, separators=(",", ":")),
+        job.creation_time, job.update_time, job.completion_time, job.config_version,
+        job.config, job.runtime,
+    )
+
+
+def _job_from_row(row: tuple[Any, ...]) -> JobRow:
+    (job_id, shard, name, owner, respool_id, state, goal_state, instance_count, labels,
+     creation_time, update_time, completion_time, config_version, config, runtime) = row
+    return JobRow(
+        job_id, shard, name, owner, respool_id, state, goal_state, instance_count,
+        [(k, v) for k, v in json.loads(labels)], creation_time, update_time,
+        completion_time, config_version, config, runtime,
+    )
+
+
+def _fold(value: object) -> str | None:
+    """SQL ``peloton_fold(x)``: Unicode case folding (SQLite's lower() is ASCII-only)."""
+    return value.casefold() if isinstance(value, str) else None
+
+
+def _unavailable_code(name: str) -> bool:
+    return name.startswith((
+        "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_CANTOPEN",
+        "SQLITE_PROTOCOL", "SQLITE_READONLY",
+    ))
+
+
+def _translate(exc: sqlite3.Error) -> PelotonError:
+    """One sqlite3 error -> the project's tree (the only place this happens)."""
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    text = f"sqlite: {exc}" + (f" ({name})" if name else "")
+    if _unavailable_code(name) or (
+        not name and isinstance(exc, sqlite3.OperationalError)
+        and ("locked" in str(exc) or "busy" in str(exc))
+    ):
+        return Unavailable(text)
+    if name in ("SQLITE_CONSTRAINT_PRIMARYKEY", "SQLITE_CONSTRAINT_UNIQUE"):
+        return AlreadyExists(text)
+    return Internal(text)
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection, mode: str) -> Iterator[None]:
+    """BEGIN <mode> ... COMMIT, or ROLLBACK on any error (then re-raise)."""
+    conn.execute(f"BEGIN {mode}")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _check_page(offset: int, limit: int | None) -> None:
+    if offset < 0:
+        raise InvalidArgument(f"must be >= 0, got {offset}", field="offset")
+    if limit is not None and limit < 0:
+        raise InvalidArgument(f"must be >= 0, got {limit}", field="limit")
+
+
+def _fence(conn: sqlite3.Connection, shard: int, epoch: int) -> None:
+    """Inside a write transaction: Aborted if ``shard`` has a higher epoch
+    than ``epoch``; otherwise raise the stored epoch to ``epoch``."""
+    row = conn.execute("SELECT epoch FROM shards WHERE shard = ?", (shard,)).fetchone()
+    if row is None:
+        conn.execute(
+            f"INSERT INTO shards (shard, epoch, owner, update_time) VALUES (?, ?, '', {_NOW})",
+            (shard, epoch),
+        )
+    elif row[0] > epoch:
+        raise Aborted(f"shard {shard} is owned by epoch {row[0]} now (write had epoch {epoch})")
+    elif row[0] < epoch:
+        conn.execute(
+            f"UPDATE shards SET epoch = ?, update_time = {_NOW} WHERE shard = ?", (epoch, shard)
+        )
+
+
+def _shards_of(conn: sqlite3.Connection, job_ids: set[str]) -> dict[str, int]:
+    if not job_ids:
+        return {}
+    rows = conn.execute(
+        f"SELECT job_id, shard FROM jobs WHERE job_id {_IN_JSON}", (json.dumps(list(job_ids)),)
+    )
+    return dict(rows.fetchall())
+
+
+def _check_ownership(
+    conn: sqlite3.Connection,
+    shard: int,
+    jobs: Sequence[JobRow],
+    tasks: Sequence[TaskRow],
+    events: Sequence[TaskEventRow],
+    delete_jobs: Sequence[str],
+) -> None:
+    """Every row of the write must belong to ``shard``; tasks and events
+    must name a job that exists or that this write creates."""
+    for job in jobs:
+        if job.shard != shard:
+            raise InvalidArgument(
+                f"job {job.job_id} is in shard {job.shard}, not {shard}", field="jobs"
+            )
+    new_ids = {job.job_id for job in jobs}
+    task_ids = {t.job_id for t in tasks}
+    event_ids = {e.job_id for e in events}
+    stored = _shards_of(conn, new_ids | task_ids | event_ids | set(delete_jobs))
+    for job_id, stored_shard in stored.items():
+        if stored_shard != shard:
+            raise InvalidArgument(
+                f"job {job_id} is in shard {stored_shard}, not {shard}", field="jobs"
+            )
+    for field, ids in (("tasks", task_ids), ("events", event_ids)):
+        missing = ids - new_ids - stored.keys()
+        if missing:
+            raise NotFound(f"job {min(missing)} not found", field=field)
+
+
+class SQLiteStorage(Storage):
+    """:class:`Storage` on one SQLite file; open with :func:`open_sqlite`."""
+
+    def __init__(self, conn: sqlite3.Connection, limiter: trio.CapacityLimiter) -> None:
+        self._conn: sqlite3.Connection | None = conn
+        self._limiter = limiter
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "NORMAL",
+        busy_timeout: float = 10.0,
+    ) -> SQLiteStorage:
+        """Open (creating if absent) the store at ``path`` and bring its schema
+        to :data:`SCHEMA_VERSION`.
+
+        ``synchronous`` is SQLite's PRAGMA (OFF, NORMAL, FULL, EXTRA);
+        ``busy_timeout`` is how many seconds a call waits for another
+        connection's lock before raising ``Unavailable``. Raises
+        ``FailedPrecondition`` if the file has a newer schema than this code.
+        """
+        mode = synchronous.upper()
+        if mode not in _SYNCHRONOUS:
+            raise InvalidArgument(
+                f"{synchronous!r} is not one of {', '.join(_SYNCHRONOUS)}", field="synchronous"
+            )
+        if busy_timeout < 0:
+            raise InvalidArgument(f"must be >= 0, got {busy_timeout}", field="busy_timeout")
+        limiter = trio.CapacityLimiter(1)
+        conn = await trio.to_thread.run_sync(
+            _connect, os.fspath(path), mode, int(busy_timeout * 1000), limiter=limiter
+        )
+        return cls(conn, limiter)
+
+    # ---- plumbing -----------------------------------------------------------
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return await trio.to_thread.run_sync(self._in_thread, fn, limiter=self._limiter)
+
+    def _in_thread(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        conn = self._conn
+        if conn is None:
+            raise Unavailable("sqlite storage is closed")
+        try:
+            return fn(conn)
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+    async def aclose(self) -> None:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(self._close_in_thread, limiter=self._limiter)
+
+    def _close_in_thread(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except sqlite3.Error as exc:
+                raise _translate(exc) from exc
+
+    async def settings(self) -> dict[str, str | int]:
+        """The connection's effective PRAGMAs (journal_mode, synchronous, busy_timeout ms)."""
+
+        def run(conn: sqlite3.Connection) -> dict[str, str | int]:
+            sync = conn.execute("PRAGMA synchronous").fetchone()[0]
+            return {
+                "journal_mode": conn.execute("PRAGMA journal_mode").fetchone()[0],
+                "synchronous": _SYNCHRONOUS[sync] if 0 <= sync < len(_SYNCHRONOUS) else sync,
+                "busy_timeout": conn.execute("PRAGMA busy_timeout").fetchone()[0],
+                "schema_version": conn.execute(
+                    "SELECT version FROM schema_version"
+                ).fetchone()[0],
+            }
+
+        return await self._call(run)
+
+    # ---- shards -------------------------------------------------------------
+
+    async def claim_shard(self, shard: int, epoch: int, owner: str) -> None:
+        def run(conn: sqlite3.Connection) -> None:
+            with _transaction(conn, "IMMEDIATE"):
+                row = conn.execute(
+                    "SELECT epoch FROM shards WHERE shard = ?", (shard,)
+                ).fetchone()
+                if row is not None and row[0] > epoch:
+                    raise Aborted(
+                        f"shard {shard} is owned by epoch {row[0]} now (claim had epoch {epoch})"
+                    )
+                conn.execute(
+                    "INSERT INTO shards (shard, epoch, owner, update_time) "
+                    f"VALUES (?, ?, ?, {_NOW}) ON CONFLICT (shard) DO UPDATE SET "
+                    "epoch = excluded.epoch, owner = excluded.owner, "
+                    "update_time = excluded.update_time",
+                    (shard, epoch, owner),
+                )
+
+        await self._call(run)
+
+    async def get_shard(self, shard: int) -> ShardRow | None:
+        def run(conn: sqlite3.Connection) -> ShardRow | None:
+            row = conn.execute(
+                "SELECT shard, epoch, owner, update_time FROM shards WHERE shard = ?", (shard,)
+            ).fetchone()
+            return None if row is None else ShardRow(*row)
+
+        return await self._call(run)
+
+    # ---- writes -------------------------------------------------------------
+
+    async def write(
+        self,
+        shard: int,
+        epoch: int,
+        *,
+        jobs: Sequence[JobRow] = (),
+        tasks: Sequence[TaskRow] = (),
+        events: Sequence[TaskEventRow] = (),
+        delete_jobs: Sequence[str] = (),
+    ) -> None:
+        # Snapshot the lists: other trio tasks run while the thread works.
+        jobs, tasks, events = tuple(jobs), tuple(tasks), tuple(events)
+        delete_jobs = tuple(delete_jobs)
+
+        def run(conn: sqlite3.Connection) -> None:
+            with _transaction(conn, "IMMEDIATE"):
+                _fence(conn, shard, epoch)
+                _check_ownership(conn, shard, jobs, tasks, events, delete_jobs)
+                if jobs:
+                    conn.executemany(_UPSERT_JOB, map(_job_tuple, jobs))
+                if tasks:
+                    conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
+                if events:
+                    conn.executemany(_INSERT_EVENT, map(_event_tuple, events))
+                if delete_jobs:
+                    ids = (json.dumps(list(delete_jobs)),)
+                    conn.execute(f"DELETE FROM task_events WHERE job_id {_IN_JSON}", ids)
+                    conn.execute(f"DELETE FROM tasks WHERE job_id {_IN_JSON}", ids)
+                    conn.execute(f"DELETE FROM jobs WHERE job_id {_IN_JSON}", ids)
+
+        await self._call(run)
+
+    async def create_job(
+        self, shard: int, epoch: int, job: JobRow, tasks: Sequence[TaskRow] = ()
+    ) -> None:
+        if job.shard != shard:
+            raise InvalidArgument(f"job {job.job_id} is in shard {job.shard}, not {shard}",
+                                  field="job.shard")
+        tasks = tuple(tasks)
+        for task in tasks:
+            if task.job_id != job.job_id:
+                raise InvalidArgument(
+                    f"task of job {task.job_id} in create_job of {job.job_id}", field="tasks"
+                )
+
+        def run(conn: sqlite3.Connection) -> None:
+            with _transaction(conn, "IMMEDIATE"):
+                _fence(conn, shard, epoch)
+                exists = conn.execute(
+                    "SELECT 1 FROM jobs WHERE job_id = ?", (job.job_id,)
+                ).fetchone()
+                if exists:
+                    raise AlreadyExists(f"job {job.job_id} already exists")
+                conn.execute(_INSERT_JOB, _job_tuple(job))
+                if tasks:
+                    # Upsert: replaces leftovers of a job id that was never cleaned up.
+                    conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
+
+        await self._call(run)
+
+    # ---- reads --------------------------------------------------------------
+
+    async def get_job(self, job_id: str) -> JobRow | None:
+        def run(conn: sqlite3.Connection) -> JobRow | None:
+            row = conn.execute(
+                f"SELECT {_JOB_SELECT} FROM jobs WHERE job_id = ?", (job_id,)
+            ).fetchone()
+            return None if row is None else _job_from_row(row)
+
+        return await self._call(run)
+
+    async def get_jobs(self, job_ids: Sequence[str]) -> list[JobRow]:
+        wanted = list(dict.fromkeys(job_ids))
+        if not wanted:
+            return []
+
+        def run(conn: sqlite3.Connection) -> list[JobRow]:
+            rows = conn.execute(
+                f"SELECT {_JOB_SELECT} FROM jobs WHERE job_id {_IN_JSON}", (json.dumps(wanted),)
+            ).fetchall()
+            by_id = {row[0]: row for row in rows}
+            return [_job_from_row(by_id[i]) for i in wanted if i in by_id]
+
+        return await self._call(run)
+
+    async def query_jobs(
+        self,
+        *,
+        states: Sequence[int] = (),
+        respool_id: str | None = None,
+        owner: str | None = None,
+        name: str | None = None,
+        labels: Sequence[tuple[str, str]] = (),
+        keywords: Sequence[str] = (),
+        offset: int = 0,
+        limit: int = 100,
+    ) -> tuple[list[JobRow], int]:
+        """See :meth:`Storage.query_jobs`. An empty string in ``respool_id``,
+        ``owner`` or ``name`` means no filter, as in Peloton's proto3 API.
+        Case folding is Python's ``str.casefold``."""
+        _check_page(offset, limit)
+        where: list[str] = []
+        params: list[Any] = []
+        if states:
+            where.append(f"state {_IN_JSON}")
+            params.append(json.dumps([int(s) for s in states]))
+        if respool_id:
+            where.append("respool_id = ?")
+            params.append(respool_id)
+        if owner:
+            where.append("owner = ?")
+            params.append(owner)
+        if name:
+            where.append("instr(peloton_fold(name), ?) > 0")
+            params.append(name.casefold())
+        for key, value in labels:
+            where.append(
+                "EXISTS (SELECT 1 FROM json_each(jobs.labels) AS l "
+                "WHERE json_extract(l.value, '$[0]') = ? AND json_extract(l.value, '$[1]') = ?)"
+            )
+            params += [key, value]
+        for keyword in keywords:
+            where.append(
+                "(instr(peloton_fold(name), ?) > 0 OR instr(peloton_fold(owner), ?) > 0"
+                " OR EXISTS (SELECT 1 FROM json_each(jobs.labels) AS l"
+                " WHERE instr(peloton_fold(json_extract(l.value, '$[0]')), ?) > 0"
+                " OR instr(peloton_fold(json_extract(l.value, '$[1]')), ?) > 0))"
+            )
+            params += [keyword.casefold()] * 4
+        clause = " AND ".join(where) if where else "1"
+
+        def run(conn: sqlite3.Connection) -> tuple[list[JobRow], int]:
+            with _transaction(conn, "DEFERRED"):
+                total = conn.execute(
+                    f"SELECT count(*) FROM jobs WHERE {clause}", params
+                ).fetchone()[0]
+                if limit == 0 or offset >= total:
+                    return [], total
+                rows = conn.execute(
+                    f"SELECT {_JOB_SELECT} FROM jobs WHERE {clause} "
+                    f"ORDER BY creation_time DESC, job_id LIMIT {int(limit)} OFFSET {int(offset)}",
+                    params,
+                ).fetchall()
+            return [_job_from_row(r) for r in rows], total
+
+        return await self._call(run)
+
+    async def get_task(self, job_id: str, instance_id: int) -> TaskRow | None:
+        def run(conn: sqlite3.Connection) -> TaskRow | None:
+            row = conn.execute(
+                f"SELECT {_TASK_SELECT} FROM tasks WHERE job_id = ? AND instance_id = ?",
+                (job_id, instance_id),
+            ).fetchone()
+            return None if row is None else TaskRow(*row)
+
+        return await self._call(run)
+
+    async def list_tasks(
+        self,
+        job_id: str,
+        *,
+        instance_from: int = 0,
+        instance_to: int | None = None,
+        states: Sequence[int] = (),
+        names: Sequence[str] = (),
+        hosts: Sequence[str] = (),
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> tuple[list[TaskRow], int]:
+        _check_page(offset, limit)
+        where = ["job_id = ?", "instance_id >= ?"]
+        params: list[Any] = [job_id, instance_from]
+        if instance_to is not None:
+            where.append("instance_id < ?")
+            params.append(instance_to)
+        for column, values in (("state", [int(s) for s in states]), ("name", list(names)),
+                               ("host", list(hosts))):
+            if values:
+                where.append(f"{column} {_IN_JSON}")
+                params.append(json.dumps(values))
+        clause = " AND ".join(where)
+        page = -1 if limit is None else int(limit)
+
+        def run(conn: sqlite3.Connection) -> tuple[list[TaskRow], int]:
+            with _transaction(conn, "DEFERRED"):
+                total = conn.execute(
+                    f"SELECT count(*) FROM tasks WHERE {clause}", params
+                ).fetchone()[0]
+                if page == 0 or offset >= total:
+                    return [], total
+                rows = conn.execute(
+                    f"SELECT {_TASK_SELECT} FROM tasks WHERE {clause} "
+                    f"ORDER BY instance_id LIMIT {page} OFFSET {int(offset)}",
+                    params,
+                ).fetchall()
+            return [TaskRow(*r) for r in rows], total
+
+        return await self._call(run)
+
+    async def task_events(
+        self, job_id: str, instance_id: int, *, limit: int = 100
+    ) -> list[TaskEventRow]:
+        _check_page(0, limit)
+
+        def run(conn: sqlite3.Connection) -> list[TaskEventRow]:
+            rows = conn.execute(
+                f"SELECT {_EVENT_SELECT} FROM task_events WHERE job_id = ? AND instance_id = ? "
+                "ORDER BY timestamp DESC, rowid DESC LIMIT ?",
+                (job_id, instance_id, limit),
+            ).fetchall()
+            return [TaskEventRow(*r) for r in rows]
+
+        return await self._call(run)
+
+    async def load_shard(
+        self, shard: int, *, active_only: bool = True
+    ) -> tuple[list[JobRow], list[TaskRow]]:
+        jobs_sql, tasks_sql = _LOAD_SHARD[active_only]
+        params: tuple[Any, ...] = (shard, _terminal_json) if active_only else (shard,)
+
+        def run(conn: sqlite3.Connection) -> tuple[list[JobRow], list[TaskRow]]:
+            with _transaction(conn, "DEFERRED"):
+                job_rows = conn.execute(jobs_sql, params).fetchall()
+                task_rows = conn.execute(tasks_sql, params).fetchall()
+            return [_job_from_row(r) for r in job_rows], [TaskRow(*r) for r in task_rows]
+
+        return await self._call(run)
+
+    async def stats(self) -> dict[str, int]:
+        def run(conn: sqlite3.Connection) -> dict[str, int]:
+            with _transaction(conn, "DEFERRED"):
+                return {
+                    key: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                    for key, table in (("jobs", "jobs"), ("tasks", "tasks"),
+                                       ("events", "task_events"), ("shards", "shards"))
+                }
+
+        return await self._call(run)
+
+
+def _connect(path: str, synchronous: str, busy_timeout_ms: int) -> sqlite3.Connection:
+    """In the worker thread: connect, set PRAGMAs, migrate the schema."""
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise _translate(exc) from exc
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal" and path != ":memory:":
+            raise FailedPrecondition(f"sqlite at {path} refused WAL mode (got {mode})")
+        conn.execute(f"PRAGMA synchronous = {synchronous}")
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.create_function("peloton_fold", 1, _fold, deterministic=True)
+        _migrate(conn, path)
+    except BaseException as exc:
+        conn.close()
+        if isinstance(exc, sqlite3.Error):
+            raise _translate(exc) from exc
+        raise
+    return conn
+
+
+def _migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Bring the schema to SCHEMA_VERSION in one write transaction (several
+    processes opening one new file at once: the first creates, the rest see it)."""
+    with _transaction(conn, "IMMEDIATE"):
+        conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+        version = row[0] or 0
+        if version > SCHEMA_VERSION:
+            raise FailedPrecondition(
+                f"sqlite at {path} has schema version {version}; "
+                f"this code knows up to {SCHEMA_VERSION}"
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in _MIGRATIONS[target]:
+                conn.execute(statement)
+        if version < SCHEMA_VERSION:
+            conn.execute("DELETE FROM schema_version")
+            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))
+
+
+async def open_sqlite(
+    path: str | os.PathLike[str], *, synchronous: str = "NORMAL", busy_timeout: float = 10.0
+) -> SQLiteStorage:
+    """Open the SQLite store at ``path``; see :meth:`SQLiteStorage.open`."""
+    return await SQLiteStorage.open(path, synchronous=synchronous, busy_timeout=busy_timeout)

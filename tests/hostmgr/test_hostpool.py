@@ -1,0 +1,393 @@
+"""The host/lease pool: filters and counts, leases, launches, ports, expiry, and
+the never-overcommitted invariant under random operation sequences."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import event, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from peloton.core.errors import FailedPrecondition, InvalidArgument
+from peloton.core.resources import EPSILON, ZERO, Resources
+from peloton.hostmgr.hostpool import (
+    INSUFFICIENT_OFFER_RESOURCES,
+    MATCH,
+    MAX_LEASE_PORTS,
+    MISMATCH_PORTS,
+    MISMATCH_STATUS,
+    HostPool,
+    HostSpec,
+)
+
+BIG = Resources(cpu=8, memory=16384, disk=100000, gpu=0)
+TTL = 60.0
+
+
+def spec(name: str, capacity: Resources = BIG, ports: tuple[int, int] = (31000, 31009),
+         **attributes: str) -> HostSpec:
+    return HostSpec(hostname=name, agent_id=f"agent-{name}", capacity=capacity, ports=ports,
+                    attributes=attributes, cluster="c1")
+
+
+def pool_of(*specs: HostSpec) -> HostPool:
+    pool = HostPool()
+    for s in specs:
+        pool.add_host(s)
+    return pool
+
+
+def test_empty_pool_acquires_nothing():
+    assert HostPool().acquire(Resources(cpu=1), 0, 5, now=0, lease_ttl=TTL) == ([], {})
+
+
+@pytest.mark.parametrize(
+    ("minimum", "num_ports", "max_hosts", "expected_hosts", "expected_counts"),
+    [
+        # Everything fits: stop after max_hosts matches.
+        (Resources(cpu=1), 0, 2, ["a", "b"], {MATCH: 2}),
+        (Resources(cpu=1), 0, 10, ["a", "b", "c", "small"], {MATCH: 4}),
+        # Resources filter out the small host.
+        (Resources(cpu=4), 0, 10, ["a", "b", "c"], {MATCH: 3, INSUFFICIENT_OFFER_RESOURCES: 1}),
+        (Resources(memory=20000), 0, 10, [], {INSUFFICIENT_OFFER_RESOURCES: 4}),
+        # Ports: the small host has only 2 ports.
+        (Resources(cpu=1), 3, 10, ["a", "b", "c"], {MATCH: 3, MISMATCH_PORTS: 1}),
+        (Resources(cpu=1), 11, 10, [], {MISMATCH_PORTS: 4}),
+        # Resources are checked before ports: each host counted once.
+        (Resources(cpu=4), 3, 10, ["a", "b", "c"], {MATCH: 3, INSUFFICIENT_OFFER_RESOURCES: 1}),
+        # Epsilon: 0.1 * 10 cpu fits a 1-cpu host.
+        (Resources(cpu=sum([0.1] * 10)), 0, 10, ["a", "b", "c", "small"], {MATCH: 4}),
+    ],
+)
+def test_acquire_filters_and_counts(minimum, num_ports, max_hosts, expected_hosts,
+                                    expected_counts):
+    pool = pool_of(spec("a"), spec("b"), spec("c"),
+                   spec("small", Resources(cpu=1, memory=1024, disk=1000), ports=(40000, 40001)))
+    leases, counts = pool.acquire(minimum, num_ports, max_hosts, now=0, lease_ttl=TTL)
+    assert [lease.hostname for lease in leases] == expected_hosts
+    assert counts == expected_counts
+
+
+def test_leased_hosts_are_not_offered_again():
+    pool = pool_of(spec("a"), spec("b"), spec("c"))
+    first, _ = pool.acquire(Resources(cpu=1), 0, 2, now=0, lease_ttl=TTL)
+    second, counts = pool.acquire(Resources(cpu=1), 0, 3, now=1, lease_ttl=TTL)
+    assert [lease.hostname for lease in second] == ["c"]
+    assert counts == {MATCH: 1, MISMATCH_STATUS: 2}
+    assert {lease.hostname for lease in first}.isdisjoint(lease.hostname for lease in second)
+    third, counts = pool.acquire(Resources(cpu=1), 0, 3, now=2, lease_ttl=TTL)
+    assert third == [] and counts == {MISMATCH_STATUS: 3}
+    assert all(view.leased for view in pool.hosts())
+
+
+def test_lease_contents_and_ids_are_deterministic():
+    pool = pool_of(spec("a", ports=(31000, 31999), zone="z1"))
+    pool.launch(pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)[0][0].lease_id,
+                [("t1", Resources(cpu=2, memory=1000), [31000, 31002])], now=0)
+    [lease], _ = pool.acquire(Resources(cpu=1), 2, 1, now=5, lease_ttl=TTL)
+    assert lease.lease_id == "a-2"
+    assert (lease.hostname, lease.agent_id, lease.cluster) == ("a", "agent-a", "c1")
+    assert lease.free == Resources(cpu=6, memory=15384, disk=100000)
+    assert lease.ports[:3] == (31001, 31003, 31004)
+    assert len(lease.ports) == MAX_LEASE_PORTS
+    assert lease.attributes == {"zone": "z1"}
+    assert lease.expires == 5 + TTL
+    assert pool.lease("a-2") == lease
+
+
+def test_scan_is_bounded_and_rotates():
+    pool = pool_of(*(spec(f"h{i}") for i in range(6)))
+    first, counts = pool.acquire(ZERO, 0, 2, now=0, lease_ttl=TTL)
+    assert [x.hostname for x in first] == ["h0", "h1"] and counts == {MATCH: 2}
+    pool.release([x.lease_id for x in first])
+    # The next scan starts after the last host examined.
+    second, counts = pool.acquire(ZERO, 0, 2, now=0, lease_ttl=TTL)
+    assert [x.hostname for x in second] == ["h2", "h3"] and counts == {MATCH: 2}
+    pool.release([x.lease_id for x in second])
+    third, _ = pool.acquire(ZERO, 0, 3, now=0, lease_ttl=TTL)
+    assert [x.hostname for x in third] == ["h4", "h5", "h0"]
+
+
+def test_seeded_start_is_deterministic():
+    def hosts_for(seed: int) -> list[str]:
+        pool = pool_of(*(spec(f"h{i}") for i in range(50)))
+        return [x.hostname for x in pool.acquire(ZERO, 0, 3, now=0, lease_ttl=TTL, rng_seed=seed)[0]]
+
+    assert hosts_for(7) == hosts_for(7)
+    assert len({tuple(hosts_for(seed)) for seed in range(10)}) > 1
+
+
+@pytest.mark.parametrize(("max_hosts", "num_ports"), [(0, 0), (-1, 0), (1, -1)])
+def test_acquire_rejects_bad_arguments(max_hosts, num_ports):
+    with pytest.raises(InvalidArgument):
+        pool_of(spec("a")).acquire(ZERO, num_ports, max_hosts, now=0, lease_ttl=TTL)
+
+
+def test_launch_consumes_the_lease_and_allocates():
+    pool = pool_of(spec("a"))
+    [lease], _ = pool.acquire(Resources(cpu=1), 1, 1, now=0, lease_ttl=TTL)
+    pool.launch(lease.lease_id, [("t1", Resources(cpu=1, memory=100), [31000]),
+                                 ("t2", Resources(cpu=2, memory=100), [])], now=1)
+    view = pool.host("a")
+    assert view is not None
+    assert view.allocated == Resources(cpu=3, memory=200)
+    assert view.free == Resources(cpu=5, memory=16184, disk=100000)
+    assert (view.tasks, view.leased, view.free_ports) == (2, False, 9)
+    assert pool.host_of("t1") == "a" and pool.host_of("t2") == "a"
+    assert pool.lease(lease.lease_id) is None
+    # Another jobmgr shard's part of the same placement still launches on
+    # the used lease while nobody else holds the host...
+    pool.launch(lease.lease_id, [("t3", Resources(cpu=1), [])], now=1)
+    # ...and the host is offered again, with what is left.
+    [again], _ = pool.acquire(Resources(cpu=1), 0, 1, now=2, lease_ttl=TTL)
+    assert again.free.cpu == 4 and 31000 not in again.ports
+    # Once someone else leases the host, the used lease is no good.
+    with pytest.raises(FailedPrecondition, match=lease.lease_id):
+        pool.launch(lease.lease_id, [("t4", Resources(cpu=1), [])], now=2)
+
+
+def test_relaunch_of_known_tasks_is_skipped():
+    pool = pool_of(spec("a", Resources(cpu=2)))
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)
+    pool.launch(lease.lease_id, [("t1", Resources(cpu=2), [31000])], now=0)
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)
+    # Same task, same port, full host: no error and no double allocation.
+    pool.launch(lease.lease_id, [("t1", Resources(cpu=2), [31000])], now=0)
+    view = pool.host("a")
+    assert view is not None and view.allocated == Resources(cpu=2) and view.tasks == 1
+
+
+@pytest.mark.parametrize(
+    ("tasks", "match"),
+    [
+        ([("t1", Resources(cpu=9), [])], "cpu 9 > 8"),
+        ([("t1", Resources(cpu=5), []), ("t2", Resources(cpu=4), [])], "cpu 9 > 8"),
+        ([("t1", Resources(gpu=1), [])], "gpu"),
+        ([("t1", Resources(cpu=1), [30999])], "port 30999"),
+        ([("t1", Resources(cpu=1), [31010])], "port 31010"),
+        ([("t1", Resources(cpu=1), [31005]), ("t2", Resources(cpu=1), [31005])], "port 31005"),
+        ([("t1", Resources(cpu=1), [31001])], "port 31001"),  # used by "old"
+        ([("elsewhere", Resources(cpu=1), [])], "host b"),
+    ],
+)
+def test_bad_launch_changes_nothing(tasks, match):
+    pool = pool_of(spec("a"), spec("b"))
+    leases, _ = pool.acquire(ZERO, 0, 2, now=0, lease_ttl=TTL)
+    pool.launch(leases[0].lease_id, [("old", Resources(cpu=0), [31001])], now=0)
+    pool.launch(leases[1].lease_id, [("elsewhere", Resources(cpu=1), [])], now=0)
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)
+    assert lease.hostname == "a"
+    before = pool.hosts()
+    with pytest.raises(InvalidArgument, match=match):
+        pool.launch(lease.lease_id, tasks, now=0)
+    assert pool.hosts() == before
+    assert pool.lease(lease.lease_id) == lease
+    assert pool.host_of("t1") is None
+
+
+def test_launch_on_expired_lease_fails():
+    pool = pool_of(spec("a"))
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=10)
+    with pytest.raises(FailedPrecondition, match=lease.lease_id):
+        pool.launch(lease.lease_id, [("t1", Resources(cpu=1), [])], now=10)
+    with pytest.raises(FailedPrecondition, match="nope"):
+        pool.launch("nope", [], now=0)
+    assert pool.host_of("t1") is None
+
+
+def test_task_ended_frees_resources_and_ports_idempotently():
+    pool = pool_of(spec("a"))
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)
+    pool.launch(lease.lease_id, [("t1", Resources(cpu=0.1, memory=1), [31000, 31001]),
+                                 ("t2", Resources(cpu=0.2, memory=2), [31002])], now=0)
+    pool.task_ended("t1")
+    pool.task_ended("t1")
+    pool.task_ended("never-launched")
+    view = pool.host("a")
+    assert view is not None and view.tasks == 1 and view.free_ports == 9
+    assert pool.host_of("t1") is None
+    pool.task_ended("t2")
+    view = pool.host("a")
+    assert view is not None and view.allocated == ZERO and view.free_ports == 10
+
+
+def test_expiry():
+    pool = pool_of(spec("a"), spec("b"), spec("c"))
+    early, _ = pool.acquire(ZERO, 0, 2, now=0, lease_ttl=10)
+    late, _ = pool.acquire(ZERO, 0, 1, now=5, lease_ttl=10)
+    assert pool.expire(9.99) == []
+    assert pool.expire(10) == [x.lease_id for x in early]
+    assert pool.expire(10) == []
+    assert [v.leased for v in pool.hosts()] == [False, False, True]
+    assert pool.expire(15) == [late[0].lease_id]
+
+
+def test_acquire_treats_expired_leases_as_free():
+    pool = pool_of(spec("a"))
+    [old], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=10)
+    [new], counts = pool.acquire(ZERO, 0, 1, now=10, lease_ttl=10)
+    assert counts == {MATCH: 1} and new.lease_id != old.lease_id
+    assert pool.lease(old.lease_id) is None
+    with pytest.raises(FailedPrecondition):
+        pool.launch(old.lease_id, [], now=10)
+
+
+def test_release_is_idempotent_and_ignores_unknown_ids():
+    pool = pool_of(spec("a"), spec("b"))
+    leases, _ = pool.acquire(ZERO, 0, 2, now=0, lease_ttl=TTL)
+    ids = [x.lease_id for x in leases]
+    pool.release([*ids, "unknown"])
+    pool.release(ids)
+    assert not any(v.leased for v in pool.hosts())
+    again, _ = pool.acquire(ZERO, 0, 2, now=0, lease_ttl=TTL)
+    assert len(again) == 2
+    # Releasing a consumed lease does not free the host's new lease.
+    pool.launch(again[0].lease_id, [], now=0)
+    pool.release([again[0].lease_id])
+    assert pool.lease(again[1].lease_id) is not None
+
+
+def test_remove_host_returns_its_tasks_and_drops_its_lease():
+    pool = pool_of(spec("a"), spec("b"))
+    leases, _ = pool.acquire(ZERO, 0, 2, now=0, lease_ttl=TTL)
+    pool.launch(leases[0].lease_id, [("t1", Resources(cpu=1), []), ("t2", ZERO, [])], now=0)
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)
+    assert lease.hostname == "a"
+    assert sorted(pool.remove_host("a")) == ["t1", "t2"]
+    assert pool.remove_host("a") == []
+    assert pool.host_of("t1") is None and pool.lease(lease.lease_id) is None
+    pool.release([lease.lease_id])
+    pool.task_ended("t1")
+    assert [v.spec.hostname for v in pool.hosts()] == ["b"]
+
+
+def test_add_host_again_replaces_spec_and_keeps_tasks():
+    pool = pool_of(spec("a"))
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)
+    pool.launch(lease.lease_id, [("t1", Resources(cpu=2), [])], now=0)
+    pool.add_host(spec("a", Resources(cpu=1)))
+    view = pool.host("a")
+    assert view is not None and view.tasks == 1 and view.free == ZERO
+    assert len(pool.hosts()) == 1
+    assert pool.acquire(Resources(cpu=0.5), 0, 1, now=0, lease_ttl=TTL)[1] == {
+        INSUFFICIENT_OFFER_RESOURCES: 1}
+
+
+def test_add_host_rejects_bad_ports():
+    with pytest.raises(InvalidArgument):
+        HostPool().add_host(spec("a", ports=(65000, 70000)))
+
+
+def test_capacity():
+    pool = pool_of(spec("a", Resources(cpu=8, memory=100)),
+                   spec("b", Resources(cpu=2, memory=500, gpu=1)))
+    assert HostPool().capacity() == (ZERO, ZERO, ZERO, 0)
+    [lease], _ = pool.acquire(Resources(gpu=1), 0, 1, now=0, lease_ttl=TTL)
+    pool.launch(lease.lease_id, [("t1", Resources(cpu=1, gpu=1), [])], now=0)
+    physical, allocated, largest, hosts = pool.capacity()
+    assert physical == Resources(cpu=10, memory=600, gpu=1)
+    assert allocated == Resources(cpu=1, gpu=1)
+    assert largest == Resources(cpu=8, memory=500, gpu=1)
+    assert hosts == 2
+
+
+# -- property: never overcommitted, allocated == sum of tasks ----------------
+
+RESOURCES = st.builds(Resources, cpu=st.sampled_from([0, 0.1, 0.5, 1, 2, 3]),
+                      memory=st.sampled_from([0, 64, 100, 1000]),
+                      disk=st.just(0.0), gpu=st.sampled_from([0, 0, 0, 1]))
+
+
+class PoolMachine(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.pool = HostPool()
+        for i in range(4):
+            self.pool.add_host(spec(f"h{i}", Resources(cpu=4, memory=2000, gpu=i % 2),
+                                    ports=(1000, 1004)))
+        self.now = 0.0
+        self.leases: list[str] = []
+        self.tasks: list[str] = []
+        self.counter = 0
+
+    @rule(minimum=RESOURCES, num_ports=st.integers(0, 3), max_hosts=st.integers(1, 5),
+          ttl=st.sampled_from([1.0, 5.0]), seed=st.none() | st.integers(0, 3))
+    def acquire(self, minimum, num_ports, max_hosts, ttl, seed):
+        leases, counts = self.pool.acquire(minimum, num_ports, max_hosts, self.now, ttl, seed)
+        assert len(leases) <= max_hosts
+        assert counts.get(MATCH, 0) == len(leases)
+        assert sum(counts.values()) <= 4
+        for lease in leases:
+            assert minimum.fits_in(lease.free) and len(lease.ports) >= num_ports
+        self.leases.extend(x.lease_id for x in leases)
+
+    @precondition(lambda self: self.leases)
+    @rule(data=st.data(), batch=st.lists(st.tuples(RESOURCES, st.integers(0, 2)), max_size=3))
+    def launch(self, data, batch):
+        lease_id = data.draw(st.sampled_from(self.leases))
+        lease = self.pool.lease(lease_id)
+        tasks = []
+        for resources, nports in batch:
+            self.counter += 1
+            ports = data.draw(st.lists(st.integers(999, 1005), max_size=nports))
+            tasks.append((f"t{self.counter}", resources, ports))
+        if data.draw(st.booleans()) and self.tasks:  # sometimes relaunch a known task
+            known = data.draw(st.sampled_from(self.tasks))
+            tasks.append((known, Resources(cpu=1), []))
+        try:
+            self.pool.launch(lease_id, tasks, self.now)
+        except (FailedPrecondition, InvalidArgument):
+            if lease is not None and lease.expires > self.now:
+                assert self.pool.lease(lease_id) == lease  # unchanged
+            event("launch rejected")
+            return
+        event("launch accepted")
+        # A fresh lease is consumed; a used one may launch again (another
+        # shard's part of the placement) until it expires.
+        assert self.pool.lease(lease_id) is None
+        self.tasks.extend(t[0] for t in tasks)
+
+    @precondition(lambda self: self.tasks)
+    @rule(data=st.data())
+    def task_ended(self, data):
+        self.pool.task_ended(data.draw(st.sampled_from(self.tasks)))
+
+    @precondition(lambda self: self.leases)
+    @rule(data=st.data())
+    def release(self, data):
+        self.pool.release(data.draw(st.lists(st.sampled_from(self.leases), max_size=3)))
+
+    @rule(dt=st.sampled_from([0.0, 0.5, 1.0, 3.0]))
+    def tick(self, dt):
+        self.now += dt
+        for lease_id in self.pool.expire(self.now):
+            assert self.pool.lease(lease_id) is None
+
+    @invariant()
+    def never_overcommitted_and_allocation_is_the_sum_of_tasks(self):
+        hosts = {v.spec.hostname: v for v in self.pool.hosts()}
+        on_host: dict[str, list[Resources]] = {name: [] for name in hosts}
+        for t in set(self.tasks):
+            name = self.pool.host_of(t)
+            if name is not None:
+                on_host[name].append(self.pool._hosts[name].tasks[t][0])
+        for name, view in hosts.items():
+            assert view.allocated.fits_in(view.spec.capacity), name
+            total = Resources.sum(on_host[name])
+            assert all(abs(a - b) <= EPSILON for a, b in zip(view.allocated, total, strict=True))
+            assert view.tasks == len(on_host[name])
+            internal = self.pool._hosts[name]
+            used = [p for _, ports in internal.tasks.values() for p in ports]
+            assert len(used) == len(set(used)) and set(used) == internal.used_ports
+            assert all(1000 <= p <= 1004 for p in used)
+
+    @invariant()
+    def one_lease_per_host(self):
+        leased = [x.hostname for x in self.pool._leases.values()]
+        assert len(leased) == len(set(leased))
+        assert sum(v.leased for v in self.pool.hosts()) == len(leased)
+
+
+PoolMachine.TestCase.settings = settings(max_examples=200, stateful_step_count=40,
+                                         deadline=None)
+TestPoolProperties = PoolMachine.TestCase

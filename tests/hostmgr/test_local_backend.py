@@ -1,0 +1,288 @@
+"""The local backend against real processes.
+
+Process lifetimes are real time, so nothing here uses MockClock; every wait is
+on an update delivered through the report callback, bounded by fail_after.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from peloton.core.resources import Resources
+from peloton.core.states import TaskState
+from peloton.hostmgr.backends.base import REASON_KILLED_ON_REQUEST, LaunchSpec, StatusUpdate
+from peloton.hostmgr.backends.local import LocalBackend
+
+JOB = "7f0c2a52-1d7e-4a3f-9a53-3f1d2e6c0b11"
+TERMINAL = {TaskState.SUCCEEDED, TaskState.FAILED, TaskState.KILLED, TaskState.LOST}
+
+
+class Harness:
+    def __init__(self, backend: LocalBackend, root: Path) -> None:
+        self.backend = backend
+        self.root = root
+        self.updates: list[StatusUpdate] = []
+        self._send, self._recv = trio.open_memory_channel[StatusUpdate](math.inf)
+
+    def report(self, update: StatusUpdate) -> None:
+        self.updates.append(update)
+        self._send.send_nowait(update)
+
+    async def wait_terminal(self, mesos_task_id: str) -> StatusUpdate:
+        with trio.fail_after(10):
+            async for update in self._recv:
+                if update.mesos_task_id == mesos_task_id and update.state in TERMINAL:
+                    return update
+        raise AssertionError("update channel closed")
+
+    def states(self, mesos_task_id: str) -> list[TaskState]:
+        return [u.state for u in self.updates if u.mesos_task_id == mesos_task_id]
+
+
+@pytest.fixture
+async def local(tmp_path: Path, nursery: trio.Nursery) -> AsyncIterator[Harness]:
+    backend = LocalBackend(tmp_path, hosts=2)
+    harness = Harness(backend, tmp_path)
+    await nursery.start(backend.run, harness.report)
+    yield harness
+
+
+def spec(run: int, command: str, *, shell: bool = True, arguments: tuple[str, ...] = (),
+         hostname: str = "local-0", **kwargs: object) -> LaunchSpec:
+    return LaunchSpec(mesos_task_id=f"{JOB}-0-{run}", task_id=f"{JOB}-0", job_id=JOB,
+                      instance_id=0, hostname=hostname, shell=shell, command=command,
+                      arguments=arguments, resources=Resources(cpu=0.1, memory=32),
+                      **kwargs)  # type: ignore[arg-type]
+
+
+def test_hosts(tmp_path: Path):
+    hosts = LocalBackend(tmp_path, hosts=3, cpu=2, memory_mb=1024, cluster="c9").hosts()
+    assert [h.hostname for h in hosts] == ["local-0", "local-1", "local-2"]
+    assert [h.ports for h in hosts] == [(31000, 31199), (31200, 31399), (31400, 31599)]
+    assert {h.cluster for h in hosts} == {"c9"}
+    assert hosts[0].capacity == Resources(cpu=2, memory=1024, disk=102400)
+    assert len({h.agent_id for h in hosts}) == 3
+    assert LocalBackend(tmp_path).capabilities == frozenset()
+    with pytest.raises(InvalidArgument):
+        LocalBackend(tmp_path, hosts=200)
+
+
+async def test_echo_succeeds_with_output_and_environment(local: Harness):
+    s = spec(1, 'echo "hello $GREETING"; echo "job=$PELOTON_JOB_ID inst=$PELOTON_INSTANCE_ID '
+                'task=$PELOTON_TASK_ID http=$PORT_HTTP box=$MESOS_SANDBOX pwd=$(pwd)"; '
+                'echo oops >&2',
+             environment={"GREETING": "world"}, ports={"PORT_HTTP": 31005},
+             hostname="local-1")
+    await local.backend.launch([s])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == TaskState.SUCCEEDED
+    assert done.message == "Command exited with status 0"
+    assert done.hostname == "local-1" and done.exit_code == 0 and done.timestamp > 0
+    assert local.states(s.mesos_task_id) == [TaskState.RUNNING, TaskState.SUCCEEDED]
+    assert local.backend.known(s.mesos_task_id) == done
+
+    sandbox = local.root / "sandboxes" / "local-1" / s.mesos_task_id
+    data, size, files = await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0)
+    assert data.decode().splitlines() == [
+        "hello world",
+        f"job={JOB} inst=0 task={s.mesos_task_id} http=31005 box={sandbox} pwd={sandbox}",
+    ]
+    assert size == len(data) and files == ["stderr", "stdout"]
+    assert await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 6, 5) == (
+        b"world", size, files)
+    assert (await local.backend.read_sandbox_file(s.mesos_task_id, "stderr", 0, 0))[0] == (
+        b"oops\n")
+    assert (await local.backend.read_sandbox_file(s.mesos_task_id, "", 0, 0)) == (
+        b"", 0, files)
+    assert (await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 10**6, 10))[0] == (
+        b"")
+
+
+async def test_exec_without_shell_uses_arguments_as_argv(local: Harness):
+    s = spec(1, "/bin/sh", shell=False, arguments=("sh", "-c", 'echo "$0" "$1"', "zero", "one"))
+    await local.backend.launch([s])
+    assert (await local.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
+    assert (await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0] == (
+        b"zero one\n")
+
+
+async def test_nonzero_exit_fails_with_exit_code(local: Harness):
+    s = spec(1, "exit 3")
+    await local.backend.launch([s])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert (done.state, done.exit_code) == (TaskState.FAILED, 3)
+    assert "status 3" in done.message
+
+
+async def test_signal_we_did_not_send_fails(local: Harness):
+    s = spec(1, "kill -USR1 $$")
+    await local.backend.launch([s])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == TaskState.FAILED
+    assert done.message == f"Command terminated by signal {int(signal.SIGUSR1)} (SIGUSR1)"
+
+
+async def test_kill_sleep_is_killed_quickly(local: Harness):
+    s = spec(1, "sleep 60")
+    await local.backend.launch([s])
+    start = trio.current_time()
+    await local.backend.kill([s.mesos_task_id])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == TaskState.KILLED and done.reason == REASON_KILLED_ON_REQUEST
+    assert trio.current_time() - start < 5
+    assert local.states(s.mesos_task_id) == [TaskState.RUNNING, TaskState.KILLED]
+    # Killing again, or killing the unknown, does nothing.
+    await local.backend.kill([s.mesos_task_id, "unknown"])
+    assert local.states(s.mesos_task_id) == [TaskState.RUNNING, TaskState.KILLED]
+
+
+async def test_kill_while_starting_is_delivered_once_the_process_exists(local: Harness):
+    s = spec(1, "sleep 60")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(local.backend.launch, [s])
+        # launch registers the run before its first await; usually it is still
+        # STARTING here (making its sandbox in a thread), and then RUNNING is
+        # followed by KILLED all the same.
+        await trio.testing.wait_all_tasks_blocked()
+        await local.backend.kill([s.mesos_task_id], grace_seconds=0)
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == TaskState.KILLED
+    assert local.states(s.mesos_task_id) == [TaskState.RUNNING, TaskState.KILLED]
+
+
+async def _launch_sigterm_ignorer(local: Harness, s_run: int, grace: float) -> LaunchSpec:
+    # The FIFO tells us the trap is in place, so SIGTERM cannot win a race
+    # against it.
+    fifo = local.root / f"ready-{s_run}"
+    os.mkfifo(fifo)
+    s = spec(s_run, """trap '' TERM; echo ready > "$READY"; sleep 60""",
+             environment={"READY": str(fifo)}, kill_grace_seconds=grace)
+    await local.backend.launch([s])
+
+    def wait_ready() -> str:
+        with open(fifo) as f:
+            return f.read()
+
+    with trio.fail_after(10):
+        assert await trio.to_thread.run_sync(wait_ready, abandon_on_cancel=True) == "ready\n"
+    return s
+
+
+async def test_kill_escalates_to_sigkill_after_the_grace(local: Harness):
+    s = await _launch_sigterm_ignorer(local, 1, grace=0.5)
+    start = trio.current_time()
+    await local.backend.kill([s.mesos_task_id])
+    done = await local.wait_terminal(s.mesos_task_id)
+    elapsed = trio.current_time() - start
+    assert done.state == TaskState.KILLED
+    assert "signal 9 (SIGKILL)" in done.message
+    assert 0.5 <= elapsed < 5
+
+
+async def test_kill_grace_override_and_a_second_kill_shortens_it(local: Harness):
+    s = await _launch_sigterm_ignorer(local, 1, grace=60)
+    start = trio.current_time()
+    await local.backend.kill([s.mesos_task_id], grace_seconds=30)
+    await local.backend.kill([s.mesos_task_id], grace_seconds=0.2)
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert "SIGKILL" in done.message and 0.2 <= trio.current_time() - start < 5
+
+
+async def test_missing_executable_fails_to_launch(local: Harness):
+    s = spec(1, "/nonexistent/program", shell=False)
+    await local.backend.launch([s])
+    done = local.backend.known(s.mesos_task_id)
+    assert done is not None and done.state == TaskState.FAILED
+    assert "/nonexistent/program" in done.message
+    assert local.states(s.mesos_task_id) == [TaskState.FAILED]
+    # Its sandbox exists, so the caller can still look.
+    assert (await local.backend.read_sandbox_file(s.mesos_task_id, "", 0, 0))[2] == [
+        "stderr", "stdout"]
+
+
+@pytest.mark.parametrize("path", ["../x", "../../../../../../etc/passwd", "/etc/passwd",
+                                  "sub/../../stdout", "escape"])
+async def test_sandbox_reads_stay_inside(local: Harness, path: str):
+    s = spec(1, "mkdir sub; ln -s /etc escape")
+    await local.backend.launch([s])
+    assert (await local.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
+    with pytest.raises(InvalidArgument):
+        await local.backend.read_sandbox_file(s.mesos_task_id, path, 0, 0)
+
+
+async def test_sandbox_read_errors(local: Harness):
+    s = spec(1, "mkdir sub")
+    await local.backend.launch([s])
+    await local.wait_terminal(s.mesos_task_id)
+    with pytest.raises(NotFound):
+        await local.backend.read_sandbox_file("unknown", "stdout", 0, 0)
+    with pytest.raises(NotFound):
+        await local.backend.read_sandbox_file(s.mesos_task_id, "nothing-here", 0, 0)
+    with pytest.raises(InvalidArgument):
+        await local.backend.read_sandbox_file(s.mesos_task_id, "sub", 0, 0)
+    with pytest.raises(InvalidArgument):
+        await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", -1, 0)
+
+
+async def test_launch_is_idempotent(local: Harness):
+    s = spec(1, "echo once >> $MESOS_SANDBOX/count")
+    await local.backend.launch([s, s])
+    await local.wait_terminal(s.mesos_task_id)
+    await local.backend.launch([s])
+    assert local.states(s.mesos_task_id) == [TaskState.RUNNING, TaskState.SUCCEEDED]
+    assert (await local.backend.read_sandbox_file(s.mesos_task_id, "count", 0, 0))[0] == (
+        b"once\n")
+
+
+async def test_launch_on_unknown_host_starts_nothing(local: Harness):
+    good, bad = spec(1, "true"), spec(2, "true", hostname="elsewhere")
+    with pytest.raises(InvalidArgument, match="elsewhere"):
+        await local.backend.launch([good, bad])
+    assert local.backend.known(good.mesos_task_id) is None
+
+
+async def test_launch_before_run_fails(tmp_path: Path):
+    with pytest.raises(FailedPrecondition):
+        await LocalBackend(tmp_path).launch([spec(1, "true")])
+
+
+async def test_stopping_the_backend_kills_its_processes(tmp_path: Path):
+    backend = LocalBackend(tmp_path, hosts=1)
+    updates: list[StatusUpdate] = []
+    fifo = tmp_path / "child-pid"
+    os.mkfifo(fifo)
+    # The shell's child is a grandchild of ours: the group kill must reach it.
+    s = spec(1, 'sleep 60 & echo $! > "$READY"; wait', environment={"READY": str(fifo)})
+
+    def read_pid() -> int:
+        with open(fifo) as f:
+            return int(f.read())
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(backend.run, updates.append)
+        await backend.launch([s])
+        with trio.fail_after(10):
+            child = await trio.to_thread.run_sync(read_pid, abandon_on_cancel=True)
+        nursery.cancel_scope.cancel()
+    assert [u.state for u in updates] == [TaskState.RUNNING]
+    known = backend.known(s.mesos_task_id)
+    assert known is not None and known.state == TaskState.LOST
+    # SIGKILLed: gone, or a zombie until init reaps it (it is not our child).
+    assert _state_of(child) in {None, "Z"}
+
+
+def _state_of(pid: int) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]

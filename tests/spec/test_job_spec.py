@@ -1,0 +1,333 @@
+"""v0 job configs: Peloton's example files, validation rules, per-instance merge."""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+from typing import Any
+
+import pytest
+
+from peloton.api.mesos.v1 import mesos_pb2
+from peloton.api.v0.job import job_pb2
+from peloton.core.errors import InvalidArgument
+from peloton.spec.job import (
+    DOCKER,
+    MESOS_CONTAINERIZER,
+    load_job_config,
+    merged_task_config,
+    task_name,
+    validate_job_config,
+)
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+
+
+def example(name: str) -> str:
+    return (EXAMPLES / name).read_text()
+
+
+# --------------------------------------------------------------------------- examples
+
+
+def test_testjob_loads_with_two_legacy_warnings() -> None:
+    config, warnings = load_job_config(example("testjob.yaml"))
+    assert len(warnings) == 2
+    assert any("minimuminstancecount" in w for w in warnings)
+    assert any("minimuminstancepercent" in w for w in warnings)
+    assert config.name == "TestPelotonJob_123"
+    assert config.instanceCount == 10
+    assert config.type == job_pb2.BATCH
+    assert config.sla.priority == 22
+    assert config.sla.maxRunningTime == 300
+    assert list(config.ldapGroups) == ["money", "team6", "otto"]
+    assert sorted(config.instanceConfig) == [0, 1, 2]
+
+
+def test_testjob_instance_merge() -> None:
+    config, _ = load_job_config(example("testjob.yaml"))
+    zero = merged_task_config(config, 0)
+    assert zero.controller
+    assert zero.killGracePeriodSeconds == 40
+    assert zero.command.value == "echo Hello instance 0 && sleep 100"
+    assert zero.resource.cpuLimit == 1.0  # from the default
+    five = merged_task_config(config, 5)
+    assert five == config.defaultConfig
+    assert five.command.value.startswith('echo "Job $PELOTON_JOB_ID')
+    assert five.command.shell
+    assert not five.controller
+    assert 5 not in config.instanceConfig  # merging did not create an entry
+
+
+def test_task_names() -> None:
+    config, _ = load_job_config(example("testjob.yaml"))
+    assert task_name(config, 0) == "controller0"
+    assert task_name(config, 2) == "instance2"
+    assert task_name(config, 7) == "TestPelotonJob_123-7"
+    assert 7 not in config.instanceConfig
+
+
+def test_service_example_loads() -> None:
+    config, warnings = load_job_config(example("testjob_stateless_service.yaml"))
+    assert warnings == []
+    assert config.type == job_pb2.SERVICE
+    assert config.defaultConfig.resource.memLimitMb == 2.0
+
+
+def test_helloworld_needs_docker() -> None:
+    with pytest.raises(InvalidArgument) as e:
+        load_job_config(example("helloworld_job.yaml"))
+    assert e.value.field == "defaultconfig.container"
+    assert "cannot run containers" in e.value.message
+    assert "docker" in e.value.message
+    assert "plain commands" in e.value.message  # what it can run
+
+    config, _ = load_job_config(example("helloworld_job.yaml"), capabilities=frozenset({DOCKER}))
+    container = config.defaultConfig.container
+    assert container.type == mesos_pb2.ContainerInfo.DOCKER
+    assert container.docker.image == "debian"
+    assert [p.value for p in container.docker.parameters] == [
+        "MESSAGE=HelloWorld", "SLEEP_SECONDS=300"]
+    assert container.volumes[0].container_path == "/tmp"
+    assert container.volumes[0].mode == mesos_pb2.Volume.RW
+
+
+def test_v1alpha_spec_is_not_a_v0_job() -> None:
+    with pytest.raises(InvalidArgument) as e:
+        load_job_config(example("stateless_testspec.yaml"))
+    assert e.value.field == "defaultspec"
+    assert "v1alpha" in e.value.message
+
+
+def test_source_may_be_parsed_data_or_path() -> None:
+    config, _ = load_job_config({"instanceCount": 1,
+                                 "defaultConfig": {"command": {"value": "true"},
+                                                   "resource": {"cpuLimit": 1}}})
+    assert config.instanceCount == 1
+    config, _ = load_job_config(EXAMPLES / "testjob_stateless_service.yaml")
+    assert config.type == job_pb2.SERVICE
+
+
+def test_unknown_key_in_job_file() -> None:
+    text = example("testjob.yaml").replace("cpulimit: 1.0", "cpulimt: 1.0")
+    with pytest.raises(InvalidArgument) as e:
+        load_job_config(text)
+    assert e.value.field == "defaultconfig.resource.cpulimt"
+    assert "did you mean 'cpuLimit'?" in e.value.message
+
+
+def test_yaml_syntax_error_in_job_file() -> None:
+    with pytest.raises(InvalidArgument) as e:
+        load_job_config("name: x\ninstancecount: [1\n")
+    assert "line" in e.value.message and "column" in e.value.message
+
+
+# --------------------------------------------------------------------------- validation
+
+BASE: dict[str, Any] = {
+    "name": "j",
+    "instancecount": 3,
+    "defaultconfig": {
+        "resource": {"cpulimit": 1, "memlimitmb": 10},
+        "command": {"value": "sleep 1"},
+    },
+}
+
+
+def job(**changes: Any) -> dict[str, Any]:
+    """BASE with dotted-path changes: job(**{"sla.priority": 3}); None deletes."""
+    data = copy.deepcopy(BASE)
+    for dotted, value in changes.items():
+        *parents, last = dotted.split(".")
+        node: Any = data
+        for p in parents:
+            node = node.setdefault(int(p) if p.isdigit() else p, {})
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[int(last) if last.isdigit() else last] = value
+    return data
+
+
+SERVICE = {"type": "SERVICE"}
+CMD = {"value": "true"}
+
+INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
+    ("no instances", job(instancecount=0), "instancecount", ["at least one"]),
+    ("too many instances", job(instancecount=100_001), "instancecount", ["100000"]),
+    ("override outside the job", job(**{"instanceconfig.3": {"name": "x"}}),
+     "instanceconfig.3", ["instance 3", "outside"]),
+    ("no default command", job(**{"defaultconfig.command": None}),
+     "defaultconfig.command", ["no command"]),
+    ("empty shell command", job(**{"defaultconfig.command": {"value": "  "}}),
+     "defaultconfig.command", ["empty"]),
+    ("override without command, no default",
+     job(**{"defaultconfig.command": None, "instancecount": 1, "instanceconfig.0": {"name": "a"}}),
+     "instanceconfig.0.command", ["instance 0", "no command"]),
+    ("empty command in override", job(**{"instanceconfig.1": {"command": {"value": ""}}}),
+     "instanceconfig.1.command", ["instance 1", "empty"]),
+    ("some instances lack command",
+     job(**{"defaultconfig.command": None, "instanceconfig.0": {"command": CMD},
+            "instanceconfig.2": {"command": CMD}}),
+     "defaultconfig.command", ["instance 1"]),
+    ("controller on instance 1", job(**{"instanceconfig.1": {"controller": True}}),
+     "instanceconfig.1.controller", ["only instance 0", "instance 1"]),
+    ("controller in default", job(**{"defaultconfig.controller": True}),
+     "defaultconfig.controller", ["only instance 0"]),
+    ("port without name", job(**{"defaultconfig.ports": [{"value": 80}]}),
+     "defaultconfig.ports[0].name", ["name"]),
+    ("dynamic port without env", job(**{"defaultconfig.ports": [
+        {"name": "http", "value": 80}, {"name": "admin"}]}),
+     "defaultconfig.ports[1].envname", ["envName", "admin"]),
+    ("batch health check", job(**{"instanceconfig.2": {"healthcheck": {"enabled": True}}}),
+     "instanceconfig.2.healthcheck", ["batch", "health check"]),
+    ("batch executor", job(**{"defaultconfig.executor": {"type": "CUSTOM", "data": "x"}}),
+     "defaultconfig.executor", ["batch", "executor"]),
+    ("max running above instances", job(**{"sla.maximumrunninginstances": 4}),
+     "sla.maximumrunninginstances", ["4", "instanceCount 3"]),
+    ("min running above max", job(**{"sla.maximumrunninginstances": 2,
+                                     "sla.minimumrunninginstances": 3}),
+     "sla.minimumrunninginstances", ["3", "2"]),
+    ("preemption override inside gang", job(**{
+        "sla.minimumrunninginstances": 2,
+        "instanceconfig.1": {"preemptionpolicy": {"type": "TYPE_NON_PREEMPTIBLE"}}}),
+     "instanceconfig.1.preemptionpolicy", ["gang"]),
+    ("too many restarts", job(**{"defaultconfig.restartpolicy": {"maxfailures": 101}}),
+     "defaultconfig.restartpolicy.maxfailures", ["101", "100"]),
+    ("negative memory", job(**{"defaultconfig.resource.memlimitmb": -1}),
+     "defaultconfig.resource.memlimitmb", ["non-negative"]),
+    ("negative gpu in override",
+     job(**{"instanceconfig.0": {"resource": {"cpulimit": 1, "gpulimit": -1}}}),
+     "instanceconfig.0.resource.gpulimit", ["non-negative"]),
+    ("infinite disk", job(**{"defaultconfig.resource.disklimitmb": float("inf")}),
+     "defaultconfig.resource.disklimitmb", ["non-negative"]),
+    ("no cpu", job(**{"defaultconfig.resource.cpulimit": 0}),
+     "defaultconfig.resource.cpulimit", ["cpu"]),
+    ("no resource at all", job(**{"defaultconfig.resource": None}),
+     "defaultconfig.resource.cpulimit", ["cpu"]),
+    ("names only, default lacks cpu", job(instancecount=2, **{
+        "defaultconfig.resource.cpulimit": 0, "instanceconfig.0": {"name": "a"},
+        "instanceconfig.1": {"name": "b"}}),
+     "defaultconfig.resource.cpulimit", ["instance 0", "cpu"]),
+    ("override zeroes cpu", job(**{"instanceconfig.1": {"resource": {"memlimitmb": 5}}}),
+     "instanceconfig.1.resource.cpulimit", ["instance 1", "cpu"]),
+    ("service max running time", job(**SERVICE, **{"sla.maxrunningtime": 10}),
+     "sla.maxrunningtime", ["service"]),
+    ("service min running", job(**SERVICE, **{"sla.minimumrunninginstances": 1}),
+     "sla.minimumrunninginstances", ["service"]),
+    ("service max running", job(**SERVICE, **{"sla.maximumrunninginstances": 1}),
+     "sla.maximumrunninginstances", ["service"]),
+    ("service kill on preempt", job(**SERVICE, **{
+        "defaultconfig.preemptionpolicy": {"killonpreempt": True}}),
+     "defaultconfig.preemptionpolicy.killonpreempt", ["killOnPreempt"]),
+    ("service revocable not preemptible", job(**SERVICE, **{"sla.revocable": True}),
+     "sla.revocable", ["preemptible"]),
+    ("service executor not custom", job(**SERVICE, **{
+        "defaultconfig.executor": {"type": "DEFAULT"}}),
+     "defaultconfig.executor", ["CUSTOM"]),
+    ("docker by type", job(**{"defaultconfig.container": {"type": "DOCKER"}}),
+     "defaultconfig.container", ["cannot run containers", "docker"]),
+    ("docker info in override", job(**{"instanceconfig.2": {
+        "container": {"type": "MESOS", "docker": {"image": "debian"}}}}),
+     "instanceconfig.2.container", ["cannot run containers", "docker"]),
+    ("mesos image", job(**{"defaultconfig.container": {
+        "type": 2, "mesos": {"image": {"type": 2, "docker": {"name": "nvidia/cuda"}}}}}),
+     "defaultconfig.container", ["cannot run containers", "mesos-containerizer"]),
+]
+
+
+@pytest.mark.parametrize(("data", "field", "words"), [c[1:] for c in INVALID],
+                         ids=[c[0] for c in INVALID])
+def test_invalid_jobs(data: dict[str, Any], field: str, words: list[str]) -> None:
+    with pytest.raises(InvalidArgument) as e:
+        load_job_config(data)
+    assert e.value.field == field
+    for word in words:
+        assert word in e.value.message
+
+
+VALID: list[tuple[str, dict[str, Any], frozenset[str]]] = [
+    ("base", job(), frozenset()),
+    ("memory may be zero", job(**{"defaultconfig.resource.memlimitmb": 0}), frozenset()),
+    ("controller on instance 0", job(**{"instanceconfig.0": {"controller": True}}), frozenset()),
+    ("controller default, one instance", job(instancecount=1, **{
+        "defaultconfig.controller": True}), frozenset()),
+    ("every instance overrides command", job(**{
+        "defaultconfig.command": None, "instanceconfig.0": {"command": CMD},
+        "instanceconfig.1": {"command": CMD}, "instanceconfig.2": {"command": CMD}}),
+     frozenset()),
+    ("non-shell command may be empty", job(**{
+        "defaultconfig.command": {"shell": False, "arguments": ["x"]}}), frozenset()),
+    ("static port needs no env", job(**{"defaultconfig.ports": [{"name": "p", "value": 80}]}),
+     frozenset()),
+    ("dynamic port with env", job(**{"defaultconfig.ports": [{"name": "p", "envname": "P"}]}),
+     frozenset()),
+    ("batch health check disabled", job(**{"defaultconfig.healthcheck": {"enabled": False}}),
+     frozenset()),
+    ("service health check", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True, "type": "COMMAND", "commandcheck": {"command": "true"}}}),
+     frozenset()),
+    ("service revocable and preemptible", job(**SERVICE, **{
+        "sla.revocable": True, "sla.preemptible": True}), frozenset()),
+    ("service custom executor", job(**SERVICE, **{
+        "defaultconfig.executor": {"type": "CUSTOM", "data": "{}"}}), frozenset()),
+    ("batch kill on preempt", job(**{"defaultconfig.preemptionpolicy": {"killonpreempt": True}}),
+     frozenset()),
+    ("batch max running time", job(**{"sla.maxrunningtime": 10}), frozenset()),
+    ("gang and max", job(**{"sla.minimumrunninginstances": 2,
+                            "sla.maximumrunninginstances": 3}), frozenset()),
+    ("preemption override outside gang", job(**{
+        "sla.minimumrunninginstances": 1,
+        "instanceconfig.2": {"preemptionpolicy": {"type": 1}}}), frozenset()),
+    ("restart limit", job(**{"defaultconfig.restartpolicy": {"maxfailures": 100}}), frozenset()),
+    ("mesos container without image", job(**{"defaultconfig.container": {"type": 2}}),
+     frozenset()),
+    ("docker allowed", job(**{"defaultconfig.container": {"type": 1, "docker": {"image": "x"}}}),
+     frozenset({DOCKER})),
+    ("mesos image allowed", job(**{"defaultconfig.container": {
+        "type": 2, "mesos": {"image": {"type": 2, "docker": {"name": "x"}}}}}),
+     frozenset({MESOS_CONTAINERIZER})),
+]
+
+
+@pytest.mark.parametrize(("data", "capabilities"), [c[1:] for c in VALID],
+                         ids=[c[0] for c in VALID])
+def test_valid_jobs(data: dict[str, Any], capabilities: frozenset[str]) -> None:
+    load_job_config(data, capabilities=capabilities)
+
+
+def test_mesos_image_needs_its_own_capability() -> None:
+    data = job(**{"defaultconfig.container": {
+        "type": 2, "mesos": {"image": {"type": 2, "docker": {"name": "x"}}}}})
+    with pytest.raises(InvalidArgument) as e:
+        load_job_config(data, capabilities=frozenset({DOCKER}))
+    assert "it can run: docker" in e.value.message
+
+
+def test_max_tasks_per_job_is_configurable() -> None:
+    config, _ = load_job_config(job())
+    with pytest.raises(InvalidArgument) as e:
+        validate_job_config(config, capabilities=frozenset(), max_tasks_per_job=2)
+    assert e.value.field == "instancecount"
+
+
+def test_override_replaces_whole_fields() -> None:
+    config, _ = load_job_config(job(**{
+        "defaultconfig.labels": [{"key": "a", "value": "1"}, {"key": "b", "value": "2"}],
+        "defaultconfig.resource": {"cpulimit": 2, "memlimitmb": 100},
+        "instanceconfig.1": {"labels": [{"key": "c", "value": "3"}],
+                             "resource": {"cpulimit": 1}, "killgraceperiodseconds": 5}}))
+    merged = merged_task_config(config, 1)
+    assert [label.key for label in merged.labels] == ["c"]
+    assert merged.resource.cpuLimit == 1
+    assert merged.resource.memLimitMb == 0  # message fields replace whole, no deep merge
+    assert merged.killGracePeriodSeconds == 5
+    assert merged.command == config.defaultConfig.command
+    assert [label.key for label in config.defaultConfig.labels] == ["a", "b"]  # untouched
+
+
+def test_large_job_validates_in_time_proportional_to_overrides() -> None:
+    # 100k instances with one override: the default is checked once, not 100k times.
+    config, _ = load_job_config(job(instancecount=100_000, **{
+        "instanceconfig.0": {"controller": True}}))
+    assert config.instanceCount == 100_000

@@ -1,0 +1,112 @@
+"""The storage contract against SQLite, plus what only SQLite has."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from peloton.core.errors import FailedPrecondition, Internal, InvalidArgument, Unavailable
+from peloton.storage import SCHEMA_VERSION, open_sqlite
+from peloton.storage.sqlite import _LOAD_SHARD
+
+from .conformance import OpenStore, StorageContract, handles, job, task
+
+
+class TestSQLiteContract(StorageContract):
+    @pytest.fixture
+    async def open_store(self, tmp_path: Path) -> AsyncIterator[OpenStore]:
+        async with handles(lambda: open_sqlite(tmp_path / "peloton.db")) as opener:
+            yield opener
+
+
+async def test_pragmas_default_to_wal_and_normal(tmp_path: Path) -> None:
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        assert await store.settings() == {
+            "journal_mode": "wal", "synchronous": "NORMAL", "busy_timeout": 10000,
+            "schema_version": SCHEMA_VERSION,
+        }
+
+
+async def test_synchronous_full_is_an_option(tmp_path: Path) -> None:
+    async with await open_sqlite(tmp_path / "p.db", synchronous="full",
+                                 busy_timeout=2.5) as store:
+        settings = await store.settings()
+        assert (settings["synchronous"], settings["busy_timeout"]) == ("FULL", 2500)
+
+
+async def test_bad_synchronous_is_invalid_argument(tmp_path: Path) -> None:
+    with pytest.raises(InvalidArgument) as info:
+        await open_sqlite(tmp_path / "p.db", synchronous="sometimes")
+    assert info.value.field == "synchronous"
+
+
+async def test_data_survives_reopening(tmp_path: Path) -> None:
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.create_job(0, 1, job(), [task()])
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        assert await store.get_job(job().job_id) == job()
+        assert await store.get_task(job().job_id, 0) == task()
+
+
+async def test_locked_database_is_unavailable_and_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    async with await open_sqlite(path, busy_timeout=0) as store:
+        other = sqlite3.connect(path, isolation_level=None)  # another process's writer
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            with pytest.raises(Unavailable, match="locked"):
+                await store.write(0, 1, jobs=[job()])
+            assert await store.get_job(job().job_id) is None  # readers are not blocked
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+        await store.write(0, 1, jobs=[job()])  # the connection is still usable
+        assert await store.get_job(job().job_id) == job()
+
+
+async def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    async with await open_sqlite(path):
+        pass
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    conn.close()
+    with pytest.raises(FailedPrecondition, match="schema version"):
+        await open_sqlite(path)
+
+
+async def test_a_file_that_is_not_a_database_is_internal(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(Internal, match="not a database"):
+        await open_sqlite(path)
+
+
+async def test_closed_storage_is_unavailable_and_aclose_is_idempotent(tmp_path: Path) -> None:
+    store = await open_sqlite(tmp_path / "p.db")
+    await store.aclose()
+    await store.aclose()
+    with pytest.raises(Unavailable, match="closed"):
+        await store.get_job(job().job_id)
+
+
+@pytest.mark.parametrize("active_only", [True, False])
+async def test_load_shard_walks_the_shard_index_then_task_keys(
+    tmp_path: Path, active_only: bool
+) -> None:
+    async with await open_sqlite(tmp_path / "p.db"):
+        pass
+    conn = sqlite3.connect(tmp_path / "p.db")
+    params = (0, "[4, 5, 6, 9]") if active_only else (0,)
+    try:
+        plans = [" | ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+                 for sql in _LOAD_SHARD[active_only]]
+    finally:
+        conn.close()
+    assert "SEARCH j USING INDEX jobs_by_shard_state (shard=?)" in plans[0]
+    assert "SEARCH j USING INDEX jobs_by_shard_state (shard=?)" in plans[1]
+    assert "SEARCH t USING PRIMARY KEY (job_id=?)" in plans[1]
