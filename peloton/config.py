@@ -78,7 +78,8 @@ _NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hos
 
 
 def _address(value: Any, where: str) -> str:
-    if not isinstance(value, str) or ":" not in value or not value.rpartition(":")[2].isdigit():
+    port = value.rpartition(":")[2] if isinstance(value, str) and ":" in value else ""
+    if not (port.isascii() and port.isdigit() and int(port) <= 65535):
         raise InvalidArgument(f"expected host:port, got {value!r}", field=where)
     return value
 
@@ -93,11 +94,14 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
                                   field=str(key))
     if "data_dir" not in data:
         raise InvalidArgument("required", field="data_dir")
+    if not isinstance(data["data_dir"], str) or not data["data_dir"]:
+        raise InvalidArgument(f"must be a path, got {data['data_dir']!r}", field="data_dir")
     data_dir = pathlib.Path(data["data_dir"])
     if not data_dir.is_absolute() and base is not None:
         data_dir = base / data_dir
     num_shards = data.get("num_shards", 16)
-    if not isinstance(num_shards, int) or not 1 <= num_shards <= 4096:
+    if (not isinstance(num_shards, int) or isinstance(num_shards, bool)
+            or not 1 <= num_shards <= 4096):
         raise InvalidArgument(f"must be an integer in 1..4096, got {num_shards!r}",
                               field="num_shards")
     daemons = []
@@ -111,7 +115,8 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 raise InvalidArgument("each daemon needs a name", field=where)
             if entry["name"] in names:
-                raise InvalidArgument(f"duplicate daemon name {entry['name']!r}", field=where)
+                raise InvalidArgument(f"duplicate daemon name {entry['name']!r}",
+                                      field=f"{where}.name")
             names.add(entry["name"])
             for need in _NEEDS[kind]:
                 if need not in entry:
@@ -123,6 +128,8 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     if not any(d.kind == "resmgr" for d in daemons):
         raise InvalidArgument("a cluster needs at least one resmgr", field="resmgr")
     storage = data.get("storage") or {"kind": "sqlite"}
+    if not isinstance(storage, dict):
+        raise InvalidArgument(f"must be a mapping, got {storage!r}", field="storage")
     if storage.get("kind", "sqlite") != "sqlite":
         raise InvalidArgument(f"unknown storage kind {storage.get('kind')!r}; known: sqlite",
                               field="storage.kind")

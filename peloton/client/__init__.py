@@ -1,0 +1,294 @@
+"""The Python client of a Peloton cluster (what the CLI and the tests use).
+
+::
+
+    async with open_rpc():
+        client = PelotonClient(["127.0.0.1:5392"])
+        try:
+            pool = await client.create_respool("/DefaultResPool", pool_config)
+            job_id = await client.create_job("/DefaultResPool", job_config)
+            info = await client.wait_for_job(job_id, {"SUCCEEDED"}, timeout=120)
+            out = await client.read_task_file(job_id, 0)
+        finally:
+            client.close()
+
+Every public service is served by every jobmgr (respool and host calls are
+forwarded), so the client needs only jobmgr addresses. ``.jobs``,
+``.tasks``, ``.respools`` and ``.hosts`` are :class:`peloton.rpc.ServiceClient`
+objects for the raw calls. Errors are :class:`peloton.core.errors.PelotonError`
+subclasses; :class:`ClusterUnreachable` means no jobmgr answered the first
+call within ``connect_deadline`` seconds (nothing listens there, probably).
+Must run inside ``peloton.rpc.open_rpc()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+import trio
+
+from peloton.api.v0.host.svc import host_svc_grpc
+from peloton.api.v0.job import job_grpc, job_pb2
+from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.respool import respool_grpc, respool_pb2
+from peloton.api.v0.task import task_grpc, task_pb2
+from peloton.core.errors import (
+    AlreadyExists,
+    DeadlineExceeded,
+    InvalidArgument,
+    NotFound,
+    PelotonError,
+    Unavailable,
+)
+from peloton.core.ids import new_job_id
+from peloton.rpc import Channels, ServiceClient, open_rpc
+from peloton.spec.respool import split_respool_path
+
+__all__ = ["TERMINAL_JOB_STATES", "ClusterUnreachable", "PelotonClient", "within_rpc"]
+
+T = TypeVar("T")
+
+TERMINAL_JOB_STATES = frozenset({"SUCCEEDED", "FAILED", "KILLED", "DELETED"})
+READ_CHUNK = 1 << 20
+
+
+class ClusterUnreachable(Unavailable):
+    """No address of the cluster answered at all (as opposed to a server
+    that answered UNAVAILABLE). ``addresses`` were tried; ``cause`` is the
+    last transport error."""
+
+    def __init__(self, addresses: list[str], cause: PelotonError) -> None:
+        super().__init__(f"cannot reach the cluster at {','.join(addresses)}")
+        self.addresses = addresses
+        self.cause = cause
+
+
+async def within_rpc(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``await fn(*args)`` inside ``open_rpc()``.
+
+    An exception of ``fn`` comes out as itself, not wrapped in the
+    ExceptionGroup of the nursery that ``open_rpc()`` runs.
+    """
+    error: Exception | None = None
+    result: Any = None
+    async with open_rpc():
+        try:
+            result = await fn(*args)
+        except Exception as e:
+            error = e
+    if error is not None:
+        raise error
+    return result  # type: ignore[no-any-return]
+
+
+def _is_transport_error(error: PelotonError) -> bool:
+    """Raised by the channel (nothing answered), not sent by a server."""
+    if isinstance(error, Unavailable):
+        return error.message.startswith("cannot reach ")
+    if isinstance(error, DeadlineExceeded):
+        return "took longer than" in error.message
+    return False
+
+
+class _Contact:
+    """Shared by a client's services: has any server answered yet?"""
+
+    def __init__(self, connect_deadline: float) -> None:
+        self.made = False
+        self.connect_deadline = connect_deadline
+
+
+class _Service(ServiceClient):
+    """A ServiceClient that gives up quickly while no server has ever answered.
+
+    Until the first answer, UNAVAILABLE is retried for at most
+    ``connect_deadline`` seconds and then raised as ClusterUnreachable; after
+    it, for the full ``deadline`` as ServiceClient does.
+    """
+
+    def __init__(self, addresses: list[str], stub_cls: type, *, channels: Channels,
+                 deadline: float, timeout: float, contact: _Contact) -> None:
+        super().__init__(addresses, stub_cls, channels=channels, deadline=deadline)
+        self.timeout = timeout
+        self._contact = contact
+
+    async def call(self, method: str, request: Any, *, timeout: float | None = None,
+                   deadline: float | None = None) -> Any:
+        timeout = self.timeout if timeout is None else timeout
+        deadline = self.deadline if deadline is None else deadline
+        start = trio.current_time()
+        while True:
+            first = not self._contact.made
+            left = max(0.0, deadline - (trio.current_time() - start))
+            window = min(left, self._contact.connect_deadline) if first else left
+            try:
+                reply = await super().call(method, request, timeout=timeout, deadline=window)
+            except PelotonError as error:
+                if _is_transport_error(error):
+                    if first:
+                        raise ClusterUnreachable(list(self.addresses), error) from None
+                    raise
+                self._contact.made = True
+                if first and isinstance(error, Unavailable) \
+                        and trio.current_time() - start < deadline:
+                    continue  # a server asks to retry: now it gets the whole deadline
+                raise
+            self._contact.made = True
+            return reply
+
+
+def _state_names(states: Iterable[str | int]) -> set[str]:
+    names = set()
+    for s in states:
+        if isinstance(s, int):
+            names.add(job_pb2.JobState.Name(s))
+        else:
+            names.add(str(s).upper())
+    return names
+
+
+class PelotonClient:
+    """Calls to the cluster whose jobmgrs listen at ``addresses``.
+
+    ``timeout`` bounds one attempt of one call; ``deadline`` bounds the
+    retries of UNAVAILABLE; ``connect_deadline`` bounds them while no server
+    has answered yet. Call :meth:`close` (inside ``open_rpc()``) when done.
+    """
+
+    def __init__(self, addresses: list[str], *, timeout: float = 20.0,
+                 deadline: float | None = None, connect_deadline: float = 3.0,
+                 channels: Channels | None = None) -> None:
+        if not addresses:
+            raise ValueError("no cluster addresses")
+        self.addresses = list(addresses)
+        self.channels = channels or Channels()
+        self._owns_channels = channels is None
+        contact = _Contact(min(connect_deadline, timeout))
+
+        def service(stub: type) -> _Service:
+            return _Service(self.addresses, stub, channels=self.channels,
+                            deadline=timeout if deadline is None else deadline,
+                            timeout=timeout, contact=contact)
+
+        self.jobs = service(job_grpc.JobManagerStub)
+        self.tasks = service(task_grpc.TaskManagerStub)
+        self.respools = service(respool_grpc.ResourceManagerStub)
+        self.hosts = service(host_svc_grpc.HostServiceStub)
+
+    def close(self) -> None:
+        if self._owns_channels:
+            self.channels.close()
+
+    # -- resource pools ------------------------------------------------------
+    async def lookup_respool(self, path: str) -> str:
+        """The id of the pool at ``path`` (``/`` is the root); NotFound if none."""
+        split_respool_path(path)
+        reply = await self.respools.call("LookupResourcePoolID", respool_pb2.LookupRequest(
+            path=respool_pb2.ResourcePoolPath(value=path)))
+        if not reply.id.value:
+            raise NotFound(f"resource pool {path} does not exist")
+        return str(reply.id.value)
+
+    async def create_respool(self, path: str, config: respool_pb2.ResourcePoolConfig) -> str:
+        """Create the pool at ``path`` under its parent path; returns its id.
+
+        The config's name must be the last element of ``path`` (taken from it
+        when empty); its ``parent`` is set from the path. ``config`` is not
+        modified.
+        """
+        parts = split_respool_path(path)
+        if not parts:
+            raise InvalidArgument("cannot create the root resource pool '/'", field="path")
+        if config.name and config.name != parts[-1]:
+            raise InvalidArgument(f"name {config.name!r} does not match the last element "
+                                  f"{parts[-1]!r} of path {path!r}", field="name")
+        parent_path = "/" + "/".join(parts[:-1])
+        try:
+            parent = await self.lookup_respool(parent_path)
+        except NotFound:
+            raise NotFound(f"the parent pool {parent_path} of {path} does not exist") from None
+        request = respool_pb2.CreateRequest(config=config)
+        request.config.name = parts[-1]
+        request.config.parent.value = parent
+        reply = await self.respools.call("CreateResourcePool", request)
+        return str(reply.result.value)
+
+    async def get_respool(self, path: str) -> respool_pb2.GetResponse:
+        pool_id = await self.lookup_respool(path)
+        return await self.respools.call("GetResourcePool", respool_pb2.GetRequest(
+            id=peloton_pb2.ResourcePoolID(value=pool_id)))
+
+    async def update_respool(self, path: str, config: respool_pb2.ResourcePoolConfig, *,
+                             force: bool = False) -> None:
+        pool_id = await self.lookup_respool(path)
+        await self.respools.call("UpdateResourcePool", respool_pb2.UpdateRequest(
+            id=peloton_pb2.ResourcePoolID(value=pool_id), config=config, Force=force))
+
+    async def delete_respool(self, path: str) -> None:
+        split_respool_path(path)
+        await self.respools.call("DeleteResourcePool", respool_pb2.DeleteRequest(
+            path=respool_pb2.ResourcePoolPath(value=path)))
+
+    async def query_respools(self) -> list[respool_pb2.ResourcePoolInfo]:
+        reply = await self.respools.call("Query", respool_pb2.QueryRequest())
+        return list(reply.resourcePools)
+
+    # -- jobs ------------------------------------------------------------------
+    async def create_job(self, respool_path: str, config: job_pb2.JobConfig, *,
+                         job_id: str | None = None) -> str:
+        """Create a job in the pool at ``respool_path``; returns its id.
+
+        The id is chosen here (a UUID) unless given, so a create that is
+        retried after a lost reply does not make a second job.
+        """
+        pool_id = await self.lookup_respool(respool_path)
+        chosen = job_id or new_job_id()
+        request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=chosen), config=config)
+        request.config.respoolID.value = pool_id
+        try:
+            reply = await self.jobs.call("Create", request)
+        except AlreadyExists:
+            if job_id is not None:
+                raise
+            return chosen  # our own earlier attempt went through
+        return str(reply.jobId.value or chosen)
+
+    async def get_job(self, job_id: str) -> job_pb2.JobInfo:
+        reply = await self.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
+        return reply.jobInfo
+
+    async def wait_for_job(self, job_id: str, states: Iterable[str | int], *,
+                           timeout: float, poll: float = 0.5) -> job_pb2.JobInfo:
+        """Poll until the job's state is one of ``states`` (names or numbers).
+
+        Raises DeadlineExceeded after ``timeout`` seconds, naming the last state.
+        """
+        wanted = _state_names(states)
+        last = "UNKNOWN"
+        with trio.move_on_after(timeout):
+            while True:
+                info = await self.get_job(job_id)
+                last = job_pb2.JobState.Name(info.runtime.state)
+                if last in wanted:
+                    return info
+                await trio.sleep(poll)
+        raise DeadlineExceeded(f"job {job_id} is still {last} after {timeout:g}s "
+                               f"(waiting for {', '.join(sorted(wanted))})")
+
+    # -- tasks -------------------------------------------------------------------
+    async def read_task_file(self, job_id: str, instance: int, path: str = "stdout",
+                             run: str = "") -> bytes:
+        """The whole of a sandbox file of ``instance``'s run ``run`` (the
+        current run when empty), read in chunks."""
+        chunks: list[bytes] = []
+        offset = 0
+        while True:
+            reply = await self.tasks.call("ReadSandboxFile", task_pb2.ReadSandboxFileRequest(
+                jobId=peloton_pb2.JobID(value=job_id), instanceId=instance, taskId=run,
+                path=path, offset=offset, length=READ_CHUNK))
+            if reply.data:
+                chunks.append(reply.data)
+                offset += len(reply.data)
+            if not reply.data or offset >= reply.size:
+                return b"".join(chunks)

@@ -31,17 +31,25 @@ def mesos_task_id(job_id: str, instance: int, run: int) -> str:
     return f"{job_id}-{instance}-{run}"
 
 
+def _is_number(text: str) -> bool:
+    # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits.
+    return text.isascii() and text.isdigit()
+
+
 def parse_mesos_task_id(value: str) -> tuple[str, int, int]:
-    """``<job>-<instance>-<run>`` -> (job, instance, run); ValueError if malformed."""
+    """``<job>-<instance>-<run>`` -> (job, instance, run); ValueError if malformed
+    (the job part must be a UUID, the numbers plain decimal digits)."""
     parts = value[37:].split("-")
-    if len(value) < 40 or value[36] != "-" or len(parts) != 2:
+    if (value[36:37] != "-" or not is_job_id(value[:36]) or len(parts) != 2
+            or not all(_is_number(p) for p in parts)):
         raise ValueError(f"not a task run id: {value!r}")
     return value[:36], int(parts[0]), int(parts[1])
 
 
 def parse_task_id(value: str) -> tuple[str, int]:
-    """``<job>-<instance>`` -> (job, instance); ValueError if malformed."""
-    if len(value) < 38 or value[36] != "-":
+    """``<job>-<instance>`` -> (job, instance); ValueError if malformed
+    (the job part must be a UUID, the instance plain decimal digits)."""
+    if value[36:37] != "-" or not is_job_id(value[:36]) or not _is_number(value[37:]):
         raise ValueError(f"not a task id: {value!r}")
     return value[:36], int(value[37:])
 

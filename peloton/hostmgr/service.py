@@ -53,7 +53,10 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
                             gpu=float(opts.get("gpu", 0)),
                             cluster=str(opts.get("cluster", "local")),
                             first_port=int(opts.get("first_port", 31000)))
-    raise InvalidArgument(f"unknown host backend {kind!r}; known: local",
+    if kind == "sim":
+        from peloton.hostmgr.backends.sim import SimBackend
+        return SimBackend.from_options({"cluster": "local", **opts})
+    raise InvalidArgument(f"unknown host backend {kind!r}; known: local, sim",
                           field=f"hostmgr[{me.name}].backend")
 
 
@@ -67,6 +70,17 @@ class Hostmgr:
         self.events = EventStreams()
         self.shard_of_task: dict[str, int] = {}
         self.killed_early: set[str] = set()
+        if hasattr(backend, "on_host_change"):
+            backend.on_host_change = self._host_changed
+
+    def _host_changed(self, hostname: str, up: bool) -> None:
+        """A backend lost a host (its runs were reported LOST first) or got it back."""
+        if up:
+            spec = self.backend.host_spec(hostname)  # type: ignore[attr-defined]
+            if spec is not None:
+                self.pool.add_host(spec)
+        else:
+            self.pool.remove_host(hostname)
 
     def report(self, update: StatusUpdate) -> None:
         """Backend callback (in trio): account, then publish to the shard's stream."""

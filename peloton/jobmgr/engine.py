@@ -97,6 +97,7 @@ class ShardEngine:
         self.jobs: dict[str, Job] = {}
         self.ready = trio.Event()
         self.stopped = False
+        self._unknown: set[str] = set()  # runs the host managers did not know last round
 
     # -- storage ----------------------------------------------------------
     async def persist(self, jobs: Iterable[Job] = (), tasks: Iterable[Task] = (), *,
@@ -367,6 +368,56 @@ class ShardEngine:
             await self.ctx.resmgr.call("UpdateTasksState",
                                        rpb.UpdateTasksStateRequest(updates=updates))
 
+    async def reconcile(self) -> None:
+        """Ask the host managers about every run that should be on a host.
+
+        Known runs get their latest status applied (a lost event costs at most
+        one round). A run unknown in two rounds in a row never started
+        (LAUNCHING: placed again, same run), is gone (KILLING: KILLED), or was
+        lost with its host manager (LOST: retried by the restart policy).
+        """
+        tasks = [t for job in self.jobs.values() for t in job.tasks
+                 if t.state in ON_HOST_TASK_STATES]
+        by_cluster: dict[str, list[Task]] = defaultdict(list)
+        for t in tasks:
+            by_cluster[t.cluster].append(t)
+        known: list[hpb.TaskEvent] = []
+        unknown: set[str] = set()
+        for cluster, group in by_cluster.items():
+            ids = [t.mesos_task_id for t in group]
+            for i in range(0, len(ids), 5000):
+                reply = await self.ctx.hostmgr_for(cluster).call(
+                    "ReconcileTasks", hpb.ReconcileTasksRequest(mesosTaskIds=ids[i:i + 5000]))
+                known.extend(reply.events)
+                unknown.update(reply.unknown)
+        if known:
+            await self.on_events(known)
+        gone = unknown & self._unknown
+        self._unknown = unknown - gone
+        if not gone:
+            return
+        now = self.ctx.clock()
+        requeue: list[Task] = []
+        lost: list[hpb.TaskEvent] = []
+        for mid in sorted(gone):
+            task, _ = self.find(mid)
+            if task is None:
+                continue
+            if task.state == TaskState.LAUNCHING and task.goal != TaskState.KILLED:
+                task.state, task.host, task.lease = TaskState.PENDING, "", ""
+                task.message = "launch was lost; placing again"
+                requeue.append(task)
+            else:
+                state = TaskState.KILLED if task.goal == TaskState.KILLED else TaskState.LOST
+                lost.append(hpb.TaskEvent(mesosTaskId=mid, state=int(state),  # type: ignore[arg-type]
+                                          message="the host manager does not know this run",
+                                          timestamp=now))
+        if requeue:
+            await self.persist({t.job_id: self.jobs[t.job_id] for t in requeue}.values(), requeue)
+            await self.enqueue(requeue, requeue=True)
+        if lost:
+            await self.on_events(lost)
+
     # -- stop / start / restart / delete ---------------------------------------
     async def kill(self, tasks: Sequence[Task]) -> None:
         """Make KILLED the goal of these tasks and carry it out."""
@@ -436,7 +487,18 @@ class ShardEngine:
         await self.start([t for t in tasks if t.terminal])
 
     async def delete(self, job: Job) -> None:
+        """Kill what runs, release it in resmgr now, and forget the job.
+
+        The KILLED events of its runs will find no job, so resmgr hears of
+        the end here; the host managers free the hosts when the runs exit.
+        """
+        live = [t for t in job.tasks if not t.terminal]
         await self.kill(job.tasks)
+        updates = [rpb.TaskStateUpdate(mesosTaskId=t.mesos_task_id, state=int(TaskState.KILLED))  # type: ignore[arg-type]
+                   for t in live]
+        if updates:
+            await self.ctx.resmgr.call("UpdateTasksState",
+                                       rpb.UpdateTasksStateRequest(updates=updates))
         await self.persist(delete=[job.id])
         self.jobs.pop(job.id, None)
 

@@ -73,7 +73,12 @@ class Task:
         if self.run > 1:
             rt.prevMesosTaskId = mesos_task_id(self.job_id, self.instance, self.run - 1)
         if self.terminal and self.state != TaskState.SUCCEEDED:
-            rt.terminationStatus.exitCode = self.exit_code
+            # A run ended by signal N reports exit code -N (the backends'
+            # convention); Peloton keeps the signal apart.
+            if self.exit_code >= 0:
+                rt.terminationStatus.exitCode = self.exit_code
+            else:
+                rt.terminationStatus.signal = str(-self.exit_code)
             rt.terminationStatus.reason = (
                 task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_KILLED_ON_REQUEST
                 if self.state == TaskState.KILLED
@@ -93,7 +98,9 @@ class Task:
         rt = task_pb2.RuntimeInfo.FromString(row.runtime)
         return cls(row.job_id, row.instance_id, row.name, row.run_id, TaskState(row.state),
                    TaskState(row.goal_state), rt.host, rt.agentID, rt.leaseId, rt.cluster,
-                   dict(rt.ports), rt.message, rt.reason, rt.terminationStatus.exitCode,
+                   dict(rt.ports), rt.message, rt.reason,
+                   (-int(rt.terminationStatus.signal) if rt.terminationStatus.signal
+                    else rt.terminationStatus.exitCode),
                    rt.failureCount, from_rfc3339(rt.startTime), from_rfc3339(rt.completionTime),
                    rt.restartRequested)
 
@@ -110,6 +117,7 @@ class Job:
     completion_time: float = 0.0
     config_version: int = 1
     tasks: list[Task] = field(default_factory=list)
+    _configs: dict[int, task_pb2.TaskConfig] = field(default_factory=dict, repr=False)
 
     @property
     def respool_id(self) -> str:
@@ -120,7 +128,16 @@ class Job:
         return self.state in TERMINAL_JOB_STATES
 
     def task_config(self, instance: int) -> task_pb2.TaskConfig:
-        return merged_task_config(self.config, instance)
+        """The merged config of ``instance``; shared, so callers must not modify it.
+
+        Instances without an override share one merged default (a 10,000-task
+        job builds one message, not 10,000).
+        """
+        key = instance if instance in self.config.instanceConfig else -1
+        cached = self._configs.get(key)
+        if cached is None:
+            cached = self._configs[key] = merged_task_config(self.config, instance)
+        return cached
 
     def controller(self) -> Task | None:
         if self.tasks and self.task_config(0).controller:

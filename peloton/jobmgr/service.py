@@ -36,6 +36,7 @@ from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.config import ClusterConfig
 from peloton.core.errors import (
+    AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -57,6 +58,7 @@ log = logging.getLogger(__name__)
 HEARTBEAT_PERIOD = 1.0
 LEASE_TTL = 5.0  # resmgr's member lease
 FENCE_MARGIN = 1.5  # stop acting this long before the lease could expire
+RECONCILE_PERIOD = 15.0
 
 
 class Jobmgr:
@@ -176,6 +178,7 @@ class Jobmgr:
                 for cluster, _ in self.hostmgrs():
                     nursery.start_soon(self._consume_events, engine, cluster)
                 nursery.start_soon(self._watch_new_clusters, engine, nursery)
+                nursery.start_soon(self._reconcile_loop, engine)
         if self._scopes.get(shard) is scope:
             self._scopes.pop(shard, None)
             self.engines.pop(shard, None)
@@ -188,6 +191,14 @@ class Jobmgr:
                 if cluster not in consumed:
                     consumed.add(cluster)
                     nursery.start_soon(self._consume_events, engine, cluster)
+
+    async def _reconcile_loop(self, engine: ShardEngine) -> None:
+        while not engine.stopped:
+            await trio.sleep(RECONCILE_PERIOD)
+            try:
+                await engine.reconcile()
+            except PelotonError as error:
+                log.info("reconcile of shard %d: %s", engine.shard, error)
 
     async def _consume_events(self, engine: ShardEngine, cluster: str) -> None:
         """Pull this shard's task events from one host manager, at least once."""
@@ -205,6 +216,11 @@ class Jobmgr:
                     return
                 log.info("events of shard %d from %s: %s", engine.shard, cluster, error)
                 await trio.sleep(0.5)
+            except Exception:
+                # A bug, not a condition: keep serving the other shards and
+                # say so loudly; the events stay unacknowledged and come back.
+                log.exception("events of shard %d from %s", engine.shard, cluster)
+                await trio.sleep(5.0)
 
     async def placement_loop(self) -> None:
         """Pull placements for every owned shard and launch them."""
@@ -355,8 +371,13 @@ class JobHandler:
         async def local(engine: ShardEngine) -> Any:
             validate_job_config(config, capabilities=self.jm.capabilities)
             await self._check_pool(config)
-            if job_id in engine.jobs or await self.jm.storage.get_job(job_id):
-                raise_exists(job_id)
+            existing = await self.jm.storage.get_job(job_id)
+            if existing is not None:
+                # A client that retries a create (its reply was lost) with the
+                # same id and config gets the same answer: create is idempotent.
+                if existing.config == config.SerializeToString(deterministic=True):
+                    return job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id))
+                raise AlreadyExists(f"job {job_id} already exists with another config")
             job = Job.new(job_id, engine.shard, config, time.time())
             await engine.create(job)
             await engine.enqueue(job.tasks)
@@ -441,6 +462,7 @@ class JobHandler:
             new.respoolID.value = old.respoolID.value
             added = [Task(job.id, i, "") for i in range(old.instanceCount, new.instanceCount)]
             job.config = new
+            job._configs.clear()
             job.config_version += 1
             from peloton.spec.job import task_name
             for t in added:
@@ -457,11 +479,6 @@ class JobHandler:
         return await self.jm.route(job_id, job_grpc.JobManagerStub, "Update", request, local)
 
 
-def raise_exists(job_id: str) -> None:
-    from peloton.core.errors import AlreadyExists
-    raise AlreadyExists(f"job {job_id} already exists")
-
-
 class TaskHandler:
     """peloton.api.v0.task.TaskManager"""
 
@@ -476,8 +493,9 @@ class TaskHandler:
 
     def _info(self, job_id: str, config: job_pb2.JobConfig, row: Any) -> task_pb2.TaskInfo:
         from peloton.spec.job import merged_task_config
-        return task_pb2.TaskInfo(instanceId=row.instance_id,
-                                 config=merged_task_config(config, row.instance_id),
+        merged = merged_task_config(config, row.instance_id)
+        merged.name = merged.name or row.name
+        return task_pb2.TaskInfo(instanceId=row.instance_id, config=merged,
                                  runtime=task_pb2.RuntimeInfo.FromString(row.runtime),
                                  jobId=peloton_pb2.JobID(value=job_id))
 

@@ -91,6 +91,14 @@ def ancestors(pools: dict[str, Pool], pool_id: str) -> list[Pool]:
     return out
 
 
+def leaves(pools: dict[str, Pool], pool_id: str) -> list[str]:
+    """Ids of the leaves under ``pool_id`` (itself if a leaf), depth first in child order."""
+    pool = pools[pool_id]
+    if pool.is_leaf():
+        return [pool.id]
+    return [leaf for child in pool.children for leaf in leaves(pools, child)]
+
+
 def effective_limit(pools: dict[str, Pool], pool_id: str) -> Resources:
     limit = Resources(math.inf, math.inf, math.inf, math.inf)
     for pool in ancestors(pools, pool_id):
@@ -136,8 +144,15 @@ def validate_against_tree(pools: dict[str, Pool], pool: Pool, *, creating: bool)
         raise FailedPrecondition(
             f"resource pool {path_of(pools, parent.id)} has jobs; only a pool without tasks "
             "can get children")
-    if parent.id == ROOT:
-        return
+    if parent.id != ROOT:
+        _validate_against_parent(pools, pool, parent, siblings)
+    if not creating:
+        _validate_against_children(pools, pool)
+
+
+def _validate_against_parent(pools: dict[str, Pool], pool: Pool, parent: Pool,
+                             siblings: list[Pool]) -> None:
+    """The parent defines every kind the pool does; limits and reservations nest."""
     for kind, spec in pool.resources.items():
         pspec = parent.resources.get(kind)
         if pspec is None:
@@ -152,25 +167,29 @@ def validate_against_tree(pools: dict[str, Pool], pool: Pool, *, creating: bool)
             raise InvalidArgument(
                 f"{kind} reservations of {path_of(pools, parent.id)}'s children would be "
                 f"{total:g}, more than its reservation {pspec.reservation:g}", field="resources")
-    if not creating:
-        for child in (pools[c] for c in pool.children):
-            for kind, cspec in child.resources.items():
-                own = pool.resources.get(kind)
-                if own is None:
-                    raise InvalidArgument(f"child {child.name} defines {kind}, which the update "
-                                          "removes", field="resources")
-                if cspec.limit > own.limit + EPSILON:
-                    raise InvalidArgument(f"{kind} limit {own.limit:g} is below child "
-                                          f"{child.name}'s limit {cspec.limit:g}",
-                                          field="resources")
-            # children's reservations must still fit
-        for kind, spec in pool.resources.items():
-            total = sum(pools[c].resources[kind].reservation for c in pool.children
-                        if kind in pools[c].resources)
-            if total > spec.reservation + EPSILON:
-                raise InvalidArgument(f"{kind} reservation {spec.reservation:g} is below the sum "
-                                      f"of the children's reservations {total:g}",
+
+
+def _validate_against_children(pools: dict[str, Pool], pool: Pool) -> None:
+    """An updated pool (top-level ones too) still defines every kind its children
+    define, at a limit no lower than theirs and a reservation no lower than the
+    sum of theirs."""
+    for child in (pools[c] for c in pool.children):
+        for kind, cspec in child.resources.items():
+            own = pool.resources.get(kind)
+            if own is None:
+                raise InvalidArgument(f"child {child.name} defines {kind}, which the update "
+                                      "removes", field="resources")
+            if cspec.limit > own.limit + EPSILON:
+                raise InvalidArgument(f"{kind} limit {own.limit:g} is below child "
+                                      f"{child.name}'s limit {cspec.limit:g}",
                                       field="resources")
+    for kind, spec in pool.resources.items():
+        total = sum(pools[c].resources[kind].reservation for c in pool.children
+                    if kind in pools[c].resources)
+        if total > spec.reservation + EPSILON:
+            raise InvalidArgument(f"{kind} reservation {spec.reservation:g} is below the sum "
+                                  f"of the children's reservations {total:g}",
+                                  field="resources")
 
 
 def validate_delete(pools: dict[str, Pool], pool: Pool) -> None:

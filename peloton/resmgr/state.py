@@ -13,12 +13,14 @@ Task life in resmgr::
     enqueue -> PENDING --admission--> READY --dequeue--> PLACING
     PLACING --set placements--> PLACED --get placements--> LAUNCHING
     LAUNCHING --update--> RUNNING ... --update(terminal)--> forgotten
-    PLACING/LAUNCHING past their deadline -> READY (placed again)
+    PLACING/LAUNCHING past their deadline -> READY (placed again; a PLACING
+    gang goes back whole, a LAUNCHING task alone)
 
 Admission (first rule): a gang leaves its pool's queue, highest priority
 first and FIFO within a priority, while the allocation of the pool and of
 each ancestor plus the gang fits their limits; the gang's resources then
-count as allocation until its tasks end.
+count as allocation until its tasks end. Whatever frees allocation or raises
+a limit retries admission in every leaf that could now fit a gang.
 """
 
 from __future__ import annotations
@@ -163,7 +165,8 @@ class ResmgrState:
         if not p.get("force"):
             respool.validate_against_tree(self.pools, pool, creating=False)
         self.pools[pool.id] = pool
-        self._admit(pool.id)
+        for leaf in respool.leaves(self.pools, pool.id):  # a raised limit may unblock them
+            self._admit(leaf)
         return pool.id
 
     def pool_delete(self, p: dict[str, Any]) -> None:
@@ -258,6 +261,7 @@ class ResmgrState:
         old = self.gangs.get(entry.gang)
         if old is not None and entry.mesos_task_id in old.tasks:
             old.tasks.remove(entry.mesos_task_id)
+            old.resources = (old.resources - entry.resources).clamp_zero()
             if not old.tasks:
                 del self.gangs[old.id]
         gang = Gang(self.next_gang, entry.pool, entry.priority, [entry.mesos_task_id],
@@ -343,7 +347,10 @@ class ResmgrState:
                 live = []
                 for mid, tid, ports in refs:
                     entry = self.tasks.get(mid)
-                    if entry is not None and entry.state == TaskState.PLACED:
+                    # A task requeued and placed again has a newer placement
+                    # further on: skip the stale one.
+                    if (entry is not None and entry.state == TaskState.PLACED
+                            and entry.placement is not None and entry.placement[2] == lease):
                         entry.state, entry.deadline = TaskState.LAUNCHING, deadline
                         live.append([mid, tid, ports])
                 if live:
@@ -364,9 +371,13 @@ class ResmgrState:
             elif state != entry.state and entry.state != TaskState.PENDING:
                 entry.state = state
                 entry.deadline = 0.0
-        for pool_id in sorted(touched):
-            if pool_id in self.pools:
-                self._admit(pool_id)
+        # Released allocation also frees the ancestors, so a sibling's queue
+        # waiting on a common ancestor's limit may move too.
+        tops = sorted({respool.ancestors(self.pools, pool_id)[-1].id
+                       for pool_id in touched if pool_id in self.pools})
+        for top in tops:
+            for leaf in respool.leaves(self.pools, top):
+                self._admit(leaf)
 
     # -- membership and shards -----------------------------------------
     def heartbeat(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -387,9 +398,20 @@ class ResmgrState:
                          if e.state in (TaskState.PLACING, TaskState.LAUNCHING)
                          and e.deadline and e.deadline <= self.now)
         for mid in expired:
-            entry = self.tasks[mid]
+            entry = self.tasks.get(mid)
+            if entry is None or entry.state not in (TaskState.PLACING, TaskState.LAUNCHING):
+                continue  # went back with its gang already
             entry.reason = f"{TaskState(entry.state).name} timed out"
-            self._to_ready_single(entry)
+            gang = self.gangs.get(entry.gang)
+            if entry.state == TaskState.PLACING and gang is not None and all(
+                    self.tasks[m].state == TaskState.PLACING for m in gang.tasks):
+                # Placed as one, so placed again as one (never split a gang).
+                for m in gang.tasks:
+                    self.tasks[m].state, self.tasks[m].deadline = TaskState.READY, 0.0
+                    self.tasks[m].reason = entry.reason
+                self.ready.append(gang.id)
+            else:
+                self._to_ready_single(entry)
 
     def set_capacity(self, p: dict[str, Any]) -> None:
         self.capacity[p["cluster"]] = Resources(*p["physical"])

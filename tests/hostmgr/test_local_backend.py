@@ -272,11 +272,18 @@ async def test_stopping_the_backend_kills_its_processes(tmp_path: Path):
         await backend.launch([s])
         with trio.fail_after(10):
             child = await trio.to_thread.run_sync(read_pid, abandon_on_cancel=True)
+        pidfd = os.pidfd_open(child)
         nursery.cancel_scope.cancel()
     assert [u.state for u in updates] == [TaskState.RUNNING]
     known = backend.known(s.mesos_task_id)
     assert known is not None and known.state == TaskState.LOST
-    # SIGKILLed: gone, or a zombie until init reaps it (it is not our child).
+    # SIGKILL is delivered asynchronously: a pidfd turns readable once the
+    # process has exited (gone, or a zombie until init reaps it).
+    try:
+        with trio.fail_after(10):
+            await trio.lowlevel.wait_readable(pidfd)
+    finally:
+        os.close(pidfd)
     assert _state_of(child) in {None, "Z"}
 
 

@@ -1,0 +1,1 @@
+"""Operating a cluster: the local minicluster (``peloton minicluster``)."""

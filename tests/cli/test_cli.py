@@ -1,0 +1,483 @@
+"""The ``peloton`` command, run in-process: arguments, local validation,
+errors as one line, JSON output, cluster discovery, and the calls it makes
+(against a fake jobmgr served from a thread; no daemons)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import trio
+
+from peloton.api.v0.job import job_grpc, job_pb2
+from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.respool import respool_grpc, respool_pb2
+from peloton.api.v0.task import task_grpc, task_pb2
+from peloton.cli.main import main, parse_range
+from peloton.cli.output import message_json, short_time, spans, table
+from peloton.client.discovery import NO_CLUSTER, find_cluster
+from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from peloton.ops import minicluster
+from peloton.rpc import open_rpc, serve_grpc
+from peloton.spec.job import load_job_config
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+JOB = "5b7a4c8e-0f5d-4b8e-9d3a-2f9c1e0d7a64"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the user's cluster: empty PELOTON_HOME, no PELOTON_CLUSTER."""
+    monkeypatch.setenv("PELOTON_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PELOTON_CLUSTER", raising=False)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("peloton: "), err
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+@pytest.mark.parametrize("text,expected", [
+    (":", (0, 0)), ("0:5", (0, 5)), ("3:", (3, 0)), (":10", (0, 10)), ("7", (7, 8)),
+])
+def test_parse_range(text: str, expected: tuple[int, int]) -> None:
+    r = parse_range(text)
+    assert (getattr(r, "from"), r.to) == expected
+
+
+@pytest.mark.parametrize("text", ["5:2", "3:3", "a:b", "1:2:3", "-1:4", ""])
+def test_bad_range_is_a_usage_error(capsys: pytest.CaptureFixture[str], text: str) -> None:
+    code, out, err = run(capsys, "task", "stop", JOB, "-r", "0:1", "-r", text)
+    assert code == 2
+    assert out == ""
+    line = one_line(err)
+    assert "task stop" in line and "range" in line
+
+
+def test_reversed_range_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "task", "restart", JOB, "-r", "5:2")
+    assert code == 2
+    assert "'5:2'" in one_line(err) and "greater than" in err
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["job", "create", "/DefaultResPool"], "required: file"),
+    (["job"], "choose one of: create"),
+    (["respool", "create"], "required: path, file"),
+    (["task", "logs", JOB], "required: instance"),
+    (["task", "get", JOB, "x"], "instance"),
+    (["job", "get", "not-a-uuid"], "not a job id"),
+    (["job", "query", "--states", "RUNNNING"], "unknown state 'RUNNNING'"),
+    (["host", "query", "--states", "sideways"], "unknown state"),
+    (["--timeout", "0", "job", "get", JOB], "must be positive"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_argument_errors(capsys: pytest.CaptureFixture[str], argv: list[str],
+                         needle: str) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert needle in one_line(err)
+
+
+def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("peloton ")
+    code, out, _ = run(capsys, "job", "create", "--help")
+    assert code == 0 and "respool" in out
+
+
+def test_global_options_may_follow_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "job", "get", JOB, "--cluster", "nonsense")
+    assert code == 1
+    assert one_line(err).startswith("peloton: --cluster: expected host:port")
+
+
+# --------------------------------------------------------------------------- local files
+
+
+def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path) -> None:
+    code, out, err = run(capsys, "job", "create", "/DefaultResPool", str(tmp_path / "no.yaml"))
+    assert code == 1 and out == ""
+    assert one_line(err) == f"peloton: {tmp_path / 'no.yaml'}: no such file"
+
+
+def test_directory_is_not_a_file(capsys: pytest.CaptureFixture[str],
+                                 tmp_path: pathlib.Path) -> None:
+    code, _, err = run(capsys, "respool", "create", "/p", str(tmp_path))
+    assert code == 1
+    assert "is a directory" in one_line(err)
+
+
+def test_bad_job_yaml_names_the_field(capsys: pytest.CaptureFixture[str],
+                                      tmp_path: pathlib.Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ninstancecount: 2\ndefaultconfig:\n  resource:\n    cpulimit: abc\n")
+    code, out, err = run(capsys, "job", "create", "/DefaultResPool", str(bad))
+    assert code == 1 and out == ""
+    line = one_line(err)
+    assert line.startswith(f"peloton: {bad}: defaultconfig.resource.cpulimit: ")
+
+
+def test_yaml_syntax_error_is_one_line(capsys: pytest.CaptureFixture[str],
+                                       tmp_path: pathlib.Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    code, _, err = run(capsys, "job", "create", "/DefaultResPool", str(bad))
+    assert code == 1
+    assert "line" in one_line(err)
+
+
+def test_docker_job_is_refused_locally(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "job", "create", "/DefaultResPool",
+                       str(EXAMPLES / "helloworld_job.yaml"))
+    assert code == 1
+    assert "defaultconfig.container" in one_line(err)
+
+
+def test_respool_file_with_parent_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "respool", "create", "/TestPelotonResPool_integration",
+                       str(EXAMPLES / "test_respool_camelcase.yaml"))
+    assert code == 1
+    assert "parent" in one_line(err)
+
+
+def test_bad_respool_path(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "respool", "get", "DefaultResPool")
+    assert code == 1
+    assert "must start with '/'" in one_line(err)
+
+
+def test_legacy_keys_warn_but_do_not_stop(capsys: pytest.CaptureFixture[str]) -> None:
+    # The warnings come first; the command then stops only for want of a cluster.
+    code, _, err = run(capsys, "job", "create", "/DefaultResPool",
+                       str(EXAMPLES / "testjob.yaml"))
+    assert code == 1
+    lines = err.splitlines()
+    assert len(lines) == 3
+    assert all(line.startswith("peloton: warning: ") for line in lines[:2])
+    assert "minimuminstancecount" in lines[0]
+    assert lines[2] == f"peloton: {NO_CLUSTER}"
+
+
+# --------------------------------------------------------------------------- unreachable
+
+
+def test_unreachable_cluster_is_reported_quickly(capsys: pytest.CaptureFixture[str]) -> None:
+    began = time.monotonic()
+    code, out, err = run(capsys, "--cluster", "127.0.0.1:1", "job", "get", JOB)
+    assert time.monotonic() - began < 8
+    assert code == 1 and out == ""
+    line = one_line(err)
+    assert line.startswith("peloton: cannot reach the cluster at 127.0.0.1:1 (is it running?")
+    assert "peloton minicluster status" in line
+
+
+def test_unreachable_minicluster_from_its_state_file(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: pathlib.Path) -> None:
+    write_state(tmp_path / "home" / "minicluster", ["127.0.0.1:1"])
+    code, _, err = run(capsys, "respool", "dump")
+    assert code == 1
+    assert one_line(err) == ("peloton: cannot reach the cluster at 127.0.0.1:1 "
+                             "(is it running? try peloton minicluster status)")
+
+
+# --------------------------------------------------------------------------- output
+
+
+def test_json_formatter_prints_enum_names_and_camel_case() -> None:
+    info = job_pb2.JobInfo(id=peloton_pb2.JobID(value=JOB))
+    info.runtime.state = job_pb2.SUCCEEDED
+    info.runtime.goalState = job_pb2.SUCCEEDED
+    info.runtime.taskStats["SUCCEEDED"] = 3
+    info.runtime.configurationVersion = 2
+    text = message_json(job_pb2.GetResponse(jobInfo=info))
+    data = json.loads(text)
+    assert data["jobInfo"]["runtime"]["state"] == "SUCCEEDED"
+    assert data["jobInfo"]["runtime"]["goalState"] == "SUCCEEDED"
+    assert data["jobInfo"]["runtime"]["configurationVersion"] == "2"  # uint64: a string
+    assert '"state": "SUCCEEDED"' in text
+    assert text.startswith("{\n  \"jobInfo\"")
+
+
+def test_json_of_a_full_job_has_the_job_state_first() -> None:
+    # newcomer-check greps the first "state" of `peloton --json job get`.
+    config, _ = load_job_config((EXAMPLES / "testjob.yaml").read_text())
+    info = job_pb2.JobInfo(id=peloton_pb2.JobID(value=JOB), config=config)
+    info.runtime.state = job_pb2.RUNNING
+    text = message_json(job_pb2.GetResponse(jobInfo=info))
+    first = next(line for line in text.splitlines() if '"state"' in line)
+    assert first.strip() == '"state": "RUNNING"'
+
+
+def test_table_and_spans_and_times() -> None:
+    assert table(("A", "LONGER"), [(1, "x"), ("wide-cell", None)]) == (
+        "A          LONGER\n1          x\nwide-cell")
+    assert spans([5, 0, 1, 2, 7, 8]) == "0-2, 5, 7-8"
+    assert spans([]) == "none"
+    assert short_time("") == "-"
+    assert short_time("garbage") == "garbage"
+    assert len(short_time("2024-05-01T12:00:00.123456Z")) == len("2024-05-01 12:00:00")
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def write_state(directory: pathlib.Path, jobmgrs: list[str]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    minicluster.write_state(minicluster.State(
+        directory, directory / "cluster.yaml",
+        [minicluster.DaemonRecord("jobmgr-0", "jobmgr", 999_999, jobmgrs[0])], jobmgrs, 1.0))
+
+
+def test_discovery_order(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    with pytest.raises(FailedPrecondition) as no_cluster:
+        find_cluster(None)
+    assert no_cluster.value.message == NO_CLUSTER
+
+    write_state(home / "minicluster", ["127.0.0.1:7001", "127.0.0.1:7002"])
+    assert find_cluster(None) == ["127.0.0.1:7001", "127.0.0.1:7002"]
+
+    monkeypatch.setenv("PELOTON_CLUSTER", "10.0.0.1:5392, 10.0.0.2:5392")
+    assert find_cluster(None) == ["10.0.0.1:5392", "10.0.0.2:5392"]
+
+    assert find_cluster("h:1") == ["h:1"]
+    assert find_cluster("") == ["10.0.0.1:5392", "10.0.0.2:5392"]
+
+
+def test_discovery_uses_home_when_peloton_home_is_unset(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PELOTON_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    write_state(tmp_path / "user" / ".peloton" / "minicluster", ["127.0.0.1:7003"])
+    assert find_cluster(None) == ["127.0.0.1:7003"]
+
+
+@pytest.mark.parametrize("value", ["nonsense", "host:", ":5", "h:99999", "h:1,,oops"])
+def test_discovery_rejects_bad_addresses(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(InvalidArgument) as flag:
+        find_cluster(value)
+    assert flag.value.field == "--cluster"
+    monkeypatch.setenv("PELOTON_CLUSTER", value)
+    with pytest.raises(InvalidArgument) as env:
+        find_cluster(None)
+    assert env.value.field == "PELOTON_CLUSTER"
+
+
+def test_damaged_state_file(tmp_path: pathlib.Path) -> None:
+    directory = tmp_path / "home" / "minicluster"
+    directory.mkdir(parents=True)
+    (directory / "state.json").write_text("{not json")
+    with pytest.raises(InvalidArgument) as error:
+        find_cluster(None)
+    assert "minicluster down" in error.value.message
+
+
+# --------------------------------------------------------------------------- a fake jobmgr
+
+
+class _Unimplemented:
+    def __getattr__(self, name: str) -> Any:
+        async def method(request: Any) -> Any:
+            raise NotImplementedError(name)
+        return method
+
+
+class FakeJobs(_Unimplemented):
+    def __init__(self) -> None:
+        self.created: list[job_pb2.CreateRequest] = []
+
+    async def Create(self, request: job_pb2.CreateRequest) -> job_pb2.CreateResponse:
+        self.created.append(request)
+        return job_pb2.CreateResponse(jobId=request.id)
+
+    async def Get(self, request: job_pb2.GetRequest) -> job_pb2.GetResponse:
+        if request.id.value != JOB:
+            raise NotFound(f"job {request.id.value} does not exist")
+        info = job_pb2.JobInfo(id=request.id)
+        info.config.name = "fake"
+        info.config.instanceCount = 2
+        info.runtime.state = job_pb2.SUCCEEDED
+        info.runtime.taskStats["SUCCEEDED"] = 2
+        return job_pb2.GetResponse(jobInfo=info)
+
+
+class FakePools(_Unimplemented):
+    def __init__(self) -> None:
+        self.created: list[respool_pb2.CreateRequest] = []
+
+    async def LookupResourcePoolID(self, request: respool_pb2.LookupRequest) -> Any:
+        ids = {"/": "root", "/DefaultResPool": "pool-1"}
+        if request.path.value not in ids:
+            raise NotFound(f"resource pool {request.path.value} does not exist")
+        return respool_pb2.LookupResponse(id=peloton_pb2.ResourcePoolID(
+            value=ids[request.path.value]))
+
+    async def CreateResourcePool(self, request: respool_pb2.CreateRequest) -> Any:
+        self.created.append(request)
+        return respool_pb2.CreateResponse(result=peloton_pb2.ResourcePoolID(value="pool-2"))
+
+
+class FakeTasks(_Unimplemented):
+    FILE = b"line one\nline two\n\x00binary\xff\n"
+
+    def __init__(self) -> None:
+        self.reads: list[task_pb2.ReadSandboxFileRequest] = []
+        self.stops: list[task_pb2.StopRequest] = []
+
+    async def ReadSandboxFile(self, request: task_pb2.ReadSandboxFileRequest) -> Any:
+        self.reads.append(request)
+        data = {"stdout": self.FILE, "stderr": b"oops\n"}[request.path]
+        chunk = data[request.offset:request.offset + 7]  # force several reads
+        return task_pb2.ReadSandboxFileResponse(data=chunk, size=len(data))
+
+    async def Stop(self, request: task_pb2.StopRequest) -> Any:
+        self.stops.append(request)
+        return task_pb2.StopResponse(stoppedInstanceIds=[0, 1, 2, 4])
+
+
+class FakeJobmgr:
+    """JobManager, TaskManager and ResourceManager on a loopback port, served
+    by a trio run of its own in a thread."""
+
+    def __init__(self) -> None:
+        self.jobs, self.pools, self.tasks = FakeJobs(), FakePools(), FakeTasks()
+        self.address = ""
+        self._ready = threading.Event()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
+
+    async def _main(self) -> None:
+        async with open_rpc():
+            self._token = trio.lowlevel.current_trio_token()
+            with trio.CancelScope() as self._scope:
+                async with trio.open_nursery() as nursery:
+                    host, port = await nursery.start(serve_grpc, [
+                        (job_grpc.JobManagerBase, self.jobs),
+                        (task_grpc.TaskManagerBase, self.tasks),
+                        (respool_grpc.ResourceManagerBase, self.pools),
+                    ], "127.0.0.1", 0)
+                    self.address = f"{host}:{port}"
+                    self._ready.set()
+
+    def __enter__(self) -> FakeJobmgr:
+        self._thread.start()
+        assert self._ready.wait(10), "the fake jobmgr did not start"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._token is not None and self._scope is not None
+        self._token.run_sync_soon(self._scope.cancel)
+        self._thread.join(10)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeJobmgr]:
+    with FakeJobmgr() as server:
+        monkeypatch.setenv("PELOTON_CLUSTER", server.address)
+        yield server
+
+
+def test_job_create_prints_the_id(capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
+    code, out, err = run(capsys, "job", "create", "/DefaultResPool",
+                         str(EXAMPLES / "testjob.yaml"))
+    assert code == 0, err
+    [request] = fake.jobs.created
+    assert out == f"Job {request.id.value} created\n"
+    assert request.config.respoolID.value == "pool-1"
+    assert request.config.instanceCount == 10
+    assert err.count("peloton: warning:") == 2
+
+
+def test_json_job_get(capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
+    code, out, _ = run(capsys, "--json", "job", "get", JOB)
+    assert code == 0
+    assert '"state": "SUCCEEDED"' in out
+    assert json.loads(out)["jobInfo"]["config"]["instanceCount"] == 2
+    code, out, _ = run(capsys, "job", "get", JOB, "-j")
+    assert code == 0 and json.loads(out)["jobInfo"]["id"]["value"] == JOB
+
+
+def test_job_get_as_yaml_and_status(capsys: pytest.CaptureFixture[str],
+                                    fake: FakeJobmgr) -> None:
+    code, out, _ = run(capsys, "job", "get", JOB)
+    assert code == 0
+    assert "state: SUCCEEDED" in out and "name: fake" in out
+    code, out, _ = run(capsys, "job", "status", JOB)
+    assert code == 0
+    assert "state:      SUCCEEDED" in out and "SUCCEEDED 2" in out
+
+
+def test_server_errors_are_one_line(capsys: pytest.CaptureFixture[str],
+                                    fake: FakeJobmgr) -> None:
+    other = "00000000-0000-4000-8000-000000000000"
+    code, out, err = run(capsys, "job", "get", other)
+    assert code == 1 and out == ""
+    assert one_line(err) == f"peloton: job {other} does not exist"
+    code, _, err = run(capsys, "job", "create", "/Nope", str(EXAMPLES / "testjob.yaml"))
+    assert code == 1
+    assert err.splitlines()[-1] == "peloton: resource pool /Nope does not exist"
+
+
+def test_respool_create_sets_the_parent(capsys: pytest.CaptureFixture[str],
+                                        fake: FakeJobmgr) -> None:
+    code, out, err = run(capsys, "respool", "create", "/DefaultResPool/child",
+                         str(EXAMPLES / "default_respool.yaml"))
+    # The file's name is DefaultResPool, not child.
+    assert code == 1 and "does not match" in one_line(err)
+    code, out, err = run(capsys, "respool", "create", "/DefaultResPool",
+                         str(EXAMPLES / "default_respool.yaml"))
+    assert code == 0, err
+    assert out == "Resource pool pool-2 created at /DefaultResPool\n"
+    [request] = fake.pools.created
+    assert request.config.parent.value == "root"
+    assert request.config.name == "DefaultResPool"
+
+
+def test_task_logs_reads_the_whole_file(capsysbinary: pytest.CaptureFixture[bytes],
+                                        fake: FakeJobmgr) -> None:
+    assert main(["task", "logs", JOB, "1"]) == 0
+    out, _ = capsysbinary.readouterr()
+    assert out == FakeTasks.FILE
+    assert [r.offset for r in fake.tasks.reads] == list(range(0, len(FakeTasks.FILE), 7))
+    assert {r.instanceId for r in fake.tasks.reads} == {1}
+    assert main(["task", "logs", JOB, "0", "--stderr", "--run", f"{JOB}-0-2"]) == 0
+    out, _ = capsysbinary.readouterr()
+    assert out == b"oops\n"
+    assert fake.tasks.reads[-1].taskId == f"{JOB}-0-2"
+
+
+def test_task_stop_sends_ranges(capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
+    code, out, _ = run(capsys, "task", "stop", JOB, "-r", "0:3", "-r", "4:")
+    assert code == 0
+    assert out == f"Job {JOB}: stopping instance(s) 0-2, 4\n"
+    [request] = fake.tasks.stops
+    assert [(getattr(r, "from"), r.to) for r in request.ranges] == [(0, 3), (4, 0)]
+    code, out, _ = run(capsys, "job", "stop", JOB)
+    assert code == 0
+    assert list(fake.tasks.stops[-1].ranges) == []
+
+
+def test_unimplemented_server_method_is_one_line(capsys: pytest.CaptureFixture[str],
+                                                 fake: FakeJobmgr) -> None:
+    code, _, err = run(capsys, "job", "delete", JOB)
+    assert code == 1
+    assert "Delete" in one_line(err)

@@ -1,0 +1,115 @@
+"""Job, task and run ids, and the shard partition function."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from peloton.core.ids import (
+    is_job_id,
+    mesos_task_id,
+    new_job_id,
+    parse_mesos_task_id,
+    parse_task_id,
+    shard_of,
+    task_id,
+)
+
+JOB = "7c2bd2a8-5f3e-4b7a-9d1e-0123456789ab"
+
+
+def test_new_job_ids_are_uuids() -> None:
+    ids = {new_job_id() for _ in range(100)}
+    assert len(ids) == 100
+    assert all(is_job_id(j) and len(j) == 36 for j in ids)
+
+
+@pytest.mark.parametrize(("value", "valid"), [
+    (JOB, True),
+    (JOB.upper(), True),
+    (str(uuid.UUID(int=0)), True),
+    ("", False),
+    ("not-a-uuid", False),
+    (JOB.replace("-", ""), False),
+    ("{" + JOB + "}", False),
+    ("urn:uuid:" + JOB, False),
+    (JOB + "-0", False),
+    (JOB[:-1], False),
+])
+def test_is_job_id(value: str, valid: bool) -> None:
+    assert is_job_id(value) is valid
+
+
+def test_task_and_run_ids() -> None:
+    assert task_id(JOB, 3) == JOB + "-3"
+    assert mesos_task_id(JOB, 3, 2) == JOB + "-3-2"
+    assert parse_task_id(JOB + "-3") == (JOB, 3)
+    assert parse_mesos_task_id(JOB + "-3-2") == (JOB, 3, 2)
+    assert parse_mesos_task_id(JOB + "-12345-678") == (JOB, 12345, 678)
+
+
+@given(st.uuids().map(str), st.integers(0, 10**6), st.integers(1, 10**6))
+def test_ids_round_trip(job: str, instance: int, run: int) -> None:
+    assert parse_task_id(task_id(job, instance)) == (job, instance)
+    assert parse_mesos_task_id(mesos_task_id(job, instance, run)) == (job, instance, run)
+
+
+@pytest.mark.parametrize("value", [
+    "",
+    JOB,
+    JOB + "-",
+    JOB + "-1",  # a task id, not a run
+    JOB + "-1-",
+    JOB + "--1",
+    JOB + "-1-2-3",
+    JOB + "-a-1",
+    JOB + "-1-b",
+    JOB + "-+1-2",
+    JOB + "- 1-2",
+    JOB + "-1_0-2",
+    JOB + "-1-2 ",
+    JOB + "-\u0661-2",  # ARABIC-INDIC DIGIT ONE: a digit, but not an ASCII one
+    JOB.replace("-", "_") + "-1-2",
+    "x" * 36 + "-1-2",
+    "j1-0-1",
+])
+def test_parse_mesos_task_id_rejects(value: str) -> None:
+    with pytest.raises(ValueError, match="not a task run id"):
+        parse_mesos_task_id(value)
+
+
+@pytest.mark.parametrize("value", [
+    "", JOB, JOB + "-", JOB + "-x", JOB + "--1", JOB + "-+1", JOB + "- 1", JOB + "-1-2",
+    "x" * 36 + "-1", "j1-0",
+])
+def test_parse_task_id_rejects(value: str) -> None:
+    with pytest.raises(ValueError, match="not a task id"):
+        parse_task_id(value)
+
+
+def test_shard_of_is_pinned() -> None:
+    # BLAKE2b, not hash(): every process, every run, every Python agrees.
+    assert shard_of("00000000-0000-0000-0000-000000000000", 16) == 10
+    assert shard_of("a5b1c2d3-0000-4000-8000-000000000001", 16) == 4
+    assert shard_of(JOB, 1) == 0
+
+
+@pytest.mark.parametrize("num_shards", [1, 7, 16, 32, 4096])
+def test_shard_of_is_in_range_and_stable(num_shards: int) -> None:
+    for i in range(200):
+        job = str(uuid.UUID(int=i))
+        s = shard_of(job, num_shards)
+        assert 0 <= s < num_shards
+        assert shard_of(job, num_shards) == s
+
+
+def test_shard_of_spreads_jobs_evenly() -> None:
+    ids = [str(uuid.UUID(int=i * 7919 + 1, version=4)) for i in range(10_000)]
+    counts = Counter(shard_of(j, 16) for j in ids)
+    assert set(counts) == set(range(16))
+    # 625 expected per shard; a fair hash stays well within +-20%.
+    assert min(counts.values()) >= 500 and max(counts.values()) <= 750

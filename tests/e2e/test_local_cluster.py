@@ -1,0 +1,200 @@
+"""End to end, through the API, on a real local cluster of separate processes.
+
+One cluster (3 resmgr, 2 jobmgr, 2 placement, 1 hostmgr with the local
+backend) serves the whole module. Waits poll the API with a deadline; the
+processes run on real time, so MockClock cannot drive them.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import signal
+
+import pytest
+import trio
+
+from peloton.api.v0.job import job_pb2
+from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.respool import respool_pb2
+from peloton.api.v0.task import task_pb2
+from peloton.client import PelotonClient
+from peloton.core.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    Unavailable,
+)
+from peloton.core.ids import shard_of
+from peloton.rpc import open_rpc
+from peloton.spec.job import load_job_config
+from peloton.spec.respool import load_respool_config
+from peloton.testing.cluster import LocalCluster
+
+pytestmark = pytest.mark.cluster
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+TERMINAL = ("SUCCEEDED", "FAILED", "KILLED")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory):
+    with LocalCluster.start(tmp_path_factory.mktemp("cluster")) as c:
+        yield c
+
+
+@pytest.fixture
+async def client(cluster: LocalCluster):
+    async with open_rpc():
+        client = PelotonClient(cluster.addresses)
+        await ensure_pool(client)
+        yield client
+        client.close()
+
+
+def pool_config(name: str) -> respool_pb2.ResourcePoolConfig:
+    config, _ = load_respool_config((EXAMPLES / "default_respool.yaml").read_text())
+    config.name = name
+    return config
+
+
+def job_yaml(command: str, instances: int = 10, *, cpu: float = 0.5,
+             max_failures: int = 0, name: str = "e2e") -> str:
+    return f"""
+name: {name}
+instancecount: {instances}
+defaultconfig:
+  resource: {{cpulimit: {cpu}, memlimitmb: 64, disklimitmb: 10}}
+  restartpolicy: {{maxfailures: {max_failures}}}
+  command: {{shell: true, value: '{command}'}}
+"""
+
+
+async def ensure_pool(client: PelotonClient, path: str = "/DefaultResPool") -> str:
+    try:
+        return await client.lookup_respool(path)
+    except NotFound:
+        return await client.create_respool(path, pool_config(path.rsplit("/", 1)[1]))
+
+
+async def run_job(client: PelotonClient, text: str, *, pool: str = "/DefaultResPool",
+                  timeout: float = 60) -> tuple[str, str]:
+    config, _ = load_job_config(text)
+    job_id = await client.create_job(pool, config)
+    info = await client.wait_for_job(job_id, TERMINAL, timeout=timeout)
+    return job_id, job_pb2.JobState.Name(info.runtime.state)
+
+
+async def test_peloton_example_job_succeeds_with_readable_output(client: PelotonClient) -> None:
+    """examples/testjob.yaml in /DefaultResPool, as a new user runs it."""
+    config, warnings = load_job_config((EXAMPLES / "testjob.yaml").read_text())
+    assert len(warnings) == 2  # the legacy SLA keys
+    job_id = await client.create_job("/DefaultResPool", config)
+    info = await client.wait_for_job(job_id, TERMINAL, timeout=240)
+    assert job_pb2.JobState.Name(info.runtime.state) == "SUCCEEDED"
+    assert info.runtime.taskStats["SUCCEEDED"] == 10
+    for instance in range(10):
+        out = (await client.read_task_file(job_id, instance)).decode()
+        if instance < 3:
+            assert out == "Hello instance 0\n"
+        else:
+            assert out.startswith(f"Job {job_id} instance {instance}: {job_id}-{instance}-1")
+
+
+async def test_failed_task_is_retried_up_to_max_failures(client: PelotonClient) -> None:
+    job_id, state = await run_job(client, job_yaml("exit 3", 1, max_failures=2))
+    assert state == "FAILED"
+    reply = await client.tasks.call("Get", task_pb2.GetRequest(
+        jobId=peloton_pb2.JobID(value=job_id), instanceId=0))
+    runtime = reply.result.runtime
+    assert runtime.mesosTaskId.endswith("-0-3")  # three runs: the first and two retries
+    assert runtime.terminationStatus.exitCode == 3
+    assert runtime.failureCount == 2
+
+
+async def test_stop_kills_running_tasks(client: PelotonClient) -> None:
+    config, _ = load_job_config(job_yaml("sleep 600", 3))
+    job_id = await client.create_job("/DefaultResPool", config)
+    await client.wait_for_job(job_id, ("RUNNING",), timeout=30)
+    await client.tasks.call("Stop", task_pb2.StopRequest(
+        jobId=peloton_pb2.JobID(value=job_id)))
+    info = await client.wait_for_job(job_id, TERMINAL, timeout=30)
+    assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
+
+
+async def test_bad_requests_get_clear_errors_and_change_nothing(client: PelotonClient) -> None:
+    before, _ = await count_jobs(client)
+    # A YAML error names the field (checked before anything is sent).
+    with pytest.raises(InvalidArgument) as bad_yaml:
+        load_job_config(job_yaml("true").replace("cpulimit", "cpulimt"))
+    assert bad_yaml.value.field == "defaultconfig.resource.cpulimt"
+    # An unknown pool.
+    config, _ = load_job_config(job_yaml("true"))
+    with pytest.raises(NotFound, match="/NoSuchPool"):
+        await client.create_job("/NoSuchPool", config)
+    # A job that can never fit its pool's limit (12 cpu).
+    config, _ = load_job_config(job_yaml("true", 1, cpu=20))
+    with pytest.raises(InvalidArgument, match="cpu 20"):
+        await client.create_job("/DefaultResPool", config)
+    # A delete of a pool that is not a leaf.
+    await client.create_respool("/Parent", pool_config("Parent"))
+    await client.create_respool("/Parent/Child", pool_config("Child"))
+    with pytest.raises(FailedPrecondition, match="not a leaf"):
+        await client.respools.call("DeleteResourcePool", respool_pb2.DeleteRequest(
+            path=respool_pb2.ResourcePoolPath(value="/Parent")))
+    assert await client.lookup_respool("/Parent/Child")
+    # A job in a non-leaf pool.
+    with pytest.raises(InvalidArgument, match="not a leaf"):
+        await client.create_job("/Parent", config)
+    after, _ = await count_jobs(client)
+    assert after == before
+
+
+async def count_jobs(client: PelotonClient) -> tuple[int, list[str]]:
+    reply = await client.jobs.call("Query", job_pb2.QueryRequest(
+        spec=job_pb2.QuerySpec(limit=1000), summaryOnly=True))
+    return reply.total, [s.id.value for s in reply.summary]
+
+
+async def test_calls_while_the_cluster_is_down_fail_quickly() -> None:
+    async with open_rpc():
+        client = PelotonClient(["127.0.0.1:1"], deadline=2.0)
+        with trio.fail_after(10), pytest.raises(Unavailable):
+            await client.lookup_respool("/DefaultResPool")
+
+
+async def _job_through_kill(cluster: LocalCluster, client: PelotonClient,
+                            victim: str | None) -> str:
+    config, _ = load_job_config(job_yaml("sleep 4", 10))
+    job_id = await client.create_job("/DefaultResPool", config)
+    await client.wait_for_job(job_id, ("RUNNING",), timeout=30)
+    name = victim or cluster.owner_of_shard(shard_of(job_id, cluster.num_shards))
+    cluster.kill(name, signal.SIGKILL)
+    try:
+        info = await client.wait_for_job(job_id, TERMINAL, timeout=90)
+    finally:
+        cluster.restart(name)
+    # Every instance ran exactly once: one run each, all succeeded.
+    reply = await client.tasks.call("List", task_pb2.ListRequest(
+        jobId=peloton_pb2.JobID(value=job_id)))
+    runs = {i: t.runtime.mesosTaskId for i, t in reply.result.value.items()}
+    assert len(runs) == 10
+    assert all(m.endswith(f"-{i}-1") for i, m in runs.items()), runs
+    return job_pb2.JobState.Name(info.runtime.state)
+
+
+async def test_job_survives_sigkill_of_its_jobmgr(cluster: LocalCluster,
+                                                  client: PelotonClient) -> None:
+    assert await _job_through_kill(cluster, client, None) == "SUCCEEDED"
+
+
+async def test_job_survives_sigkill_of_the_resmgr_leader(cluster: LocalCluster,
+                                                         client: PelotonClient) -> None:
+    assert await _job_through_kill(cluster, client, cluster.resmgr_leader()) == "SUCCEEDED"
+
+
+async def test_ten_true_tasks(client: PelotonClient) -> None:
+    """The figure the closing note reports (measured, not asserted)."""
+    start = trio.current_time()
+    _, state = await run_job(client, job_yaml("true", 10))
+    assert state == "SUCCEEDED"
+    print(f"10 x true: create to SUCCEEDED in {trio.current_time() - start:.2f}s")

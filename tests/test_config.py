@@ -1,0 +1,176 @@
+"""The cluster file: a valid file parses into daemons and their options; every
+kind of mistake is refused with an error that names the offending key."""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import yaml
+
+from peloton import config
+from peloton.config import ClusterConfig, DaemonConfig
+from peloton.core.errors import InvalidArgument
+
+VALID = """
+data_dir: /srv/peloton
+num_shards: 8
+storage: {kind: sqlite, path: state/jobs.db}
+raft_password: s3cret
+resmgr:
+  - {name: resmgr-0, grpc: 127.0.0.1:5394, raft: 127.0.0.1:7394}
+  - {name: resmgr-1, grpc: 127.0.0.1:5395, raft: 127.0.0.1:7395}
+jobmgr:
+  - {name: jobmgr-0, grpc: 127.0.0.1:5392}
+placement:
+  - {name: placement-0}
+  - {name: placement-1, batch: 50}
+hostmgr:
+  - {name: hostmgr-0, grpc: "localhost:5391", cluster: local, backend: local,
+     hosts: 3, cpu: 4, memory_mb: 8192, disk_mb: 102400, gpu: 0}
+"""
+
+
+def valid() -> dict[str, Any]:
+    return yaml.safe_load(VALID)
+
+
+def test_a_valid_file_parses() -> None:
+    c = config.parse(valid())
+    assert c.data_dir == pathlib.Path("/srv/peloton")
+    assert (c.num_shards, c.raft_password) == (8, "s3cret")
+    assert c.storage == {"kind": "sqlite", "path": "state/jobs.db"}
+    assert c.storage_path() == pathlib.Path("/srv/peloton/state/jobs.db")
+    assert [(d.kind, d.name) for d in c.daemons] == [
+        ("resmgr", "resmgr-0"), ("resmgr", "resmgr-1"), ("jobmgr", "jobmgr-0"),
+        ("placement", "placement-0"), ("placement", "placement-1"), ("hostmgr", "hostmgr-0")]
+    assert c.get("resmgr-1") == DaemonConfig("resmgr", "resmgr-1", "127.0.0.1:5395",
+                                             "127.0.0.1:7395", {})
+    assert c.get("placement-1") == DaemonConfig("placement", "placement-1", "", "",
+                                                {"batch": 50})
+    assert c.get("hostmgr-0").options == {"cluster": "local", "backend": "local", "hosts": 3,
+                                          "cpu": 4, "memory_mb": 8192, "disk_mb": 102400,
+                                          "gpu": 0}
+    assert [d.name for d in c.of_kind("placement")] == ["placement-0", "placement-1"]
+    assert c.resmgr_addresses == ["127.0.0.1:5394", "127.0.0.1:5395"]
+    assert c.jobmgr_addresses == ["127.0.0.1:5392"]
+    assert c.raft_to_grpc() == {"127.0.0.1:7394": "127.0.0.1:5394",
+                                "127.0.0.1:7395": "127.0.0.1:5395"}
+
+
+def test_defaults() -> None:
+    c = config.parse({"data_dir": "/d", "resmgr": [{"name": "r", "grpc": "h:1", "raft": "h:2"}]})
+    assert (c.num_shards, c.storage, c.raft_password) == (16, {"kind": "sqlite"}, None)
+    assert c.storage_path() == pathlib.Path("/d/jobs.db")
+    assert c.of_kind("jobmgr") == [] and c.jobmgr_addresses == []
+
+
+def test_a_relative_data_dir_is_relative_to_the_file(tmp_path: pathlib.Path) -> None:
+    data = valid() | {"data_dir": "cluster"}
+    assert config.parse(data).data_dir == pathlib.Path("cluster")
+    assert config.parse(data, base=tmp_path).data_dir == tmp_path / "cluster"
+    assert config.parse(valid(), base=tmp_path).data_dir == pathlib.Path("/srv/peloton")
+
+
+def test_load_reads_the_file(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(VALID.replace("/srv/peloton", "here"))
+    c = config.load(path)
+    assert isinstance(c, ClusterConfig)
+    assert c.data_dir == tmp_path / "here"
+    assert config.load(str(path)) == c
+
+
+def test_load_errors_name_the_file(tmp_path: pathlib.Path) -> None:
+    missing = tmp_path / "nope.yaml"
+    with pytest.raises(InvalidArgument) as info:
+        config.load(missing)
+    assert info.value.field == str(missing)
+    assert "cannot read cluster file" in info.value.message
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("data_dir: [unclosed\n")
+    with pytest.raises(InvalidArgument) as info:
+        config.load(bad)
+    assert (info.value.field, info.value.message[:13]) == (str(bad), "not valid YAM")
+
+
+def test_get_names_the_known_daemons() -> None:
+    with pytest.raises(InvalidArgument) as info:
+        config.parse(valid()).get("jobmgr-9")
+    assert info.value.field == "name"
+    assert info.value.message == ("no daemon named 'jobmgr-9' in the cluster file (resmgr-0, "
+                                  "resmgr-1, jobmgr-0, placement-0, placement-1, hostmgr-0)")
+
+
+def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    """An edit of the valid file: set ``a.b.0.c`` (None deletes it)."""
+    def edit(data: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        node: Any = data
+        for p in parents:
+            node = node[int(p)] if isinstance(node, list) else node[p]
+        key: Any = int(last) if isinstance(node, list) else last
+        if value is None:
+            del node[key]
+        else:
+            node[key] = value
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "field", "message"), [
+    (set_("grpc_port", 1), "grpc_port", "unknown key; known keys are data_dir, hostmgr, jobmgr, "
+                                        "num_shards, placement, raft_password, resmgr, storage"),
+    (set_("data_dir", None), "data_dir", "required"),
+    (set_("data_dir", 5), "data_dir", "must be a path, got 5"),
+    (set_("data_dir", ""), "data_dir", "must be a path, got ''"),
+    (set_("num_shards", 0), "num_shards", "must be an integer in 1..4096, got 0"),
+    (set_("num_shards", 4097), "num_shards", "must be an integer in 1..4096, got 4097"),
+    (set_("num_shards", "8"), "num_shards", "must be an integer in 1..4096, got '8'"),
+    (set_("num_shards", True), "num_shards", "must be an integer in 1..4096, got True"),
+    (set_("jobmgr", {"name": "j"}), "jobmgr", "must be a list of daemons"),
+    (set_("jobmgr.0", "jobmgr-0"), "jobmgr[0]", "each daemon needs a name"),
+    (set_("jobmgr.0.name", None), "jobmgr[0]", "each daemon needs a name"),
+    (set_("jobmgr.0.name", "resmgr-1"), "jobmgr[0].name", "duplicate daemon name 'resmgr-1'"),
+    (set_("placement.1.name", "placement-0"), "placement[1].name",
+     "duplicate daemon name 'placement-0'"),
+    (set_("resmgr.1.grpc", None), "resmgr[1].grpc", "required"),
+    (set_("resmgr.0.raft", None), "resmgr[0].raft", "required"),
+    (set_("jobmgr.0.grpc", None), "jobmgr[0].grpc", "required"),
+    (set_("hostmgr.0.grpc", None), "hostmgr[0].grpc", "required"),
+    (set_("resmgr.0.grpc", "127.0.0.1"), "resmgr[0].grpc",
+     "expected host:port, got '127.0.0.1'"),
+    (set_("resmgr.0.raft", "127.0.0.1:"), "resmgr[0].raft",
+     "expected host:port, got '127.0.0.1:'"),
+    (set_("jobmgr.0.grpc", "h:port"), "jobmgr[0].grpc", "expected host:port, got 'h:port'"),
+    (set_("jobmgr.0.grpc", 5392), "jobmgr[0].grpc", "expected host:port, got 5392"),
+    (set_("jobmgr.0.grpc", "h:65536"), "jobmgr[0].grpc", "expected host:port, got 'h:65536'"),
+    (set_("placement.0.grpc", "nowhere"), "placement[0].grpc",
+     "expected host:port, got 'nowhere'"),
+    (set_("resmgr", []), "resmgr", "a cluster needs at least one resmgr"),
+    (set_("resmgr", None), "resmgr", "a cluster needs at least one resmgr"),
+    (set_("storage", "sqlite"), "storage", "must be a mapping, got 'sqlite'"),
+    (set_("storage.kind", "cassandra"), "storage.kind",
+     "unknown storage kind 'cassandra'; known: sqlite"),
+])
+def test_errors_name_the_field(edit: Callable[[dict[str, Any]], None], field: str,
+                               message: str) -> None:
+    data = copy.deepcopy(valid())
+    edit(data)
+    with pytest.raises(InvalidArgument) as info:
+        config.parse(data)
+    assert (info.value.field, info.value.message) == (field, message)
+
+
+@pytest.mark.parametrize("data", [None, [], "data_dir: /x"])
+def test_the_file_must_be_a_mapping(data: Any) -> None:
+    with pytest.raises(InvalidArgument, match="the cluster file must be a mapping"):
+        config.parse(data)
+
+
+def test_ports_zero_and_any_host_are_allowed() -> None:
+    data = valid()
+    data["jobmgr"][0]["grpc"] = "[::1]:0"
+    assert config.parse(data).get("jobmgr-0").grpc == "[::1]:0"
