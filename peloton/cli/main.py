@@ -741,6 +741,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-s", "--states", type=_enum_list(host_pb2.HostState, "HOST_STATE_"),
                    help="comma-separated host states, e.g. HOST_STATE_UP")
 
+    # demo
+    p = commands.add_parser("demo", help="start the local cluster and run Peloton's example "
+                            "job to the end", description=demo_doc())
+    _globals(p, top=False)
+    p.set_defaults(func=demo_run)
+    p.add_argument("job_file", nargs="?", default="testjob.yaml",
+                   help="a job YAML to run instead of Peloton's examples/testjob.yaml")
+    p.add_argument("--dir", default=None, help="the cluster's directory")
+    p.add_argument("--ready-timeout", type=_positive_float, default=minicluster.READY_TIMEOUT,
+                   metavar="SECONDS", help=argparse.SUPPRESS)
+
     # minicluster
     mc = group("minicluster", "a local cluster on this machine")
     dir_help = "the cluster's directory (default $PELOTON_HOME/minicluster or ~/.peloton/minicluster)"
@@ -774,6 +785,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", default=None, help=dir_help)
     p.add_argument("--ready-timeout", type=_positive_float, default=30.0, metavar="SECONDS")
     return parser
+
+
+def demo_doc() -> str:
+    from peloton.cli import demo
+    return demo.__doc__ or ""
+
+
+def demo_run(cli: Cli) -> int:
+    from peloton.cli import demo
+    return demo.run(cli)
 
 
 # --------------------------------------------------------------------------- main

@@ -120,17 +120,28 @@ class Jobmgr:
 
     async def heartbeat_loop(self, nursery: trio.Nursery) -> None:
         last_ok = trio.current_time()
+        failures = 0
+        owned: tuple[int, ...] = ()
         request = cpb.HeartbeatRequest(member=cpb.Member(id=self.name, kind="jobmgr",
                                                          address=self.address))
         while True:
             try:
                 reply = await self.cluster.call("Heartbeat", request, timeout=2.0)
+                if failures:
+                    log.info("heartbeat works again after %d failures", failures)
+                    failures = 0
+                mine = tuple(s.shard for s in reply.view.shards if s.owner == self.name)
+                if mine != owned:
+                    owned = mine
+                    log.info("the shard map gives this instance %d shards: %s", len(mine),
+                             ",".join(map(str, mine)))
                 last_ok = trio.current_time()
                 self.view = reply.view
                 self.view_changed.set()
                 self.view_changed = trio.Event()
                 self._reconcile_shards(nursery, reply.view)
             except PelotonError as error:
+                failures += 1
                 log.warning("heartbeat failed: %s", error)
                 if trio.current_time() - last_ok > LEASE_TTL - FENCE_MARGIN:
                     for shard in list(self._scopes):
