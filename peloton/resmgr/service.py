@@ -7,6 +7,7 @@ under the node lock. A replica that does not lead answers every call with
 
 from __future__ import annotations
 
+import collections
 import logging
 import time
 import uuid
@@ -26,6 +27,7 @@ from peloton.config import ClusterConfig
 from peloton.core import errors
 from peloton.core.errors import InvalidArgument, NotFound, NotLeader, PelotonError, Unavailable
 from peloton.core.resources import KINDS, Resources
+from peloton.core.states import TaskState
 from peloton.raft.codec import MAX_COMMAND_BYTES, Command, encode
 from peloton.raft.node import RaftNode
 from peloton.resmgr import respool
@@ -377,6 +379,20 @@ class ClusterHandler:
             "now": time.time(),
             "member": {"id": m.id, "kind": m.kind, "address": m.address, "cluster": m.cluster}})
         return cpb.HeartbeatResponse(view=view_message(view, self.self_grpc, self.resmgrs))
+
+    async def GetStats(self, request: cpb.GetStatsRequest) -> Any:
+        self.rm.require_leader()
+        with self.rm.node.lock:
+            state = self.rm.state
+            counts = collections.Counter(TaskState(e.state).name for e in state.tasks.values())
+            reply = cpb.Stats(
+                appliedCommands=state.applied, commands=dict(state.command_counts),
+                commandItems=dict(state.command_items), taskStates=dict(counts),
+                tasks=len(state.tasks), readyGangs=len(state.ready),
+                placementsWaiting=sum(len(q) for q in state.placements.values()))
+        reply.raft.update({k: str(v) for k, v in self.rm.node.status().items()
+                           if isinstance(v, (int, float, str))})
+        return reply
 
     async def GetClusterView(self, request: cpb.GetClusterViewRequest) -> Any:
         self.rm.require_leader()

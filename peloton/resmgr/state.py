@@ -111,12 +111,17 @@ class ResmgrState:
         self.capacity: dict[str, Resources] = {}
         self.next_gang = 1
         self.applied = 0
+        # Diagnostics of this replica since it started; not part of the state.
+        self.command_counts: collections.Counter[str] = collections.Counter()
+        self.command_items: collections.Counter[str] = collections.Counter()
         self.recent: OrderedDict[str, Any] = OrderedDict()
 
     # -- entry point ----------------------------------------------------
     def apply(self, blob: bytes) -> Any:
         command = decode(blob)
         self.applied += 1
+        self.command_counts[command.name] += 1
+        self.command_items[command.name] += _items(command.payload)
         if command.key and command.key in self.recent:
             return self.recent[command.key]
         handler = COMMANDS.get(command.name)
@@ -528,6 +533,16 @@ class ResmgrState:
     def digest(self) -> str:
         """A hash of the state, published so replicas can compare."""
         return hashlib.blake2b(self.snapshot(), digest_size=12).hexdigest()
+
+
+def _items(payload: Any) -> int:
+    """How many tasks, placements or updates a command carries (diagnostics)."""
+    if isinstance(payload, dict):
+        for key in ("gangs", "placed", "updates"):
+            if key in payload:
+                items = payload[key]
+                return sum(len(g) for g in items) if key == "gangs" else len(items)
+    return 1
 
 
 # The command table is the Raft log's schema: names are stable forever

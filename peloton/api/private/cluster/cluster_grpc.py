@@ -23,6 +23,10 @@ class ClusterServiceBase(abc.ABC):
     async def GetClusterView(self, stream: 'grpclib.server.Stream[peloton.api.private.cluster.cluster_pb2.GetClusterViewRequest, peloton.api.private.cluster.cluster_pb2.ClusterView]') -> None:
         pass
 
+    @abc.abstractmethod
+    async def GetStats(self, stream: 'grpclib.server.Stream[peloton.api.private.cluster.cluster_pb2.GetStatsRequest, peloton.api.private.cluster.cluster_pb2.Stats]') -> None:
+        pass
+
     def __mapping__(self) -> typing.Dict[str, grpclib.const.Handler]:
         return {
             '/peloton.private.cluster.ClusterService/Heartbeat': grpclib.const.Handler(
@@ -36,6 +40,12 @@ class ClusterServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.private.cluster.cluster_pb2.GetClusterViewRequest,
                 peloton.api.private.cluster.cluster_pb2.ClusterView,
+            ),
+            '/peloton.private.cluster.ClusterService/GetStats': grpclib.const.Handler(
+                self.GetStats,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.private.cluster.cluster_pb2.GetStatsRequest,
+                peloton.api.private.cluster.cluster_pb2.Stats,
             ),
         }
 
@@ -54,4 +64,10 @@ class ClusterServiceStub:
             '/peloton.private.cluster.ClusterService/GetClusterView',
             peloton.api.private.cluster.cluster_pb2.GetClusterViewRequest,
             peloton.api.private.cluster.cluster_pb2.ClusterView,
+        )
+        self.GetStats = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.private.cluster.ClusterService/GetStats',
+            peloton.api.private.cluster.cluster_pb2.GetStatsRequest,
+            peloton.api.private.cluster.cluster_pb2.Stats,
         )
