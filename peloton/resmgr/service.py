@@ -294,9 +294,16 @@ class ResmgrServiceHandler:
                                         int(max(0.0, deadline - trio.current_time()) * 1000)):
                 gangs = await self.rm.propose("gangs.dequeue", {"limit": limit})
                 if gangs:
-                    return rpb.DequeueGangsResponse(
-                        gangs=[rpb.Gang(tasks=[rpb.Task.FromString(t) for t in g])
-                               for g in gangs])
+                    reply = rpb.DequeueGangsResponse()
+                    with self.rm.node.lock:
+                        tasks = self.rm.state.tasks
+                        for mids in gangs:
+                            gang = reply.gangs.add()
+                            for mid in mids:
+                                entry = tasks.get(mid)
+                                if entry is not None:  # not killed since
+                                    gang.tasks.append(rpb.Task.FromString(entry.task))
+                    return reply
             if trio.current_time() >= deadline:
                 return rpb.DequeueGangsResponse()
 

@@ -49,7 +49,7 @@ from peloton.resmgr.respool import ROOT, Pool, ResourceSpec
 PLACING_TIMEOUT = 30.0
 LAUNCHING_TIMEOUT = 60.0
 MEMBER_TTL = 5.0
-RECENT_KEYS = 20000
+RECENT_KEYS = 10000
 
 
 @dataclass(slots=True)
@@ -301,9 +301,14 @@ class ResmgrState:
                 self.ready.append(gang.id)
             del queue[priority]
 
-    def dequeue(self, p: dict[str, Any]) -> list[list[bytes]]:
-        """Hand up to ``limit`` READY gangs to a placement worker (-> PLACING)."""
-        out: list[list[bytes]] = []
+    def dequeue(self, p: dict[str, Any]) -> list[list[str]]:
+        """Hand up to ``limit`` READY gangs to a placement worker (-> PLACING).
+
+        Returns the gangs' mesos task ids, not the tasks: results are kept
+        for idempotent retries, so they must stay small; the caller reads
+        the tasks from the tracker.
+        """
+        out: list[list[str]] = []
         deadline = self.now + PLACING_TIMEOUT
         while self.ready and len(out) < p["limit"]:
             gang = self.gangs.get(self.ready.popleft())
@@ -312,7 +317,7 @@ class ResmgrState:
             for mid in gang.tasks:
                 entry = self.tasks[mid]
                 entry.state, entry.deadline = TaskState.PLACING, deadline
-            out.append([self.tasks[mid].task for mid in gang.tasks])
+            out.append(list(gang.tasks))
         return out
 
     def set_placements(self, p: dict[str, Any]) -> None:

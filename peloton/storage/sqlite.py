@@ -31,6 +31,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any, TypeVar
@@ -659,7 +660,7 @@ def _connect(path: str, synchronous: str, busy_timeout_ms: int) -> sqlite3.Conne
         raise _translate(exc) from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _journal_mode_wal(conn, busy_timeout_ms)
         if mode.lower() != "wal" and path != ":memory:":
             raise FailedPrecondition(f"sqlite at {path} refused WAL mode (got {mode})")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
@@ -672,6 +673,22 @@ def _connect(path: str, synchronous: str, busy_timeout_ms: int) -> sqlite3.Conne
             raise _translate(exc) from exc
         raise
     return conn
+
+
+def _journal_mode_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> str:
+    """Switch to WAL. Switching needs an exclusive lock and SQLite answers
+    SQLITE_BUSY at once (no busy handler) while another process opens the
+    same new file, so retry until the busy timeout. (In the worker thread.)"""
+    give_up = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc).lower():
+                raise
+            if time.monotonic() > give_up:
+                raise
+            time.sleep(0.02)
 
 
 def _migrate(conn: sqlite3.Connection, path: str) -> None:

@@ -26,7 +26,7 @@ from peloton.ops import minicluster
 from peloton.rpc import open_rpc, serve_grpc
 from peloton.spec.job import load_job_config
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "peloton" / "examples"
 JOB = "5b7a4c8e-0f5d-4b8e-9d3a-2f9c1e0d7a64"
 
 

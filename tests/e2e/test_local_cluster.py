@@ -32,7 +32,7 @@ from peloton.testing.cluster import LocalCluster
 
 pytestmark = pytest.mark.cluster
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "peloton" / "examples"
 TERMINAL = ("SUCCEEDED", "FAILED", "KILLED")
 
 

@@ -80,7 +80,9 @@ def enqueue(state: ResmgrState, pool_id: str, *gangs: list[dict[str, Any]],
 
 
 def dequeue(state: ResmgrState, limit: int = 100) -> list[list[bytes]]:
-    return ok(state, "gangs.dequeue", {"limit": limit})
+    """The dequeued gangs' tasks (the command returns ids; the service reads the tasks)."""
+    gangs = ok(state, "gangs.dequeue", {"limit": limit})
+    return [[state.tasks[mid].task for mid in gang] for gang in gangs]
 
 
 def place(state: ResmgrState, host: str, *mids: str, ports: list[int] | None = None,

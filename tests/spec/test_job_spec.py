@@ -20,7 +20,7 @@ from peloton.spec.job import (
     validate_job_config,
 )
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "peloton" / "examples"
 
 
 def example(name: str) -> str:

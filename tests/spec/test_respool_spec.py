@@ -17,7 +17,7 @@ from peloton.spec.respool import (
     validate_respool_config,
 )
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[2].parent / "shared" / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "peloton" / "examples"
 
 
 def test_default_respool_example() -> None:

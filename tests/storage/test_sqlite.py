@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import trio
 
 from peloton.core.errors import FailedPrecondition, Internal, InvalidArgument, Unavailable
 from peloton.storage import SCHEMA_VERSION, open_sqlite
@@ -110,3 +111,19 @@ async def test_load_shard_walks_the_shard_index_then_task_keys(
     assert "SEARCH j USING INDEX jobs_by_shard_state (shard=?)" in plans[0]
     assert "SEARCH j USING INDEX jobs_by_shard_state (shard=?)" in plans[1]
     assert "SEARCH t USING PRIMARY KEY (job_id=?)" in plans[1]
+
+
+async def test_several_handles_open_a_new_file_at_once(tmp_path):
+    """Two jobmgr processes start together on a fresh database: both open it."""
+    path = tmp_path / "new.db"
+    stores = []
+
+    async def open_one() -> None:
+        stores.append(await open_sqlite(path))
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(6):
+            nursery.start_soon(open_one)
+    for store in stores:
+        assert (await store.stats())["jobs"] == 0
+        await store.aclose()
