@@ -136,6 +136,8 @@ class HostPool:
         self._cursor = 0
         self._leases: dict[str, Lease] = {}
         self._used: dict[str, Lease] = {}  # consumed leases, until they expire
+        # lease -> runs a placement put on it that have not launched yet
+        self._expected: dict[str, set[str]] = {}
         self._task_host: dict[str, str] = {}
         self._lease_counter = 0
 
@@ -265,11 +267,19 @@ class HostPool:
         self._leases[lease.lease_id] = lease
         return lease
 
+    def plan(self, lease_id: str, mesos_task_ids: Sequence[str]) -> None:
+        """Record the runs a placement put on a lease (several jobmgr shards
+        may launch parts of it). The lease holds the host until all of them
+        launched, or it expires. Unknown leases are ignored."""
+        if lease_id in self._leases:
+            self._expected[lease_id] = set(mesos_task_ids)
+
     def release(self, lease_ids: Sequence[str]) -> None:
         """Drop these leases so their hosts can be offered again. Unknown,
         expired or consumed ids are ignored; calling twice is harmless."""
         for lease_id in lease_ids:
             lease = self._leases.pop(lease_id, None)
+            self._expected.pop(lease_id, None)
             if lease is not None:
                 self._hosts[lease.hostname].lease = None
 
@@ -333,7 +343,14 @@ class HostPool:
                 f"tasks need more than host {host.spec.hostname} has free: {over}",
                 field="tasks")
         # Validated: commit.
-        if self._leases.pop(lease_id, None) is not None:
+        expected = self._expected.get(lease_id)
+        if expected is not None:
+            expected.difference_update(new)
+            expected.difference_update(t[0] for t in tasks)
+        if expected:
+            pass  # other parts of the placement are still to launch: keep the host
+        elif self._leases.pop(lease_id, None) is not None:
+            self._expected.pop(lease_id, None)
             host.lease = None
             self._used[lease_id] = lease
         for task_id, entry in new.items():

@@ -125,6 +125,8 @@ class InternalHandler:
 
     async def ReleaseHosts(self, request: hpb.ReleaseHostsRequest) -> Any:
         self.hm.pool.release(list(request.leaseIds))
+        for planned in request.planned:
+            self.hm.pool.plan(planned.leaseId, list(planned.mesosTaskIds))
         return hpb.ReleaseHostsResponse()
 
     async def LaunchTasks(self, request: hpb.LaunchTasksRequest) -> Any:

@@ -67,7 +67,7 @@ def task_request(t: rpb.Task) -> TaskRequest:
 
 
 class PlacementWorker:
-    def __init__(self, config: ClusterConfig, name: str, *, batch: int = 100) -> None:
+    def __init__(self, config: ClusterConfig, name: str, *, batch: int = 500) -> None:
         self.name = name
         self.batch = batch
         self.channels = Channels()
@@ -122,7 +122,7 @@ class PlacementWorker:
                         minimum=rpb.Resources(cpu=minimum.cpu, memMb=minimum.memory,
                                               diskMb=minimum.disk, gpu=minimum.gpu),
                         numPorts=min(t.num_ports for t in tasks),
-                        maxHosts=min(len(tasks), 200))))
+                        maxHosts=min(len(tasks), 500))))
             except PelotonError as error:
                 log.info("acquire hosts from %s: %s", cluster, error)
                 continue
@@ -150,17 +150,22 @@ class PlacementWorker:
         for gang, reason in result.failed:
             request.failedPlacements.add(
                 reason=reason, gang=rpb.Gang(tasks=[by_id[t.mesos_task_id] for t in gang.tasks]))
-        await self.resmgr.call("SetPlacements", request)
-        unused: dict[str, list[str]] = defaultdict(list)
+        # Tell each host manager which leases were used for which runs (they
+        # then hold the host until every part launched) and which were not,
+        # before resmgr hands the placements to the jobmgr shards.
+        per_cluster: dict[str, hpb.ReleaseHostsRequest] = defaultdict(hpb.ReleaseHostsRequest)
         for offer in offers:
             if offer.lease_id not in result.used_leases:
-                unused[offer.cluster].append(offer.lease_id)
-        for cluster, ids in unused.items():
+                per_cluster[offer.cluster].leaseIds.append(offer.lease_id)
+        for lease_id, placed in by_lease.items():
+            per_cluster[placed[0].cluster].planned.add(
+                leaseId=lease_id, mesosTaskIds=[p.task.mesos_task_id for p in placed])
+        for cluster, release in per_cluster.items():
             try:
-                await self._hostmgr(cluster).call("ReleaseHosts",
-                                                  hpb.ReleaseHostsRequest(leaseIds=ids))
+                await self._hostmgr(cluster).call("ReleaseHosts", release)
             except PelotonError as error:
                 log.info("release hosts of %s: %s (they expire)", cluster, error)
+        await self.resmgr.call("SetPlacements", request)
         if result.failed:
             # Nothing fits now; wait for something to end before trying again.
             await trio.sleep(0.5)

@@ -40,6 +40,29 @@ TICK_PERIOD = 0.5
 CAPACITY_PERIOD = 5.0
 
 
+# At ~60 bytes a task in a command, 400 tasks keep one far below the 64 KiB
+# where pysyncobj splits entries (and breaks just above its multiples).
+TASKS_PER_COMMAND = 400
+MAX_DEQUEUE = 1000
+
+
+def _chunks(items: list[Any], weight: Any, limit: int = TASKS_PER_COMMAND) -> list[list[Any]]:
+    """Split ``items`` into runs whose summed ``weight`` stays within ``limit``."""
+    out: list[list[Any]] = []
+    current: list[Any] = []
+    total = 0
+    for item in items:
+        w = weight(item)
+        if current and total + w > limit:
+            out.append(current)
+            current, total = [], 0
+        current.append(item)
+        total += w
+    if current:
+        out.append(current)
+    return out
+
+
 def resources_of(r: rpb.Resources) -> list[float]:
     return [r.cpu, r.memMb, r.diskMb, r.gpu]
 
@@ -269,17 +292,8 @@ class ResmgrServiceHandler:
                               "task": t.SerializeToString()})
             gangs.append(tasks)
         failed: list[list[str]] = []
-        # ~300 bytes a task: 100 tasks a command stays far below 64 KiB.
-        chunks, size, current = [], 0, []
-        for g in gangs:
-            current.append(g)
-            size += len(g)
-            if size >= 100:
-                chunks.append(current)
-                current, size = [], 0
-        if current:
-            chunks.append(current)
-        for chunk in chunks:
+        # ~300 bytes a task (its Task message rides along): 100 a command.
+        for chunk in _chunks(gangs, len, limit=100):
             failed.extend(await self.rm.propose("gangs.enqueue", {
                 "pool": request.respoolID.value, "gangs": chunk, "requeue": request.requeue}))
         return rpb.EnqueueGangsResponse(
@@ -287,7 +301,7 @@ class ResmgrServiceHandler:
 
     async def DequeueGangs(self, request: rpb.DequeueGangsRequest) -> Any:
         self.rm.require_leader()
-        limit = min(request.limit or 100, 100)
+        limit = min(request.limit or 100, MAX_DEQUEUE)
         deadline = trio.current_time() + (request.timeout or 0) / 1000
         while True:
             if await self.rm.wait_until(lambda: bool(self.rm.state.ready),
@@ -314,9 +328,11 @@ class ResmgrServiceHandler:
                   for p in request.placements]
         failed = [[[t.mesosTaskId for t in f.gang.tasks], f.reason]
                   for f in request.failedPlacements]
-        for i in range(0, max(len(placed), len(failed)), 100):
-            await self.rm.propose("placements.set", {"placed": placed[i:i + 100],
-                                                     "failed": failed[i:i + 100]})
+        # Chunk by tasks, not placements: a packed host carries many.
+        for chunk in _chunks(placed, lambda p: len(p[4])):
+            await self.rm.propose("placements.set", {"placed": chunk, "failed": []})
+        for chunk in _chunks(failed, lambda f: len(f[0])):
+            await self.rm.propose("placements.set", {"placed": [], "failed": chunk})
         return rpb.SetPlacementsResponse()
 
     async def GetPlacements(self, request: rpb.GetPlacementsRequest) -> Any:

@@ -12,6 +12,7 @@ so with idempotency keys) — a timed-out call may still have taken effect.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -72,18 +73,44 @@ async def call_once(channels: Channels, address: str, stub_cls: type, method: st
     """One attempt at one address; every failure comes out as a PelotonError."""
     stub = stub_cls(channels.get(address))
     try:
-        with trio.fail_after(timeout + 1):
-            return await trio_asyncio.aio_as_trio(getattr(stub, method))(request, timeout=timeout)
+        return await trio_asyncio.aio_as_trio(_bounded)(getattr(stub, method), request, timeout)
+    except _Abandoned:
+        channels.drop(address)
+        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
     except GRPCError as error:
         raise from_grpc(error) from None
+    except TimeoutError:  # grpclib's deadline; an OSError subclass, so first
+        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
     except (OSError, StreamTerminatedError, ConnectionError) as error:
         channels.drop(address)
         raise Unavailable(f"cannot reach {address}: {error}") from None
-    except trio.TooSlowError:
-        channels.drop(address)
-        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
-    except TimeoutError:
-        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
+
+
+class _Abandoned(Exception):
+    """The call outlived its deadline and was left behind."""
+
+
+async def _bounded(method: Any, request: Any, timeout: float) -> Any:
+    """(asyncio side) The call, or ``_Abandoned`` a second after its deadline.
+
+    grpclib can leave a call parked forever when its connection dies at the
+    wrong moment (vmagamedov/grpclib#216: a request waiting before its stream
+    is registered is never woken), and cancelling such a call can wait
+    forever too. So the call runs as its own task, and past the deadline we
+    cancel it without waiting for it to finish; the caller drops the channel.
+    """
+    task = asyncio.ensure_future(method(request, timeout=timeout))
+    done, _ = await asyncio.wait({task}, timeout=timeout + 1)
+    if not done:
+        task.cancel()
+        task.add_done_callback(_consume)
+        raise _Abandoned()
+    return task.result()
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 class ServiceClient:

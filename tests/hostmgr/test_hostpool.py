@@ -391,3 +391,24 @@ class PoolMachine(RuleBasedStateMachine):
 PoolMachine.TestCase.settings = settings(max_examples=200, stateful_step_count=40,
                                          deadline=None)
 TestPoolProperties = PoolMachine.TestCase
+
+
+def test_a_planned_lease_holds_its_host_until_every_part_launched():
+    """One placement spans two jobmgr shards; each launches its own part."""
+    pool = pool_of(spec("a"))
+    [lease], _ = pool.acquire(Resources(cpu=1), 0, 1, now=0, lease_ttl=TTL)
+    pool.plan(lease.lease_id, ["s1-task", "s2-task"])
+    pool.launch(lease.lease_id, [("s1-task", Resources(cpu=1), [])], now=1)
+    # The host is still held for the second part: nobody else gets it.
+    assert pool.acquire(Resources(cpu=1), 0, 1, now=1, lease_ttl=TTL)[0] == []
+    pool.launch(lease.lease_id, [("s2-task", Resources(cpu=1), [])], now=2)
+    [again], _ = pool.acquire(Resources(cpu=1), 0, 1, now=2, lease_ttl=TTL)
+    assert again.free.cpu == lease.free.cpu - 2
+
+
+def test_release_forgets_a_plan():
+    pool = pool_of(spec("a"))
+    [lease], _ = pool.acquire(Resources(cpu=1), 0, 1, now=0, lease_ttl=TTL)
+    pool.plan(lease.lease_id, ["t1"])
+    pool.release([lease.lease_id])
+    assert len(pool.acquire(Resources(cpu=1), 0, 1, now=1, lease_ttl=TTL)[0]) == 1

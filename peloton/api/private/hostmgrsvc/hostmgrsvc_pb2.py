@@ -27,7 +27,7 @@ from peloton.api.v0.task import task_pb2 as peloton_dot_api_dot_v0_dot_task_dot_
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as peloton_dot_api_dot_private_dot_resmgrsvc_dot_resmgrsvc__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n/peloton/api/private/hostmgrsvc/hostmgrsvc.proto\x12\x1apeloton.private.hostmgrsvc\x1a\x1epeloton/api/v0/task/task.proto\x1a-peloton/api/private/resmgrsvc/resmgrsvc.proto\"z\n\nHostFilter\x12\x35\n\x07minimum\x18\x01 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x10\n\x08numPorts\x18\x02 \x01(\r\x12\x10\n\x08maxHosts\x18\x03 \x01(\r\x12\x11\n\trevocable\x18\x04 \x01(\x08\"\x96\x02\n\tHostLease\x12\x0f\n\x07leaseId\x18\x01 \x01(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\x12\x0f\n\x07\x61gentId\x18\x03 \x01(\t\x12\x37\n\tavailable\x18\x04 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\r\n\x05ports\x18\x05 \x03(\r\x12I\n\nattributes\x18\x06 \x03(\x0b\x32\x35.peloton.private.hostmgrsvc.HostLease.AttributesEntry\x12\x0f\n\x07\x63luster\x18\x07 \x01(\t\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"M\n\x13\x41\x63quireHostsRequest\x12\x36\n\x06\x66ilter\x18\x01 \x01(\x0b\x32&.peloton.private.hostmgrsvc.HostFilter\"\xee\x01\n\x14\x41\x63quireHostsResponse\x12\x35\n\x06leases\x18\x01 \x03(\x0b\x32%.peloton.private.hostmgrsvc.HostLease\x12\x64\n\x12\x66ilterResultCounts\x18\x02 \x03(\x0b\x32H.peloton.private.hostmgrsvc.AcquireHostsResponse.FilterResultCountsEntry\x1a\x39\n\x17\x46ilterResultCountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\"\'\n\x13ReleaseHostsRequest\x12\x10\n\x08leaseIds\x18\x01 \x03(\t\"\x16\n\x14ReleaseHostsResponse\"\xa7\x01\n\x0eLaunchableTask\x12\x0e\n\x06taskId\x18\x01 \x01(\t\x12\x13\n\x0bmesosTaskId\x18\x02 \x01(\t\x12/\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x1f.peloton.api.v0.task.TaskConfig\x12\r\n\x05ports\x18\x04 \x03(\r\x12\r\n\x05shard\x18\x05 \x01(\r\x12\r\n\x05jobId\x18\x06 \x01(\t\x12\x12\n\ninstanceId\x18\x07 \x01(\r\"r\n\x12LaunchTasksRequest\x12\x0f\n\x07leaseId\x18\x01 \x01(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\x12\x39\n\x05tasks\x18\x03 \x03(\x0b\x32*.peloton.private.hostmgrsvc.LaunchableTask\"\x15\n\x13LaunchTasksResponse\"D\n\x10KillTasksRequest\x12\x14\n\x0cmesosTaskIds\x18\x01 \x03(\t\x12\x1a\n\x12gracePeriodSeconds\x18\x02 \x01(\r\"\x13\n\x11KillTasksResponse\"\x18\n\x16\x43lusterCapacityRequest\"\x9a\x02\n\x17\x43lusterCapacityResponse\x12\x0f\n\x07\x63luster\x18\x01 \x01(\t\x12\x36\n\x08physical\x18\x02 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x37\n\tallocated\x18\x03 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x33\n\x05slack\x18\x04 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x39\n\x0blargestHost\x18\x05 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\r\n\x05hosts\x18\x06 \x01(\r\"\xc8\x01\n\tTaskEvent\x12\x0e\n\x06offset\x18\x01 \x01(\x04\x12\x13\n\x0bmesosTaskId\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.peloton.api.v0.task.TaskState\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x10\n\x08hostname\x18\x05 \x01(\t\x12\x10\n\x08\x65xitCode\x18\x06 \x01(\x05\x12\x11\n\ttimestamp\x18\x07 \x01(\x01\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12\x0f\n\x07\x61gentId\x18\t \x01(\t\"Z\n\x14WaitForEventsRequest\x12\r\n\x05shard\x18\x01 \x01(\r\x12\x13\n\x0bpurgeOffset\x18\x02 \x01(\x04\x12\r\n\x05limit\x18\x03 \x01(\r\x12\x0f\n\x07timeout\x18\x04 \x01(\r\"N\n\x15WaitForEventsResponse\x12\x35\n\x06\x65vents\x18\x01 \x03(\x0b\x32%.peloton.private.hostmgrsvc.TaskEvent\"-\n\x15ReconcileTasksRequest\x12\x14\n\x0cmesosTaskIds\x18\x01 \x03(\t\"`\n\x16ReconcileTasksResponse\x12\x35\n\x06\x65vents\x18\x01 \x03(\x0b\x32%.peloton.private.hostmgrsvc.TaskEvent\x12\x0f\n\x07unknown\x18\x02 \x03(\t\"[\n\x16ReadSandboxFileRequest\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0e\n\x06offset\x18\x03 \x01(\x04\x12\x0e\n\x06length\x18\x04 \x01(\x04\"V\n\x17ReadSandboxFileResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x0c\n\x04size\x18\x02 \x01(\x04\x12\x10\n\x08hostname\x18\x03 \x01(\t\x12\r\n\x05paths\x18\x04 \x03(\t2\xbc\x07\n\x13InternalHostService\x12q\n\x0c\x41\x63quireHosts\x12/.peloton.private.hostmgrsvc.AcquireHostsRequest\x1a\x30.peloton.private.hostmgrsvc.AcquireHostsResponse\x12q\n\x0cReleaseHosts\x12/.peloton.private.hostmgrsvc.ReleaseHostsRequest\x1a\x30.peloton.private.hostmgrsvc.ReleaseHostsResponse\x12n\n\x0bLaunchTasks\x12..peloton.private.hostmgrsvc.LaunchTasksRequest\x1a/.peloton.private.hostmgrsvc.LaunchTasksResponse\x12h\n\tKillTasks\x12,.peloton.private.hostmgrsvc.KillTasksRequest\x1a-.peloton.private.hostmgrsvc.KillTasksResponse\x12z\n\x0f\x43lusterCapacity\x12\x32.peloton.private.hostmgrsvc.ClusterCapacityRequest\x1a\x33.peloton.private.hostmgrsvc.ClusterCapacityResponse\x12t\n\rWaitForEvents\x12\x30.peloton.private.hostmgrsvc.WaitForEventsRequest\x1a\x31.peloton.private.hostmgrsvc.WaitForEventsResponse\x12w\n\x0eReconcileTasks\x12\x31.peloton.private.hostmgrsvc.ReconcileTasksRequest\x1a\x32.peloton.private.hostmgrsvc.ReconcileTasksResponse\x12z\n\x0fReadSandboxFile\x12\x32.peloton.private.hostmgrsvc.ReadSandboxFileRequest\x1a\x33.peloton.private.hostmgrsvc.ReadSandboxFileResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n/peloton/api/private/hostmgrsvc/hostmgrsvc.proto\x12\x1apeloton.private.hostmgrsvc\x1a\x1epeloton/api/v0/task/task.proto\x1a-peloton/api/private/resmgrsvc/resmgrsvc.proto\"z\n\nHostFilter\x12\x35\n\x07minimum\x18\x01 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x10\n\x08numPorts\x18\x02 \x01(\r\x12\x10\n\x08maxHosts\x18\x03 \x01(\r\x12\x11\n\trevocable\x18\x04 \x01(\x08\"\x96\x02\n\tHostLease\x12\x0f\n\x07leaseId\x18\x01 \x01(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\x12\x0f\n\x07\x61gentId\x18\x03 \x01(\t\x12\x37\n\tavailable\x18\x04 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\r\n\x05ports\x18\x05 \x03(\r\x12I\n\nattributes\x18\x06 \x03(\x0b\x32\x35.peloton.private.hostmgrsvc.HostLease.AttributesEntry\x12\x0f\n\x07\x63luster\x18\x07 \x01(\t\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"M\n\x13\x41\x63quireHostsRequest\x12\x36\n\x06\x66ilter\x18\x01 \x01(\x0b\x32&.peloton.private.hostmgrsvc.HostFilter\"\xee\x01\n\x14\x41\x63quireHostsResponse\x12\x35\n\x06leases\x18\x01 \x03(\x0b\x32%.peloton.private.hostmgrsvc.HostLease\x12\x64\n\x12\x66ilterResultCounts\x18\x02 \x03(\x0b\x32H.peloton.private.hostmgrsvc.AcquireHostsResponse.FilterResultCountsEntry\x1a\x39\n\x17\x46ilterResultCountsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\"5\n\x0cPlannedLease\x12\x0f\n\x07leaseId\x18\x01 \x01(\t\x12\x14\n\x0cmesosTaskIds\x18\x02 \x03(\t\"b\n\x13ReleaseHostsRequest\x12\x10\n\x08leaseIds\x18\x01 \x03(\t\x12\x39\n\x07planned\x18\x02 \x03(\x0b\x32(.peloton.private.hostmgrsvc.PlannedLease\"\x16\n\x14ReleaseHostsResponse\"\xa7\x01\n\x0eLaunchableTask\x12\x0e\n\x06taskId\x18\x01 \x01(\t\x12\x13\n\x0bmesosTaskId\x18\x02 \x01(\t\x12/\n\x06\x63onfig\x18\x03 \x01(\x0b\x32\x1f.peloton.api.v0.task.TaskConfig\x12\r\n\x05ports\x18\x04 \x03(\r\x12\r\n\x05shard\x18\x05 \x01(\r\x12\r\n\x05jobId\x18\x06 \x01(\t\x12\x12\n\ninstanceId\x18\x07 \x01(\r\"r\n\x12LaunchTasksRequest\x12\x0f\n\x07leaseId\x18\x01 \x01(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\x12\x39\n\x05tasks\x18\x03 \x03(\x0b\x32*.peloton.private.hostmgrsvc.LaunchableTask\"\x15\n\x13LaunchTasksResponse\"D\n\x10KillTasksRequest\x12\x14\n\x0cmesosTaskIds\x18\x01 \x03(\t\x12\x1a\n\x12gracePeriodSeconds\x18\x02 \x01(\r\"\x13\n\x11KillTasksResponse\"\x18\n\x16\x43lusterCapacityRequest\"\x9a\x02\n\x17\x43lusterCapacityResponse\x12\x0f\n\x07\x63luster\x18\x01 \x01(\t\x12\x36\n\x08physical\x18\x02 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x37\n\tallocated\x18\x03 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x33\n\x05slack\x18\x04 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x39\n\x0blargestHost\x18\x05 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\r\n\x05hosts\x18\x06 \x01(\r\"\xc8\x01\n\tTaskEvent\x12\x0e\n\x06offset\x18\x01 \x01(\x04\x12\x13\n\x0bmesosTaskId\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.peloton.api.v0.task.TaskState\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x10\n\x08hostname\x18\x05 \x01(\t\x12\x10\n\x08\x65xitCode\x18\x06 \x01(\x05\x12\x11\n\ttimestamp\x18\x07 \x01(\x01\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12\x0f\n\x07\x61gentId\x18\t \x01(\t\"Z\n\x14WaitForEventsRequest\x12\r\n\x05shard\x18\x01 \x01(\r\x12\x13\n\x0bpurgeOffset\x18\x02 \x01(\x04\x12\r\n\x05limit\x18\x03 \x01(\r\x12\x0f\n\x07timeout\x18\x04 \x01(\r\"N\n\x15WaitForEventsResponse\x12\x35\n\x06\x65vents\x18\x01 \x03(\x0b\x32%.peloton.private.hostmgrsvc.TaskEvent\"-\n\x15ReconcileTasksRequest\x12\x14\n\x0cmesosTaskIds\x18\x01 \x03(\t\"`\n\x16ReconcileTasksResponse\x12\x35\n\x06\x65vents\x18\x01 \x03(\x0b\x32%.peloton.private.hostmgrsvc.TaskEvent\x12\x0f\n\x07unknown\x18\x02 \x03(\t\"[\n\x16ReadSandboxFileRequest\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0e\n\x06offset\x18\x03 \x01(\x04\x12\x0e\n\x06length\x18\x04 \x01(\x04\"V\n\x17ReadSandboxFileResponse\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x0c\n\x04size\x18\x02 \x01(\x04\x12\x10\n\x08hostname\x18\x03 \x01(\t\x12\r\n\x05paths\x18\x04 \x03(\t2\xbc\x07\n\x13InternalHostService\x12q\n\x0c\x41\x63quireHosts\x12/.peloton.private.hostmgrsvc.AcquireHostsRequest\x1a\x30.peloton.private.hostmgrsvc.AcquireHostsResponse\x12q\n\x0cReleaseHosts\x12/.peloton.private.hostmgrsvc.ReleaseHostsRequest\x1a\x30.peloton.private.hostmgrsvc.ReleaseHostsResponse\x12n\n\x0bLaunchTasks\x12..peloton.private.hostmgrsvc.LaunchTasksRequest\x1a/.peloton.private.hostmgrsvc.LaunchTasksResponse\x12h\n\tKillTasks\x12,.peloton.private.hostmgrsvc.KillTasksRequest\x1a-.peloton.private.hostmgrsvc.KillTasksResponse\x12z\n\x0f\x43lusterCapacity\x12\x32.peloton.private.hostmgrsvc.ClusterCapacityRequest\x1a\x33.peloton.private.hostmgrsvc.ClusterCapacityResponse\x12t\n\rWaitForEvents\x12\x30.peloton.private.hostmgrsvc.WaitForEventsRequest\x1a\x31.peloton.private.hostmgrsvc.WaitForEventsResponse\x12w\n\x0eReconcileTasks\x12\x31.peloton.private.hostmgrsvc.ReconcileTasksRequest\x1a\x32.peloton.private.hostmgrsvc.ReconcileTasksResponse\x12z\n\x0fReadSandboxFile\x12\x32.peloton.private.hostmgrsvc.ReadSandboxFileRequest\x1a\x33.peloton.private.hostmgrsvc.ReadSandboxFileResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,38 +50,40 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ACQUIREHOSTSRESPONSE']._serialized_end=881
   _globals['_ACQUIREHOSTSRESPONSE_FILTERRESULTCOUNTSENTRY']._serialized_start=824
   _globals['_ACQUIREHOSTSRESPONSE_FILTERRESULTCOUNTSENTRY']._serialized_end=881
-  _globals['_RELEASEHOSTSREQUEST']._serialized_start=883
-  _globals['_RELEASEHOSTSREQUEST']._serialized_end=922
-  _globals['_RELEASEHOSTSRESPONSE']._serialized_start=924
-  _globals['_RELEASEHOSTSRESPONSE']._serialized_end=946
-  _globals['_LAUNCHABLETASK']._serialized_start=949
-  _globals['_LAUNCHABLETASK']._serialized_end=1116
-  _globals['_LAUNCHTASKSREQUEST']._serialized_start=1118
-  _globals['_LAUNCHTASKSREQUEST']._serialized_end=1232
-  _globals['_LAUNCHTASKSRESPONSE']._serialized_start=1234
-  _globals['_LAUNCHTASKSRESPONSE']._serialized_end=1255
-  _globals['_KILLTASKSREQUEST']._serialized_start=1257
-  _globals['_KILLTASKSREQUEST']._serialized_end=1325
-  _globals['_KILLTASKSRESPONSE']._serialized_start=1327
-  _globals['_KILLTASKSRESPONSE']._serialized_end=1346
-  _globals['_CLUSTERCAPACITYREQUEST']._serialized_start=1348
-  _globals['_CLUSTERCAPACITYREQUEST']._serialized_end=1372
-  _globals['_CLUSTERCAPACITYRESPONSE']._serialized_start=1375
-  _globals['_CLUSTERCAPACITYRESPONSE']._serialized_end=1657
-  _globals['_TASKEVENT']._serialized_start=1660
-  _globals['_TASKEVENT']._serialized_end=1860
-  _globals['_WAITFOREVENTSREQUEST']._serialized_start=1862
-  _globals['_WAITFOREVENTSREQUEST']._serialized_end=1952
-  _globals['_WAITFOREVENTSRESPONSE']._serialized_start=1954
-  _globals['_WAITFOREVENTSRESPONSE']._serialized_end=2032
-  _globals['_RECONCILETASKSREQUEST']._serialized_start=2034
-  _globals['_RECONCILETASKSREQUEST']._serialized_end=2079
-  _globals['_RECONCILETASKSRESPONSE']._serialized_start=2081
-  _globals['_RECONCILETASKSRESPONSE']._serialized_end=2177
-  _globals['_READSANDBOXFILEREQUEST']._serialized_start=2179
-  _globals['_READSANDBOXFILEREQUEST']._serialized_end=2270
-  _globals['_READSANDBOXFILERESPONSE']._serialized_start=2272
-  _globals['_READSANDBOXFILERESPONSE']._serialized_end=2358
-  _globals['_INTERNALHOSTSERVICE']._serialized_start=2361
-  _globals['_INTERNALHOSTSERVICE']._serialized_end=3317
+  _globals['_PLANNEDLEASE']._serialized_start=883
+  _globals['_PLANNEDLEASE']._serialized_end=936
+  _globals['_RELEASEHOSTSREQUEST']._serialized_start=938
+  _globals['_RELEASEHOSTSREQUEST']._serialized_end=1036
+  _globals['_RELEASEHOSTSRESPONSE']._serialized_start=1038
+  _globals['_RELEASEHOSTSRESPONSE']._serialized_end=1060
+  _globals['_LAUNCHABLETASK']._serialized_start=1063
+  _globals['_LAUNCHABLETASK']._serialized_end=1230
+  _globals['_LAUNCHTASKSREQUEST']._serialized_start=1232
+  _globals['_LAUNCHTASKSREQUEST']._serialized_end=1346
+  _globals['_LAUNCHTASKSRESPONSE']._serialized_start=1348
+  _globals['_LAUNCHTASKSRESPONSE']._serialized_end=1369
+  _globals['_KILLTASKSREQUEST']._serialized_start=1371
+  _globals['_KILLTASKSREQUEST']._serialized_end=1439
+  _globals['_KILLTASKSRESPONSE']._serialized_start=1441
+  _globals['_KILLTASKSRESPONSE']._serialized_end=1460
+  _globals['_CLUSTERCAPACITYREQUEST']._serialized_start=1462
+  _globals['_CLUSTERCAPACITYREQUEST']._serialized_end=1486
+  _globals['_CLUSTERCAPACITYRESPONSE']._serialized_start=1489
+  _globals['_CLUSTERCAPACITYRESPONSE']._serialized_end=1771
+  _globals['_TASKEVENT']._serialized_start=1774
+  _globals['_TASKEVENT']._serialized_end=1974
+  _globals['_WAITFOREVENTSREQUEST']._serialized_start=1976
+  _globals['_WAITFOREVENTSREQUEST']._serialized_end=2066
+  _globals['_WAITFOREVENTSRESPONSE']._serialized_start=2068
+  _globals['_WAITFOREVENTSRESPONSE']._serialized_end=2146
+  _globals['_RECONCILETASKSREQUEST']._serialized_start=2148
+  _globals['_RECONCILETASKSREQUEST']._serialized_end=2193
+  _globals['_RECONCILETASKSRESPONSE']._serialized_start=2195
+  _globals['_RECONCILETASKSRESPONSE']._serialized_end=2291
+  _globals['_READSANDBOXFILEREQUEST']._serialized_start=2293
+  _globals['_READSANDBOXFILEREQUEST']._serialized_end=2384
+  _globals['_READSANDBOXFILERESPONSE']._serialized_start=2386
+  _globals['_READSANDBOXFILERESPONSE']._serialized_end=2472
+  _globals['_INTERNALHOSTSERVICE']._serialized_start=2475
+  _globals['_INTERNALHOSTSERVICE']._serialized_end=3431
 # @@protoc_insertion_point(module_scope)

@@ -67,11 +67,21 @@ class AcquireHostsResponse(_message.Message):
     filterResultCounts: _containers.ScalarMap[str, int]
     def __init__(self, leases: _Optional[_Iterable[_Union[HostLease, _Mapping]]] = ..., filterResultCounts: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
+class PlannedLease(_message.Message):
+    __slots__ = ("leaseId", "mesosTaskIds")
+    LEASEID_FIELD_NUMBER: _ClassVar[int]
+    MESOSTASKIDS_FIELD_NUMBER: _ClassVar[int]
+    leaseId: str
+    mesosTaskIds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, leaseId: _Optional[str] = ..., mesosTaskIds: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class ReleaseHostsRequest(_message.Message):
-    __slots__ = ("leaseIds",)
+    __slots__ = ("leaseIds", "planned")
     LEASEIDS_FIELD_NUMBER: _ClassVar[int]
+    PLANNED_FIELD_NUMBER: _ClassVar[int]
     leaseIds: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, leaseIds: _Optional[_Iterable[str]] = ...) -> None: ...
+    planned: _containers.RepeatedCompositeFieldContainer[PlannedLease]
+    def __init__(self, leaseIds: _Optional[_Iterable[str]] = ..., planned: _Optional[_Iterable[_Union[PlannedLease, _Mapping]]] = ...) -> None: ...
 
 class ReleaseHostsResponse(_message.Message):
     __slots__ = ()

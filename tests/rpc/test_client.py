@@ -1,0 +1,42 @@
+"""The trio ⇄ grpclib client: every failure comes out as a PelotonError, in time."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from peloton.api.private.cluster import cluster_grpc, cluster_pb2
+from peloton.core.errors import DeadlineExceeded, Unavailable
+from peloton.rpc import Channels, call_once, open_rpc
+
+
+async def test_a_server_that_never_answers_gives_deadline_exceeded() -> None:
+    """A peer that accepts the connection and then says nothing (a process
+    frozen or dying) must not hold the caller past its deadline."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    accepted: list[trio.SocketStream] = []
+
+    async def mute(stream: trio.SocketStream) -> None:
+        accepted.append(stream)
+        await trio.sleep_forever()
+
+    async with open_rpc(), trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, mute, listeners)
+        channels = Channels()
+        # The deadline is real time: grpclib runs on asyncio, not trio's clock.
+        with trio.fail_after(10), pytest.raises(DeadlineExceeded):
+            await call_once(channels, f"127.0.0.1:{port}", cluster_grpc.ClusterServiceStub,
+                            "GetClusterView", cluster_pb2.GetClusterViewRequest(), 0.5)
+        channels.close()
+        nursery.cancel_scope.cancel()
+    assert accepted
+
+
+async def test_nothing_listening_is_unavailable() -> None:
+    async with open_rpc():
+        channels = Channels()
+        with trio.fail_after(10), pytest.raises(Unavailable, match="cannot reach"):
+            await call_once(channels, "127.0.0.1:1", cluster_grpc.ClusterServiceStub,
+                            "GetClusterView", cluster_pb2.GetClusterViewRequest(), 2.0)
+        channels.close()
