@@ -9,6 +9,7 @@ BLAKE2b, never Python's randomised ``hash()``, so every process agrees.
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 
 
@@ -16,11 +17,15 @@ def new_job_id() -> str:
     return str(uuid.uuid4())
 
 
+_UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_JOB_ID = re.compile(_UUID)
+# One regex instead of uuid.UUID(): this runs for every status update.
+_RUN_ID = re.compile(f"({_UUID})-([0-9]+)-([0-9]+)")
+_TASK_ID = re.compile(f"({_UUID})-([0-9]+)")
+
+
 def is_job_id(value: str) -> bool:
-    try:
-        return str(uuid.UUID(value)) == value.lower()
-    except ValueError:
-        return False
+    return _JOB_ID.fullmatch(value) is not None
 
 
 def task_id(job_id: str, instance: int) -> str:
@@ -31,27 +36,22 @@ def mesos_task_id(job_id: str, instance: int, run: int) -> str:
     return f"{job_id}-{instance}-{run}"
 
 
-def _is_number(text: str) -> bool:
-    # ASCII digits only: int() would also take " 1", "+1", "1_0" and other scripts' digits.
-    return text.isascii() and text.isdigit()
-
-
 def parse_mesos_task_id(value: str) -> tuple[str, int, int]:
     """``<job>-<instance>-<run>`` -> (job, instance, run); ValueError if malformed
     (the job part must be a UUID, the numbers plain decimal digits)."""
-    parts = value[37:].split("-")
-    if (value[36:37] != "-" or not is_job_id(value[:36]) or len(parts) != 2
-            or not all(_is_number(p) for p in parts)):
+    match = _RUN_ID.fullmatch(value)
+    if match is None:
         raise ValueError(f"not a task run id: {value!r}")
-    return value[:36], int(parts[0]), int(parts[1])
+    return match[1], int(match[2]), int(match[3])
 
 
 def parse_task_id(value: str) -> tuple[str, int]:
     """``<job>-<instance>`` -> (job, instance); ValueError if malformed
     (the job part must be a UUID, the instance plain decimal digits)."""
-    if value[36:37] != "-" or not is_job_id(value[:36]) or not _is_number(value[37:]):
+    match = _TASK_ID.fullmatch(value)
+    if match is None:
         raise ValueError(f"not a task id: {value!r}")
-    return value[:36], int(value[37:])
+    return match[1], int(match[2])
 
 
 def shard_of(job_id: str, num_shards: int) -> int:
