@@ -9,6 +9,7 @@
     peloton job create|get|status|query|stop|delete|update
     peloton task list|get|logs|stop|start|restart
     peloton host query
+    peloton resmgr pending PATH                         why gangs wait for admission
 
 The cluster is found from ``--cluster``, then ``PELOTON_CLUSTER``, then the
 local minicluster's state file (see ``peloton.client.discovery``). Every
@@ -265,29 +266,59 @@ def respool_update(cli: Cli) -> int:
     return EXIT_OK
 
 
+USAGE_COLUMNS = (("reservation", "RESERVATION"), ("limit", "LIMIT"), ("share", "SHARE"),
+                 ("entitlement", "ENTITLEMENT"), ("allocation", "ALLOCATION"),
+                 ("demand", "DEMAND"), ("slackEntitlement", "SLACK ENTITLEMENT"),
+                 ("slackAllocation", "SLACK ALLOCATION"))
+
+
+def _amount(value: float) -> str:
+    return "unlimited" if value == float("inf") else number(value)
+
+
+def _usage_table(info: respool_pb2.ResourcePoolInfo) -> str:
+    """One row per kind: reservation, limit, share, entitlement, allocation,
+    demand, slack entitlement, slack allocation."""
+    return table(["KIND", *(title for _, title in USAGE_COLUMNS)],
+                 [[u.kind, *(_amount(getattr(u, field)) for field, _ in USAGE_COLUMNS)]
+                  for u in info.usages])
+
+
+def _pool_text(info: respool_pb2.ResourcePoolInfo) -> str:
+    c = info.config
+    lines = [f"path:     {info.path.value or '/'}", f"id:       {info.id.value}"]
+    if info.parent.value:
+        lines.append(f"parent:   {info.parent.value}")
+    lines.append("children: " + (", ".join(ch.value for ch in info.children) or "-"))
+    limits = f"slack limit {number(c.slackLimit.maxPercent)}%" if c.HasField("slackLimit") \
+        else "slack limit 20%"
+    controller = (f"controller limit {number(c.controllerLimit.maxPercent)}%"
+                  if c.controllerLimit.maxPercent else "no controller limit")
+    lines.append(f"limits:   {controller}, {limits}")
+    return "\n".join(lines) + "\n\n" + _usage_table(info)
+
+
 def respool_get(cli: Cli) -> int:
     a = cli.args
     split_respool_path(a.path)
     reply = cli.call(lambda c: c.get_respool(a.path))
-    cli.emit(reply, lambda: message_yaml(reply.poolinfo))
+    cli.emit(reply, lambda: _pool_text(reply.poolinfo))
     return EXIT_OK
 
 
-def _plain_number(value: float) -> float | int:
+def _plain_number(value: float) -> float | int | str:
+    if value == float("inf"):
+        return "unlimited"
     return int(value) if float(value).is_integer() else value
 
 
 def _pool_entry(info: respool_pb2.ResourcePoolInfo) -> dict[str, Any]:
     """One pool of ``respool dump``: path, id, and per kind its reservation,
-    limit, share and current allocation."""
-    usage = {u.kind: u.allocation for u in info.usages}
+    limit, share, entitlement, allocation, demand and slack numbers."""
     resources: dict[str, Any] = {}
-    for r in info.config.resources:
-        resources[r.kind] = {k: _plain_number(v) for k, v in (
-            ("reservation", r.reservation), ("limit", r.limit), ("share", r.share),
-            ("allocation", usage.pop(r.kind, 0.0)))}
-    for kind, allocation in usage.items():
-        resources[kind] = {"allocation": _plain_number(allocation)}
+    for u in info.usages:
+        resources[u.kind] = {field: _plain_number(getattr(u, field))
+                             for field, _ in USAGE_COLUMNS}
     entry: dict[str, Any] = {"path": info.path.value or "/", "id": info.id.value}
     if info.parent.value:
         entry["parent"] = info.parent.value
@@ -300,13 +331,16 @@ def _pool_entry(info: respool_pb2.ResourcePoolInfo) -> dict[str, Any]:
 def respool_dump(cli: Cli) -> int:
     a = cli.args
     pools = cli.call(lambda c: c.query_respools())
-    entries = sorted((_pool_entry(p) for p in pools), key=lambda e: e["path"])
-    if a.format == "json":
-        cli.print(json.dumps(entries, indent=2))
-    elif cli.json:
+    pools = sorted(pools, key=lambda p: p.path.value or "/")
+    if cli.json:
         cli.print(message_json(respool_pb2.QueryResponse(resourcePools=pools)))
+    elif a.format == "json":
+        cli.print(json.dumps([_pool_entry(p) for p in pools], indent=2))
+    elif a.format in ("yaml", "yml"):
+        cli.print(to_yaml_flow([_pool_entry(p) for p in pools]))
     else:
-        cli.print(to_yaml_flow(entries))
+        cli.print("\n\n".join(f"{p.path.value or '/'}  (id {p.id.value})\n" + _usage_table(p)
+                               for p in pools))
     return EXIT_OK
 
 
@@ -315,6 +349,45 @@ def respool_delete(cli: Cli) -> int:
     split_respool_path(a.path)
     cli.call(lambda c: c.delete_respool(a.path))
     cli.emit(respool_pb2.DeleteResponse(), lambda: f"Resource pool {a.path} deleted")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- resmgr
+
+
+def _gang_instances(task_ids: Sequence[str]) -> str:
+    """``["<job>-0", "<job>-1", "<job>-4"]`` -> ``"<job> 0-1, 4"`` (per job)."""
+    by_job: dict[str, list[int]] = {}
+    for task_id in task_ids:
+        job, _, instance = task_id.rpartition("-")
+        by_job.setdefault(job, []).append(int(instance) if instance.isdigit() else 0)
+    return "; ".join(f"{job} {spans(instances)}" for job, instances in by_job.items())
+
+
+def resmgr_pending(cli: Cli) -> int:
+    a = cli.args
+    split_respool_path(a.path)
+
+    async def pending(c: PelotonClient) -> respool_pb2.GetResponse:
+        pool_id = await c.lookup_respool(a.path)
+        return await c.respools.call("GetResourcePool", respool_pb2.GetRequest(
+            id=peloton_pb2.ResourcePoolID(value=pool_id), pendingLimit=a.limit))
+
+    reply = cli.call(pending)
+
+    def text() -> str:
+        if not reply.pending:
+            return f"No gang waits for admission in {a.path}"
+        return table(["QUEUE", "PRIORITY", "INSTANCES", "CPU", "MEM MB", "DISK MB", "GPU",
+                      "REASON"],
+                     [[g.queue, g.priority, _gang_instances(g.taskIds), number(g.cpu),
+                       number(g.memMb), number(g.diskMb), number(g.gpu), g.reason]
+                      for g in reply.pending])
+
+    if cli.json:
+        cli.print(message_json(respool_pb2.GetResponse(pending=reply.pending)))
+    else:
+        cli.print(text())
     return EXIT_OK
 
 
@@ -681,10 +754,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="apply even if the new reservations do not fit")
     p = leaf(rp, "get", respool_get, "show the pool at PATH")
     p.add_argument("path")
-    p = leaf(rp, "dump", respool_dump, "show every pool: reservation, limit, share, allocation")
-    p.add_argument("--format", choices=("yaml", "yml", "json"), default="yaml")
+    p = leaf(rp, "dump", respool_dump, "show every pool: reservation, limit, share, "
+             "entitlement, allocation, demand, slack")
+    p.add_argument("--format", choices=("table", "yaml", "yml", "json"), default="table")
     p = leaf(rp, "delete", respool_delete, "delete the (empty) pool at PATH")
     p.add_argument("path")
+
+    # resmgr
+    rm = group("resmgr", "the resource manager")
+    p = leaf(rm, "pending", resmgr_pending,
+             "list the gangs waiting for admission in the leaf pool PATH, and why")
+    p.add_argument("path", help="e.g. /DefaultResPool")
+    p.add_argument("-l", "--limit", type=int, default=100, help="at most this many (100)")
 
     # job
     jb = group("job", "jobs")

@@ -15,6 +15,7 @@ from peloton.core.errors import AlreadyExists, FailedPrecondition, InvalidArgume
 from peloton.core.resources import EPSILON, KINDS, ZERO, Resources
 
 ROOT = "root"
+ELASTIC, STATIC = 1, 2  # ReservationType
 
 
 @dataclass(slots=True)
@@ -36,8 +37,19 @@ class Pool:
     controller_limit: float = 0.0  # percent; 0 = none
     slack_limit: float = 20.0  # percent
     children: list[str] = field(default_factory=list)
-    allocation: Resources = ZERO
-    demand: Resources = ZERO
+    # Accounting of a leaf (reference/peloton.md §4.3); a non-leaf's
+    # ``allocation`` is the sum over its leaves, the other fields stay zero
+    # there (the entitlement calculation rolls them up).
+    allocation: Resources = ZERO  # total: every admitted, unfinished gang
+    demand: Resources = ZERO  # non-revocable gangs waiting for admission
+    np_allocation: Resources = ZERO  # of allocation: non-preemptible gangs
+    controller_allocation: Resources = ZERO  # of allocation: controller gangs
+    slack_allocation: Resources = ZERO  # of allocation: revocable gangs
+    slack_demand: Resources = ZERO  # revocable gangs waiting for admission
+
+    def has_tasks(self) -> bool:
+        return not (self.allocation.is_zero() and self.demand.is_zero()
+                    and self.slack_demand.is_zero())
 
     def limit(self) -> Resources:
         return Resources(*(self.resources[k].limit if k in self.resources else math.inf
@@ -46,6 +58,22 @@ class Pool:
     def reservation(self) -> Resources:
         return Resources(*(self.resources[k].reservation if k in self.resources else 0.0
                            for k in KINDS))
+
+    def share(self) -> Resources:
+        return Resources(*(self.resources[k].share if k in self.resources else 1.0
+                           for k in KINDS))
+
+    def static(self) -> tuple[bool, bool, bool, bool]:
+        """Per kind: is the reservation STATIC (held whatever the demand)?"""
+        s = [k in self.resources and self.resources[k].type == STATIC for k in KINDS]
+        return (s[0], s[1], s[2], s[3])
+
+    def controller_limit_resources(self) -> Resources | None:
+        """What controller gangs may hold: ``controller_limit`` % of the
+        reservation; None when the pool sets no controller limit (0)."""
+        if self.controller_limit <= 0:
+            return None
+        return self.reservation().scale(self.controller_limit / 100.0)
 
     def is_leaf(self) -> bool:
         return not self.children and self.id != ROOT
@@ -139,8 +167,7 @@ def validate_against_tree(pools: dict[str, Pool], pool: Pool, *, creating: bool)
     if any(s.name == pool.name for s in siblings):
         raise AlreadyExists(f"resource pool {path_of(pools, parent.id).rstrip('/')}/{pool.name} "
                             "already exists")
-    if creating and parent.id != ROOT and (not parent.allocation.is_zero()
-                                           or not parent.demand.is_zero()):
+    if creating and parent.id != ROOT and parent.has_tasks():
         raise FailedPrecondition(
             f"resource pool {path_of(pools, parent.id)} has jobs; only a pool without tasks "
             "can get children")
@@ -199,5 +226,5 @@ def validate_delete(pools: dict[str, Pool], pool: Pool) -> None:
     if pool.children:
         raise FailedPrecondition(f"resource pool {where} is not a leaf: it has "
                                  f"{len(pool.children)} child pool(s); delete them first")
-    if not pool.allocation.is_zero() or not pool.demand.is_zero():
+    if pool.has_tasks():
         raise FailedPrecondition(f"resource pool {where} is busy: it has running or pending tasks")

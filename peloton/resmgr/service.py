@@ -207,12 +207,38 @@ class RespoolHandler:
             capacity = state.total_capacity()
             for kind, amount in zip(KINDS, capacity, strict=True):
                 info.config.resources.add(kind=kind, reservation=amount, limit=amount, share=1)
-        allocation = pool.allocation if pool.id != respool.ROOT else Resources.sum(
-            [state.pools[c].allocation for c in pool.children])
-        for kind, amount, demand in zip(KINDS, allocation, pool.demand, strict=True):
-            info.usages.add(kind=kind, allocation=amount, slack=0.0)
-            del demand
+        if pool.id == respool.ROOT:
+            capacity = state.total_capacity()
+            reservation, limit, share = capacity, capacity, Resources(1, 1, 1, 1)
+        else:
+            reservation, limit, share = pool.reservation(), pool.limit(), pool.share()
+        ent = state.entitlements.get(pool.id)
+        zero = Resources()
+        slack_allocation = ent.slack_allocation if ent else zero
+        allocation = (ent.allocation + ent.slack_allocation) if ent else pool.allocation
+        columns = zip(KINDS, reservation, limit, share, allocation, slack_allocation,
+                      ent.entitlement if ent else zero,
+                      ent.non_slack_entitlement if ent else zero,
+                      ent.slack_entitlement if ent else zero,
+                      ent.demand if ent else zero, ent.slack_demand if ent else zero,
+                      strict=True)
+        for kind, res, lim, shr, alloc, salloc, e, nse, se, dem, sdem in columns:
+            info.usages.add(kind=kind, allocation=alloc, slack=salloc, entitlement=e,
+                            demand=dem, slackEntitlement=se, slackAllocation=salloc,
+                            reservation=res, limit=lim, share=shr, nonSlackEntitlement=nse,
+                            slackDemand=sdem)
         return info
+
+    def _pending(self, pool: respool.Pool, limit: int) -> list[respool_pb2.PendingGang]:
+        state = self.rm.state
+        out = []
+        for gang, queue, reason in state.pending_gangs(pool.id, limit):
+            r = gang.resources
+            out.append(respool_pb2.PendingGang(
+                taskIds=[state.tasks[m].task_id for m in gang.tasks], priority=gang.priority,
+                cpu=r.cpu, memMb=r.memory, diskMb=r.disk, gpu=r.gpu, queue=queue,
+                reason=reason))
+        return out
 
     async def CreateResourcePool(self, request: respool_pb2.CreateRequest) -> Any:
         self.rm.require_leader()
@@ -252,6 +278,8 @@ class RespoolHandler:
             reply = respool_pb2.GetResponse(poolinfo=self._info(pool))
             if request.includeChildPools:
                 reply.childPools.extend(self._info(pools[c]) for c in pool.children)
+            if request.pendingLimit:
+                reply.pending.extend(self._pending(pool, request.pendingLimit))
         return reply
 
     async def LookupResourcePoolID(self, request: respool_pb2.LookupRequest) -> Any:
@@ -289,7 +317,11 @@ class ResmgrServiceHandler:
                 tasks.append({"mesos_task_id": t.mesosTaskId, "task_id": t.id, "run": run,
                               "shard": t.shard, "priority": t.priority,
                               "resources": resources_of(t.resource),
-                              "task": t.SerializeToString()})
+                              "task": t.SerializeToString(),
+                              # The gang's kind, for admission (the state
+                              # never parses the Task message).
+                              "preemptible": t.preemptible, "controller": t.controller,
+                              "revocable": t.revocable})
             gangs.append(tasks)
         failed: list[list[str]] = []
         # ~300 bytes a task (its Task message rides along): 100 a command.
@@ -368,8 +400,8 @@ class ResmgrServiceHandler:
                 raise NotFound(f"resource pool {request.respoolID.value} does not exist")
             pending = state.pending_gangs(request.respoolID.value, request.limit or 100)
             reply = rpb.GetPendingTasksResponse()
-            for gang, reason in pending:
-                entry = reply.gangs.add(reason=reason)
+            for gang, queue, reason in pending:
+                entry = reply.gangs.add(reason=reason, queue=queue)
                 entry.gang.tasks.extend(rpb.Task.FromString(state.tasks[m].task)
                                         for m in gang.tasks)
         return reply

@@ -16,11 +16,45 @@ Task life in resmgr::
     PLACING/LAUNCHING past their deadline -> READY (placed again; a PLACING
     gang goes back whole, a LAUNCHING task alone)
 
-Admission (first rule): a gang leaves its pool's queue, highest priority
-first and FIFO within a priority, while the allocation of the pool and of
-each ancestor plus the gang fits their limits; the gang's resources then
-count as allocation until its tasks end. Whatever frees allocation or raises
-a limit retries admission in every leaf that could now fit a gang.
+Admission (reference/peloton.md §4.5, Peloton's ``respool/admission.go``).
+Every leaf has four queues, each PriorityFIFO (highest priority first, FIFO
+within one): pending, non-preemptible, controller and revocable. A pass
+visits them in the order non-preemptible, controller, revocable, pending and
+admits a queue's head gang, whole, when every admitter passes:
+
+* entitlement: a non-revocable gang needs
+  ``(allocation - slack allocation) + gang <= non-slack entitlement``, a
+  revocable one ``slack allocation + gang <= slack entitlement``;
+* controller limit: a non-revocable controller gang in a pool with a
+  controller limit needs ``controller allocation + gang <= limit % x reservation``;
+* reservation: a non-preemptible, non-revocable gang needs
+  ``non-preemptible allocation + gang <= reservation`` (such work never uses
+  elastic resources). As in Peloton, only with preemption enabled: it keeps
+  elastic capacity reclaimable, and until preemption lands
+  (``PREEMPTION_ENABLED``) nothing reclaims it, while non-preemptible is
+  Peloton's default (``sla.preemptible: false``);
+* limit: the allocation of the pool and of each ancestor plus the gang stays
+  within their limits (entitlement never exceeds limits, but allocations
+  made before capacity was known can).
+
+A gang of the pending queue that fails moves to the queue of its kind
+(non-preemptible, else controller, else revocable) and the pass goes on;
+any other failure stops that queue (head-of-line blocking). An admitted
+gang's resources count as allocation, split by kind, until its tasks end.
+
+**Capacity unknown.** Until a hostmgr has reported capacity (the sum over
+clusters is zero), entitlements are all zero; admission then uses the limit
+rule alone, so a fresh cluster still runs jobs.
+
+Entitlement (``peloton.resmgr.entitlement.compute``) is a function of the
+tree, each leaf's demand and allocation, and the capacity (slack capacity is
+zero for now, so revocable gangs wait once capacity is known). Commands that
+change any of them mark it stale; it is recomputed once before admission
+runs and once at the end of the command, so ``entitlements`` always equals
+``compute`` of the current state (no clock: replicas agree, and a restored
+snapshot recomputes the same numbers). Whatever changed the inputs runs an
+admission pass over every leaf, in tree order; ``cluster.tick`` runs one too,
+as Peloton's periodic task scheduler does.
 """
 
 from __future__ import annotations
@@ -40,16 +74,25 @@ from peloton.core.errors import (
     NotFound,
     PelotonError,
 )
-from peloton.core.resources import KINDS, ZERO, Resources
+from peloton.core.resources import EPSILON, KINDS, ZERO, Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.raft.codec import decode
-from peloton.resmgr import respool
+from peloton.resmgr import entitlement, respool
+from peloton.resmgr.entitlement import Entitlement, PoolInput
 from peloton.resmgr.respool import ROOT, Pool, ResourceSpec
 
 PLACING_TIMEOUT = 30.0
+# The reservation admitter is Peloton's ``preemption.enabled`` rule; on once
+# inter-pool preemption exists to take elastic resources back.
+PREEMPTION_ENABLED = False
 LAUNCHING_TIMEOUT = 60.0
 MEMBER_TTL = 5.0
 RECENT_KEYS = 10000
+
+# A leaf's queues, in the order an admission pass visits them.
+NON_PREEMPTIBLE, CONTROLLER, REVOCABLE, PENDING = (
+    "non-preemptible", "controller", "revocable", "pending")
+QUEUES = (NON_PREEMPTIBLE, CONTROLLER, REVOCABLE, PENDING)
 
 
 @dataclass(slots=True)
@@ -75,6 +118,22 @@ class Gang:
     priority: int
     tasks: list[str]  # mesos task ids
     resources: Resources
+    # From its tasks (resmgrsvc.Task flags, decoded by the service at
+    # enqueue): non-preemptible if any task is, controller if any task is,
+    # revocable only if all are.
+    preemptible: bool = True
+    controller: bool = False
+    revocable: bool = False
+
+    def kind(self) -> str:
+        """The special queue this gang moves to when it fails from pending."""
+        if not self.preemptible and not self.revocable:
+            return NON_PREEMPTIBLE
+        if self.controller:
+            return CONTROLLER
+        if self.revocable:
+            return REVOCABLE
+        return PENDING
 
 
 @dataclass(slots=True)
@@ -103,7 +162,8 @@ class ResmgrState:
         self.tasks: dict[str, TaskEntry] = {}
         self.current_run: dict[str, str] = {}  # task id -> mesos task id
         self.gangs: dict[int, Gang] = {}
-        self.queues: dict[str, dict[int, deque[int]]] = {}  # pool -> priority -> gang ids
+        # leaf pool -> queue name (QUEUES) -> priority -> gang ids
+        self.queues: dict[str, dict[str, dict[int, deque[int]]]] = {}
         self.ready: deque[int] = deque()
         self.placements: dict[int, deque[list[Any]]] = {}  # shard -> placements
         self.members: dict[str, Member] = {}
@@ -111,6 +171,10 @@ class ResmgrState:
         self.capacity: dict[str, Resources] = {}
         self.next_gang = 1
         self.applied = 0
+        # Derived from the above (never snapshotted): see the module docstring.
+        self.entitlements: dict[str, Entitlement] = {}
+        self._stale = True
+        self._entitle()
         # Diagnostics of this replica since it started; not part of the state.
         self.command_counts: collections.Counter[str] = collections.Counter()
         self.command_items: collections.Counter[str] = collections.Counter()
@@ -134,6 +198,7 @@ class ResmgrState:
                 result = [False, [type(error).__name__, error.message, error.field]]
             except Exception as error:  # a bug; every replica hits it the same way
                 result = [False, ["Internal", f"{command.name} failed: {error!r}", None]]
+        self._entitle()  # what reads see is never stale
         if command.key:
             self.recent[command.key] = result
             if len(self.recent) > RECENT_KEYS:
@@ -157,6 +222,8 @@ class ResmgrState:
         self.pools[pool.id] = pool
         self.pools[pool.parent].children.append(pool.id)  # type: ignore[index]
         self.queues[pool.id] = {}
+        self._stale = True
+        self._schedule()  # a new pool takes a share: others' entitlement may shrink
         return pool.id
 
     def pool_update(self, p: dict[str, Any]) -> str:
@@ -166,12 +233,15 @@ class ResmgrState:
         if p["parent"] != old.parent:
             raise InvalidArgument("a resource pool's parent cannot change", field="parent")
         pool = self._pool_from(p)
-        pool.children, pool.allocation, pool.demand = old.children, old.allocation, old.demand
+        pool.children = old.children
+        for attr in ("allocation", "demand", "np_allocation", "controller_allocation",
+                     "slack_allocation", "slack_demand"):
+            setattr(pool, attr, getattr(old, attr))
         if not p.get("force"):
             respool.validate_against_tree(self.pools, pool, creating=False)
         self.pools[pool.id] = pool
-        for leaf in respool.leaves(self.pools, pool.id):  # a raised limit may unblock them
-            self._admit(leaf)
+        self._stale = True
+        self._schedule()  # a raised limit or share may unblock gangs anywhere
         return pool.id
 
     def pool_delete(self, p: dict[str, Any]) -> None:
@@ -180,6 +250,8 @@ class ResmgrState:
         self.pools[pool.parent].children.remove(pool.id)  # type: ignore[index]
         del self.pools[pool.id]
         self.queues.pop(pool.id, None)
+        self._stale = True
+        self._schedule()
 
     # -- tasks ----------------------------------------------------------
     def _forget(self, entry: TaskEntry) -> None:
@@ -188,23 +260,52 @@ class ResmgrState:
         if self.current_run.get(entry.task_id) == entry.mesos_task_id:
             del self.current_run[entry.task_id]
         pool = self.pools.get(entry.pool)
+        gang = self.gangs.get(entry.gang)
+        revocable = gang is not None and gang.revocable
         if entry.state == TaskState.PENDING:
             if pool is not None:
-                pool.demand = (pool.demand - entry.resources).clamp_zero()
+                if revocable:
+                    pool.slack_demand = (pool.slack_demand - entry.resources).clamp_zero()
+                else:
+                    pool.demand = (pool.demand - entry.resources).clamp_zero()
         else:
-            self._release(entry.pool, entry.resources)
-        gang = self.gangs.get(entry.gang)
+            self._release(entry.pool, entry.resources, gang)
+        self._stale = True
         if gang is not None and entry.mesos_task_id in gang.tasks:
             gang.tasks.remove(entry.mesos_task_id)
             gang.resources = (gang.resources - entry.resources).clamp_zero()
             if not gang.tasks:
                 del self.gangs[gang.id]
 
-    def _release(self, pool_id: str, amount: Resources) -> None:
+    def _release(self, pool_id: str, amount: Resources, gang: Gang | None) -> None:
         if pool_id not in self.pools:
             return
+        leaf = self.pools[pool_id]
+        if gang is not None:
+            if not gang.preemptible and not gang.revocable:
+                leaf.np_allocation = (leaf.np_allocation - amount).clamp_zero()
+            if gang.controller and not gang.revocable:
+                leaf.controller_allocation = (leaf.controller_allocation - amount).clamp_zero()
+            if gang.revocable:
+                leaf.slack_allocation = (leaf.slack_allocation - amount).clamp_zero()
         for pool in respool.ancestors(self.pools, pool_id):
             pool.allocation = (pool.allocation - amount).clamp_zero()
+
+    def _allocate(self, gang: Gang) -> None:
+        leaf = self.pools[gang.pool]
+        amount = gang.resources
+        if not gang.preemptible and not gang.revocable:
+            leaf.np_allocation = leaf.np_allocation + amount
+        if gang.controller and not gang.revocable:
+            leaf.controller_allocation = leaf.controller_allocation + amount
+        if gang.revocable:
+            leaf.slack_allocation = leaf.slack_allocation + amount
+            leaf.slack_demand = (leaf.slack_demand - amount).clamp_zero()
+        else:
+            leaf.demand = (leaf.demand - amount).clamp_zero()
+        for p in respool.ancestors(self.pools, gang.pool):
+            p.allocation = p.allocation + amount
+        self._stale = True
 
     def enqueue(self, p: dict[str, Any]) -> list[list[str]]:
         """Queue gangs in a leaf pool. Idempotent per run; newer runs supersede."""
@@ -245,7 +346,10 @@ class ResmgrState:
                                    + ", ".join(total.exceeding(limit))])
                 continue
             gang = Gang(self.next_gang, pool.id, max(t["priority"] for t in fresh),
-                        [t["mesos_task_id"] for t in fresh], total)
+                        [t["mesos_task_id"] for t in fresh], total,
+                        preemptible=all(t.get("preemptible", True) for t in fresh),
+                        controller=any(t.get("controller", False) for t in fresh),
+                        revocable=all(t.get("revocable", False) for t in fresh))
             self.next_gang += 1
             self.gangs[gang.id] = gang
             for t in fresh:
@@ -254,35 +358,117 @@ class ResmgrState:
                                   gang.id, t["task"])
                 self.tasks[entry.mesos_task_id] = entry
                 self.current_run[entry.task_id] = entry.mesos_task_id
-            pool.demand = pool.demand + total
-            self.queues[pool.id].setdefault(gang.priority, deque()).append(gang.id)
+            if gang.revocable:
+                pool.slack_demand = pool.slack_demand + total
+            else:
+                pool.demand = pool.demand + total
+            self._queue(pool.id, PENDING, gang)
             touched = True
         if touched:
-            self._admit(pool.id)
+            self._stale = True
+            self._schedule()
         return failed
+
+    def _queue(self, pool_id: str, queue: str, gang: Gang) -> None:
+        self.queues[pool_id].setdefault(queue, {}).setdefault(gang.priority, deque()).append(
+            gang.id)
 
     def _to_ready_single(self, entry: TaskEntry) -> None:
         """Place one admitted task again, as a gang of its own."""
         old = self.gangs.get(entry.gang)
+        flags = (True, False, False)
+        if old is not None:
+            flags = (old.preemptible, old.controller, old.revocable)
         if old is not None and entry.mesos_task_id in old.tasks:
             old.tasks.remove(entry.mesos_task_id)
             old.resources = (old.resources - entry.resources).clamp_zero()
             if not old.tasks:
                 del self.gangs[old.id]
         gang = Gang(self.next_gang, entry.pool, entry.priority, [entry.mesos_task_id],
-                    entry.resources)
+                    entry.resources, *flags)
         self.next_gang += 1
         self.gangs[gang.id] = gang
         entry.gang, entry.state, entry.placement, entry.deadline = gang.id, TaskState.READY, None, 0
         self.ready.append(gang.id)
 
-    def _admit(self, pool_id: str) -> None:
-        """Move gangs from the pool's queue to READY while they fit the limits."""
-        pool = self.pools[pool_id]
-        queue = self.queues.get(pool_id)
-        if not queue:
+    # -- entitlement and admission ------------------------------------
+    def capacity_known(self) -> bool:
+        return not self.total_capacity().is_zero()
+
+    def _entitle(self) -> None:
+        """Recompute every pool's entitlement if its inputs changed."""
+        if not self._stale:
             return
-        chain = respool.ancestors(self.pools, pool_id)
+        self._stale = False
+        inputs = {}
+        for p in self.pools.values():
+            leaf = p.is_leaf()
+            inputs[p.id] = PoolInput(
+                id=p.id, parent=p.parent, children=tuple(p.children),
+                reservation=p.reservation(), limit=p.limit(), share=p.share(),
+                static=p.static(),
+                demand=p.demand if leaf else ZERO,
+                allocation=(p.allocation - p.slack_allocation).clamp_zero() if leaf else ZERO,
+                slack_demand=p.slack_demand if leaf else ZERO,
+                slack_allocation=p.slack_allocation if leaf else ZERO,
+                slack_limit_pct=p.slack_limit)
+        self.entitlements = entitlement.compute(inputs, ROOT, self.total_capacity(), ZERO)
+
+    def _schedule(self) -> None:
+        """One admission pass: fresh entitlements, then every leaf with
+        waiting gangs, in tree order (so every replica admits the same)."""
+        self._entitle()
+        for leaf in respool.leaves(self.pools, ROOT):
+            if any(self.queues.get(leaf, {}).values()):
+                self._admit(leaf)
+
+    def refusal(self, gang: Gang) -> str | None:
+        """Why ``gang`` cannot be admitted now (the admitter and the numbers),
+        or None if every admitter passes."""
+        pool = self.pools[gang.pool]
+        need = gang.resources
+        if self.capacity_known():
+            ent = self.entitlements.get(pool.id)
+            if ent is not None:
+                if gang.revocable:
+                    over = _over(pool.slack_allocation, need, ent.slack_entitlement)
+                    if over:
+                        return "slack entitlement: " + ", ".join(over)
+                else:
+                    used = (pool.allocation - pool.slack_allocation).clamp_zero()
+                    over = _over(used, need, ent.non_slack_entitlement)
+                    if over:
+                        return "entitlement: " + ", ".join(over)
+            limit = pool.controller_limit_resources()
+            if gang.controller and not gang.revocable and limit is not None:
+                over = _over(pool.controller_allocation, need, limit)
+                if over:
+                    return (f"controller limit ({pool.controller_limit:g}% of reservation): "
+                            + ", ".join(over))
+            if PREEMPTION_ENABLED and not gang.preemptible and not gang.revocable:
+                over = _over(pool.np_allocation, need, pool.reservation())
+                if over:
+                    return "reservation (non-preemptible): " + ", ".join(over)
+        for p in respool.ancestors(self.pools, pool.id):
+            over = _over(p.allocation, need, p.limit())
+            if over:
+                return f"limit of {respool.path_of(self.pools, p.id)}: " + ", ".join(over)
+        return None
+
+    def _admit(self, pool_id: str) -> None:
+        """Admit what the leaf's queues allow (module docstring)."""
+        queues = self.queues.get(pool_id)
+        if not queues:
+            return
+        for name in QUEUES:
+            queue = queues.get(name)
+            if not queue:
+                continue
+            self._admit_queue(pool_id, name, queue)
+            if not queue:
+                del queues[name]
+
+    def _admit_queue(self, pool_id: str, name: str, queue: dict[int, deque[int]]) -> None:
         for priority in sorted(queue, reverse=True):
             gangs = queue[priority]
             while gangs:
@@ -290,12 +476,15 @@ class ResmgrState:
                 if gang is None or not gang.tasks:
                     gangs.popleft()
                     continue
-                if not all((p.allocation + gang.resources).fits_in(p.limit()) for p in chain):
-                    return  # head-of-line: the pool is full for now
+                if self.refusal(gang) is not None:
+                    kind = gang.kind()
+                    if name != PENDING or kind == PENDING:
+                        return  # head-of-line: this queue is full for now
+                    gangs.popleft()
+                    self._queue(pool_id, kind, gang)
+                    continue
                 gangs.popleft()
-                for p in chain:
-                    p.allocation = p.allocation + gang.resources
-                pool.demand = (pool.demand - gang.resources).clamp_zero()
+                self._allocate(gang)
                 for mid in gang.tasks:
                     self.tasks[mid].state = TaskState.READY
                 self.ready.append(gang.id)
@@ -370,24 +559,21 @@ class ResmgrState:
         return out
 
     def update_tasks(self, p: dict[str, Any]) -> None:
-        touched: set[str] = set()
+        released = False
         for mid, state in p["updates"]:
             entry = self.tasks.get(mid)
             if entry is None:
                 continue
             if state in TERMINAL_TASK_STATES:
                 self._forget(entry)
-                touched.add(entry.pool)
+                released = True
             elif state != entry.state and entry.state != TaskState.PENDING:
                 entry.state = state
                 entry.deadline = 0.0
-        # Released allocation also frees the ancestors, so a sibling's queue
-        # waiting on a common ancestor's limit may move too.
-        tops = sorted({respool.ancestors(self.pools, pool_id)[-1].id
-                       for pool_id in touched if pool_id in self.pools})
-        for top in tops:
-            for leaf in respool.leaves(self.pools, top):
-                self._admit(leaf)
+        # Released allocation frees the ancestors' limits and changes
+        # entitlements: any leaf's queue may move.
+        if released:
+            self._schedule()
 
     # -- membership and shards -----------------------------------------
     def heartbeat(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -422,9 +608,14 @@ class ResmgrState:
                 self.ready.append(gang.id)
             else:
                 self._to_ready_single(entry)
+        self._schedule()  # Peloton's periodic task scheduler
 
     def set_capacity(self, p: dict[str, Any]) -> None:
-        self.capacity[p["cluster"]] = Resources(*p["physical"])
+        physical = Resources(*p["physical"])
+        if self.capacity.get(p["cluster"]) != physical:
+            self.capacity[p["cluster"]] = physical
+            self._stale = True
+            self._schedule()
 
     def _assign_shards(self) -> None:
         live = sorted(m.id for m in self.members.values()
@@ -469,17 +660,27 @@ class ResmgrState:
         }
 
     # -- reads (callers hold the node lock) ------------------------------
-    def pending_gangs(self, pool_id: str, limit: int) -> list[tuple[Gang, str]]:
-        out = []
-        for priority in sorted(self.queues.get(pool_id, {}), reverse=True):
-            for gid in self.queues[pool_id][priority]:
-                gang = self.gangs.get(gid)
-                if gang is not None and gang.tasks:
-                    pool = self.pools[pool_id]
-                    over = (pool.allocation + gang.resources).exceeding(pool.limit())
-                    reason = ("waiting for " + ", ".join(over) + " (allocation + gang > limit)"
-                              if over else "behind a gang of higher priority or earlier arrival")
-                    out.append((gang, reason))
+    def pending_gangs(self, pool_id: str, limit: int) -> list[tuple[Gang, str, str]]:
+        """Waiting gangs of a leaf as ``(gang, queue, reason)``, in the order
+        admission visits them: queues as QUEUES, then priority, then FIFO. A
+        queue's head waits for the admitter that refuses it; a gang behind
+        it says so unless an admitter refuses it too."""
+        out: list[tuple[Gang, str, str]] = []
+        for name in QUEUES:
+            queue = self.queues.get(pool_id, {}).get(name, {})
+            head: Gang | None = None
+            for priority in sorted(queue, reverse=True):
+                for gid in queue[priority]:
+                    gang = self.gangs.get(gid)
+                    if gang is None or not gang.tasks:
+                        continue
+                    reason = self.refusal(gang)
+                    if reason is None:
+                        reason = (f"behind gang {head.id} in the {name} queue (higher priority "
+                                  "or earlier arrival)" if head is not None
+                                  else "admissible: admitted at the next admission pass")
+                    head = head or gang
+                    out.append((gang, name, reason))
                     if len(out) >= limit:
                         return out
         return out
@@ -495,13 +696,16 @@ class ResmgrState:
             "pools": [[p.id, p.name, p.parent, p.config,
                        {k: [s.reservation, s.limit, s.share, s.type] for k, s in p.resources.items()},
                        p.policy, p.controller_limit, p.slack_limit, p.children,
-                       list(p.allocation), list(p.demand)] for p in self.pools.values()],
+                       list(p.allocation), list(p.demand), list(p.np_allocation),
+                       list(p.controller_allocation), list(p.slack_allocation),
+                       list(p.slack_demand)] for p in self.pools.values()],
             "tasks": [[e.mesos_task_id, e.task_id, e.pool, e.shard, e.state, list(e.resources),
                        e.priority, e.gang, e.task, e.deadline, e.placement, e.reason]
                       for e in self.tasks.values()],
-            "gangs": [[g.id, g.pool, g.priority, g.tasks, list(g.resources)]
-                      for g in self.gangs.values()],
-            "queues": {pid: [[pr, list(q)] for pr, q in qs.items()]
+            "gangs": [[g.id, g.pool, g.priority, g.tasks, list(g.resources), g.preemptible,
+                       g.controller, g.revocable] for g in self.gangs.values()],
+            "queues": {pid: {name: [[pr, list(q)] for pr, q in queue.items()]
+                             for name, queue in qs.items()}
                        for pid, qs in self.queues.items()},
             "ready": list(self.ready),
             "placements": [[s, list(q)] for s, q in self.placements.items()],
@@ -517,27 +721,45 @@ class ResmgrState:
         self.__init__(d["num_shards"])  # type: ignore[misc]
         self.now, self.next_gang, self.applied = d["now"], d["next_gang"], d["applied"]
         self.pools = {}
-        for pid, name, parent, config, res, policy, cl, sl, children, alloc, demand in d["pools"]:
+        for row in d["pools"]:
+            # Snapshots before issue 4 lack the split accounting: all zero.
+            pid, name, parent, config, res, policy, cl, sl, children, *vectors = row
+            vectors += [[0.0] * 4] * (6 - len(vectors))
             self.pools[pid] = Pool(pid, name, parent, config,
                                    {k: ResourceSpec(*v) for k, v in res.items()}, policy, cl, sl,
-                                   children, Resources(*alloc), Resources(*demand))
+                                   children, *(Resources(*v) for v in vectors))
         for row in d["tasks"]:
             e = TaskEntry(row[0], row[1], row[2], row[3], row[4], Resources(*row[5]), row[6],
                           row[7], row[8], row[9], row[10], row[11])
             self.tasks[e.mesos_task_id] = e
             self.current_run[e.task_id] = e.mesos_task_id
-        self.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4])) for g in d["gangs"]}
-        self.queues = {pid: {pr: deque(q) for pr, q in qs} for pid, qs in d["queues"].items()}
+        self.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4]), *g[5:8])
+                      for g in d["gangs"]}
+        self.queues = {}
+        for pid, qs in d["queues"].items():
+            if isinstance(qs, list):  # before issue 4: the pending queue only
+                qs = {PENDING: qs} if qs else {}
+            self.queues[pid] = {name: {pr: deque(q) for pr, q in queue}
+                                for name, queue in qs.items()}
         self.ready = deque(d["ready"])
         self.placements = {s: deque(q) for s, q in d["placements"]}
         self.members = {m[0]: Member(*m) for m in d["members"]}
         self.shards = {s: Shard(o, e, nb) for s, o, e, nb in d["shards"]}
         self.capacity = {c: Resources(*r) for c, r in d["capacity"].items()}
         self.recent = OrderedDict((k, v) for k, v in d["recent"])
+        self._stale = True
+        self._entitle()
 
     def digest(self) -> str:
         """A hash of the state, published so replicas can compare."""
         return hashlib.blake2b(self.snapshot(), digest_size=12).hexdigest()
+
+
+def _over(used: Resources, need: Resources, bound: Resources) -> list[str]:
+    """Kinds where ``used + need`` exceeds ``bound``, e.g. ['cpu 12 + 2 > 13.5']."""
+    return [f"{kind} {u:g} + {n:g} > {b:g}"
+            for kind, u, n, b in zip(KINDS, used, need, bound, strict=True)
+            if n > 0.0 and u + n > b + EPSILON]
 
 
 def _items(payload: Any) -> int:

@@ -322,6 +322,7 @@ class FakeJobs(_Unimplemented):
 class FakePools(_Unimplemented):
     def __init__(self) -> None:
         self.created: list[respool_pb2.CreateRequest] = []
+        self.gets: list[respool_pb2.GetRequest] = []
 
     async def LookupResourcePoolID(self, request: respool_pb2.LookupRequest) -> Any:
         ids = {"/": "root", "/DefaultResPool": "pool-1"}
@@ -333,6 +334,35 @@ class FakePools(_Unimplemented):
     async def CreateResourcePool(self, request: respool_pb2.CreateRequest) -> Any:
         self.created.append(request)
         return respool_pb2.CreateResponse(result=peloton_pb2.ResourcePoolID(value="pool-2"))
+
+    @staticmethod
+    def info() -> respool_pb2.ResourcePoolInfo:
+        info = respool_pb2.ResourcePoolInfo(
+            id=peloton_pb2.ResourcePoolID(value="pool-1"),
+            parent=peloton_pb2.ResourcePoolID(value="root"),
+            path=respool_pb2.ResourcePoolPath(value="/DefaultResPool"))
+        info.config.name = "DefaultResPool"
+        info.config.controllerLimit.maxPercent = 10
+        info.usages.add(kind="cpu", reservation=12, limit=12, share=1, entitlement=13.5,
+                        allocation=12, demand=2, slackEntitlement=0, slackAllocation=0)
+        info.usages.add(kind="gpu", reservation=0, limit=float("inf"), share=1)
+        return info
+
+    async def GetResourcePool(self, request: respool_pb2.GetRequest) -> Any:
+        self.gets.append(request)
+        reply = respool_pb2.GetResponse(poolinfo=self.info())
+        if request.pendingLimit:
+            reply.pending.add(taskIds=[f"{JOB}-0", f"{JOB}-1", f"{JOB}-2"], priority=3,
+                              cpu=2, memMb=64, queue="pending",
+                              reason="entitlement: cpu 12 + 2 > 13.5")
+        return reply
+
+    async def Query(self, request: respool_pb2.QueryRequest) -> Any:
+        root = respool_pb2.ResourcePoolInfo(id=peloton_pb2.ResourcePoolID(value="root"),
+                                            path=respool_pb2.ResourcePoolPath(value="/"))
+        root.usages.add(kind="cpu", reservation=16, limit=16, share=1, entitlement=16,
+                        allocation=12)
+        return respool_pb2.QueryResponse(resourcePools=[self.info(), root])
 
 
 class FakeTasks(_Unimplemented):
@@ -481,3 +511,50 @@ def test_unimplemented_server_method_is_one_line(capsys: pytest.CaptureFixture[s
     code, _, err = run(capsys, "job", "delete", JOB)
     assert code == 1
     assert "Delete" in one_line(err)
+
+
+def test_respool_get_prints_a_table_per_kind(capsys: pytest.CaptureFixture[str],
+                                             fake: FakeJobmgr) -> None:
+    code, out, err = run(capsys, "respool", "get", "/DefaultResPool")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "path:     /DefaultResPool"
+    assert "controller limit 10%, slack limit 20%" in out
+    header = lines.index(next(line for line in lines if line.startswith("KIND")))
+    assert lines[header].split("  ")[0] == "KIND"
+    assert "SLACK ENTITLEMENT" in lines[header] and "DEMAND" in lines[header]
+    assert lines[header + 1].split() == ["cpu", "12", "12", "1", "13.5", "12", "2", "0", "0"]
+    assert lines[header + 2].split()[:3] == ["gpu", "0", "unlimited"]
+    code, out, _ = run(capsys, "respool", "get", "/DefaultResPool", "--json")
+    assert code == 0
+    [cpu, _] = json.loads(out)["poolinfo"]["usages"]
+    assert (cpu["entitlement"], cpu["demand"], cpu["reservation"]) == (13.5, 2, 12)
+
+
+def test_respool_dump_tables_and_entries(capsys: pytest.CaptureFixture[str],
+                                         fake: FakeJobmgr) -> None:
+    code, out, err = run(capsys, "respool", "dump")
+    assert code == 0, err
+    blocks = out.strip().split("\n\n")
+    assert [b.splitlines()[0] for b in blocks] == ["/  (id root)",
+                                                   "/DefaultResPool  (id pool-1)"]
+    assert blocks[1].splitlines()[2].split()[:5] == ["cpu", "12", "12", "1", "13.5"]
+    code, out, _ = run(capsys, "respool", "dump", "--format", "json")
+    entries = json.loads(out)
+    assert entries[1]["resources"]["cpu"]["entitlement"] == 13.5
+    assert entries[1]["resources"]["gpu"]["limit"] == "unlimited"
+
+
+def test_resmgr_pending_lists_gangs_and_reasons(capsys: pytest.CaptureFixture[str],
+                                                fake: FakeJobmgr) -> None:
+    code, out, err = run(capsys, "resmgr", "pending", "/DefaultResPool", "--limit", "7")
+    assert code == 0, err
+    assert fake.pools.gets[-1].pendingLimit == 7
+    header, row = out.splitlines()
+    assert header.split()[:3] == ["QUEUE", "PRIORITY", "INSTANCES"]
+    assert row.startswith("pending")
+    assert f"{JOB} 0-2" in row and row.endswith("entitlement: cpu 12 + 2 > 13.5")
+    code, out, _ = run(capsys, "--json", "resmgr", "pending", "/DefaultResPool")
+    assert json.loads(out)["pending"][0]["reason"] == "entitlement: cpu 12 + 2 > 13.5"
+    code, _, err = run(capsys, "resmgr", "pending", "/Nope")
+    assert code == 1 and "does not exist" in one_line(err)

@@ -68,10 +68,13 @@ def mid(instance: int, run: int = 1, job: str = "j1") -> str:
 
 
 def task(instance: int, run: int = 1, *, cpu: float = 1.0, memory: float = 0.0,
-         priority: int = 0, shard: int = 0, job: str = "j1") -> dict[str, Any]:
+         priority: int = 0, shard: int = 0, job: str = "j1",
+         **flags: bool) -> dict[str, Any]:
+    """One task of a gangs.enqueue payload; ``flags`` are preemptible,
+    controller, revocable (left out: preemptible, neither of the others)."""
     return {"mesos_task_id": mid(instance, run, job), "task_id": f"{job}-{instance}", "run": run,
             "shard": shard, "priority": priority, "resources": [cpu, memory, 0.0, 0.0],
-            "task": f"task {job}-{instance}-{run}".encode()}
+            "task": f"task {job}-{instance}-{run}".encode(), **flags}
 
 
 def enqueue(state: ResmgrState, pool_id: str, *gangs: list[dict[str, Any]],
@@ -401,10 +404,11 @@ def test_head_of_line_blocking_within_a_priority(s: ResmgrState) -> None:
     enqueue(s, "a", [task(0, cpu=8)], [task(1, cpu=4)], [task(2, cpu=1)])
     assert [state_of(s, mid(i)) for i in range(3)] == [
         TaskState.READY, TaskState.PENDING, TaskState.PENDING]
-    [(gang, reason), (_, reason2)] = s.pending_gangs("a", 10)
-    assert gang.tasks == [mid(1)]
-    assert reason == "waiting for cpu 12 > 10 (allocation + gang > limit)"
-    assert reason2 == "behind a gang of higher priority or earlier arrival"
+    [(gang, queue, reason), (_, _, reason2)] = s.pending_gangs("a", 10)
+    assert (gang.tasks, queue) == ([mid(1)], "pending")
+    assert reason == "limit of /org/a: cpu 8 + 4 > 10"
+    assert reason2 == (f"behind gang {gang.id} in the pending queue (higher priority or "
+                       "earlier arrival)")
 
 
 def test_lower_priority_waits_behind_a_blocked_higher_priority(s: ResmgrState) -> None:
@@ -418,7 +422,7 @@ def test_priority_order_then_fifo(s: ResmgrState) -> None:
     enqueue(s, "a", [task(1, cpu=3, priority=0)], [task(2, cpu=3, priority=7)],
             [task(3, cpu=3, priority=7)], [task(4, cpu=3, priority=2)])
     assert all(state_of(s, mid(i)) == TaskState.PENDING for i in range(1, 5))
-    assert [g.tasks for g, _ in s.pending_gangs("a", 10)] == [[mid(2)], [mid(3)], [mid(4)],
+    assert [g.tasks for g, _, _ in s.pending_gangs("a", 10)] == [[mid(2)], [mid(3)], [mid(4)],
                                                              [mid(1)]]
     dequeue(s)
     update(s, (mid(0), TaskState.SUCCEEDED))
@@ -432,7 +436,7 @@ def test_priority_order_then_fifo(s: ResmgrState) -> None:
 def test_gang_priority_is_its_highest_task_priority(s: ResmgrState) -> None:
     enqueue(s, "a", [task(0, cpu=10)])
     enqueue(s, "a", [task(1, priority=3)], [task(2, priority=1), task(3, priority=4)])
-    assert [g.priority for g, _ in s.pending_gangs("a", 10)] == [4, 3]
+    assert [g.priority for g, _, _ in s.pending_gangs("a", 10)] == [4, 3]
 
 
 def test_a_gang_is_admitted_whole_or_not_at_all(s: ResmgrState) -> None:
@@ -600,7 +604,7 @@ def test_a_newer_run_of_a_pending_task_keeps_demand_right(s: ResmgrState) -> Non
     enqueue(s, "a", [task(0, run=1, cpu=3)])
     enqueue(s, "a", [task(0, run=2, cpu=3)])
     assert (cpu_demand(s, "a"), state_of(s, mid(0, 2))) == (3, TaskState.PENDING)
-    assert [g.tasks for g, _ in s.pending_gangs("a", 10)] == [[mid(0, 2)]]
+    assert [g.tasks for g, _, _ in s.pending_gangs("a", 10)] == [[mid(0, 2)]]
     update(s, (mid(9), TaskState.SUCCEEDED))
     assert state_of(s, mid(0, 2)) == TaskState.READY
     assert (cpu_demand(s, "a"), cpu_allocation(s, "a")) == (0, 3)
@@ -876,16 +880,27 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
     def close(x: Resources, y: Resources) -> bool:
         return all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip(x, y, strict=True))
 
-    held: dict[str, Resources] = {p: Resources() for p in state.pools}
-    pending: dict[str, Resources] = {p: Resources() for p in state.pools}
+    zero = {p: Resources() for p in state.pools}
+    held, pending, slack_pending = dict(zero), dict(zero), dict(zero)
+    np_held, controller_held, slack_held = dict(zero), dict(zero), dict(zero)
     for e in state.tasks.values():
         assert state.current_run[e.task_id] == e.mesos_task_id
         assert e.mesos_task_id in state.gangs[e.gang].tasks
+        gang = state.gangs[e.gang]
         if e.state == TaskState.PENDING:
-            pending[e.pool] = pending[e.pool] + e.resources
-            gang = state.gangs[e.gang]
-            assert gang.id in state.queues[e.pool].get(gang.priority, ())
+            if gang.revocable:
+                slack_pending[e.pool] = slack_pending[e.pool] + e.resources
+            else:
+                pending[e.pool] = pending[e.pool] + e.resources
+            assert any(gang.id in q.get(gang.priority, ())
+                       for q in state.queues[e.pool].values())
         else:
+            if not gang.preemptible and not gang.revocable:
+                np_held[e.pool] = np_held[e.pool] + e.resources
+            if gang.controller and not gang.revocable:
+                controller_held[e.pool] = controller_held[e.pool] + e.resources
+            if gang.revocable:
+                slack_held[e.pool] = slack_held[e.pool] + e.resources
             p = e.pool
             while p != "root":
                 held[p] = held[p] + e.resources
@@ -897,12 +912,20 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
             continue
         assert close(p.allocation, held[pid]), (pid, p.allocation, held[pid])
         assert close(p.demand, pending[pid]), (pid, p.demand, pending[pid])
+        assert close(p.slack_demand, slack_pending[pid])
+        assert close(p.np_allocation, np_held[pid])
+        assert close(p.controller_allocation, controller_held[pid])
+        assert close(p.slack_allocation, slack_held[pid])
         if limits:
             assert p.allocation.fits_in(p.limit())
     for g in state.gangs.values():
         assert g.tasks
         assert all(state.tasks[m].gang == g.id for m in g.tasks)
     assert set(state.current_run.values()) == set(state.tasks)
+    # What reads see is the entitlement of the current state, never a stale one.
+    fresh = ResmgrState()
+    fresh.restore(state.snapshot())
+    assert fresh.entitlements == state.entitlements
 
 
 # --------------------------------------------------------------------------- determinism
@@ -926,8 +949,11 @@ def pool_payloads(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def gangs(draw: st.DrawFn) -> list[dict[str, Any]]:
     instances = draw(st.lists(st.integers(0, 7), min_size=1, max_size=3, unique=True))
+    flags = draw(st.sampled_from([{}, {"preemptible": False}, {"controller": True},
+                                  {"preemptible": False, "controller": True},
+                                  {"revocable": True}]))
     return [task(i, draw(st.integers(1, 3)), cpu=draw(st.sampled_from([0.5, 1.0, 2.0, 3.0])),
-                 priority=draw(st.integers(0, 2)), shard=draw(st.integers(0, 3)))
+                 priority=draw(st.integers(0, 2)), shard=draw(st.integers(0, 3)), **flags)
             for i in instances]
 
 

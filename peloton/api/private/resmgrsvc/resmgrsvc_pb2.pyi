@@ -202,12 +202,14 @@ class GetPendingTasksRequest(_message.Message):
     def __init__(self, respoolID: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., limit: _Optional[int] = ...) -> None: ...
 
 class PendingGang(_message.Message):
-    __slots__ = ("gang", "reason")
+    __slots__ = ("gang", "reason", "queue")
     GANG_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_FIELD_NUMBER: _ClassVar[int]
     gang: Gang
     reason: str
-    def __init__(self, gang: _Optional[_Union[Gang, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+    queue: str
+    def __init__(self, gang: _Optional[_Union[Gang, _Mapping]] = ..., reason: _Optional[str] = ..., queue: _Optional[str] = ...) -> None: ...
 
 class GetPendingTasksResponse(_message.Message):
     __slots__ = ("gangs",)

@@ -82,14 +82,32 @@ class ResourcePoolPath(_message.Message):
     def __init__(self, value: _Optional[str] = ...) -> None: ...
 
 class ResourceUsage(_message.Message):
-    __slots__ = ("kind", "allocation", "slack")
+    __slots__ = ("kind", "allocation", "slack", "entitlement", "demand", "slackEntitlement", "slackAllocation", "reservation", "limit", "share", "nonSlackEntitlement", "slackDemand")
     KIND_FIELD_NUMBER: _ClassVar[int]
     ALLOCATION_FIELD_NUMBER: _ClassVar[int]
     SLACK_FIELD_NUMBER: _ClassVar[int]
+    ENTITLEMENT_FIELD_NUMBER: _ClassVar[int]
+    DEMAND_FIELD_NUMBER: _ClassVar[int]
+    SLACKENTITLEMENT_FIELD_NUMBER: _ClassVar[int]
+    SLACKALLOCATION_FIELD_NUMBER: _ClassVar[int]
+    RESERVATION_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SHARE_FIELD_NUMBER: _ClassVar[int]
+    NONSLACKENTITLEMENT_FIELD_NUMBER: _ClassVar[int]
+    SLACKDEMAND_FIELD_NUMBER: _ClassVar[int]
     kind: str
     allocation: float
     slack: float
-    def __init__(self, kind: _Optional[str] = ..., allocation: _Optional[float] = ..., slack: _Optional[float] = ...) -> None: ...
+    entitlement: float
+    demand: float
+    slackEntitlement: float
+    slackAllocation: float
+    reservation: float
+    limit: float
+    share: float
+    nonSlackEntitlement: float
+    slackDemand: float
+    def __init__(self, kind: _Optional[str] = ..., allocation: _Optional[float] = ..., slack: _Optional[float] = ..., entitlement: _Optional[float] = ..., demand: _Optional[float] = ..., slackEntitlement: _Optional[float] = ..., slackAllocation: _Optional[float] = ..., reservation: _Optional[float] = ..., limit: _Optional[float] = ..., share: _Optional[float] = ..., nonSlackEntitlement: _Optional[float] = ..., slackDemand: _Optional[float] = ...) -> None: ...
 
 class ResourcePoolInfo(_message.Message):
     __slots__ = ("id", "config", "parent", "children", "usages", "path")
@@ -122,20 +140,44 @@ class CreateResponse(_message.Message):
     def __init__(self, result: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ...) -> None: ...
 
 class GetRequest(_message.Message):
-    __slots__ = ("id", "includeChildPools")
+    __slots__ = ("id", "includeChildPools", "pendingLimit")
     ID_FIELD_NUMBER: _ClassVar[int]
     INCLUDECHILDPOOLS_FIELD_NUMBER: _ClassVar[int]
+    PENDINGLIMIT_FIELD_NUMBER: _ClassVar[int]
     id: _peloton_pb2.ResourcePoolID
     includeChildPools: bool
-    def __init__(self, id: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., includeChildPools: _Optional[bool] = ...) -> None: ...
+    pendingLimit: int
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., includeChildPools: _Optional[bool] = ..., pendingLimit: _Optional[int] = ...) -> None: ...
+
+class PendingGang(_message.Message):
+    __slots__ = ("taskIds", "priority", "cpu", "memMb", "diskMb", "gpu", "queue", "reason")
+    TASKIDS_FIELD_NUMBER: _ClassVar[int]
+    PRIORITY_FIELD_NUMBER: _ClassVar[int]
+    CPU_FIELD_NUMBER: _ClassVar[int]
+    MEMMB_FIELD_NUMBER: _ClassVar[int]
+    DISKMB_FIELD_NUMBER: _ClassVar[int]
+    GPU_FIELD_NUMBER: _ClassVar[int]
+    QUEUE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    taskIds: _containers.RepeatedScalarFieldContainer[str]
+    priority: int
+    cpu: float
+    memMb: float
+    diskMb: float
+    gpu: float
+    queue: str
+    reason: str
+    def __init__(self, taskIds: _Optional[_Iterable[str]] = ..., priority: _Optional[int] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., queue: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class GetResponse(_message.Message):
-    __slots__ = ("poolinfo", "childPools")
+    __slots__ = ("poolinfo", "childPools", "pending")
     POOLINFO_FIELD_NUMBER: _ClassVar[int]
     CHILDPOOLS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
     poolinfo: ResourcePoolInfo
     childPools: _containers.RepeatedCompositeFieldContainer[ResourcePoolInfo]
-    def __init__(self, poolinfo: _Optional[_Union[ResourcePoolInfo, _Mapping]] = ..., childPools: _Optional[_Iterable[_Union[ResourcePoolInfo, _Mapping]]] = ...) -> None: ...
+    pending: _containers.RepeatedCompositeFieldContainer[PendingGang]
+    def __init__(self, poolinfo: _Optional[_Union[ResourcePoolInfo, _Mapping]] = ..., childPools: _Optional[_Iterable[_Union[ResourcePoolInfo, _Mapping]]] = ..., pending: _Optional[_Iterable[_Union[PendingGang, _Mapping]]] = ...) -> None: ...
 
 class DeleteRequest(_message.Message):
     __slots__ = ("path",)
