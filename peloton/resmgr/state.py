@@ -152,6 +152,78 @@ class Shard:
     not_before: float  # the new owner acts only from then (old lease ran out)
 
 
+class ReadyQueue:
+    """Admitted gangs waiting for placement: FIFO per pool, pools in turn.
+
+    A placement batch takes one gang from each pool in turn, so a small job
+    in one pool is not stuck behind a hundred thousand admitted tasks of
+    another (admission already bounds each pool by its entitlement; this
+    keeps placement from undoing that fairness with one global FIFO).
+    """
+
+    def __init__(self, gangs: dict[int, Gang]) -> None:
+        self._gangs = gangs
+        self._by_pool: dict[str, deque[int]] = {}
+        self._turn: deque[str] = deque()  # pools with waiting gangs, in turn order
+        self._size = 0
+
+    def append(self, gang_id: int) -> None:
+        gang = self._gangs[gang_id]
+        queue = self._by_pool.get(gang.pool)
+        if queue is None:
+            queue = self._by_pool[gang.pool] = deque()
+        if not queue:
+            self._turn.append(gang.pool)
+        queue.append(gang_id)
+        self._size += 1
+
+    def popleft(self) -> int:
+        """The next gang id, taking pools in turn (IndexError when empty)."""
+        pool = self._turn.popleft()
+        queue = self._by_pool[pool]
+        gang_id = queue.popleft()
+        self._size -= 1
+        if queue:
+            self._turn.append(pool)
+        else:
+            del self._by_pool[pool]
+        return gang_id
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __bool__(self) -> bool:
+        return self._size > 0
+
+    def __iter__(self) -> Any:
+        for pool in self._turn:
+            yield from self._by_pool[pool]
+
+    def __contains__(self, gang_id: object) -> bool:
+        return any(gang_id in q for q in self._by_pool.values())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ReadyQueue) and self.dump() == other.dump()
+
+    def dump(self) -> list[list[Any]]:
+        return [[pool, list(self._by_pool[pool])] for pool in self._turn]
+
+    def load(self, rows: list[Any]) -> None:
+        """Restore from ``dump()`` (or from the old flat list of gang ids)."""
+        self._by_pool.clear()
+        self._turn.clear()
+        self._size = 0
+        for row in rows:
+            if isinstance(row, int):
+                if row in self._gangs:
+                    self.append(row)
+                continue
+            pool, ids = row
+            self._by_pool[pool] = deque(ids)
+            self._turn.append(pool)
+            self._size += len(ids)
+
+
 class ResmgrState:
     """See the module docstring. Mutated only through ``apply``."""
 
@@ -164,7 +236,7 @@ class ResmgrState:
         self.gangs: dict[int, Gang] = {}
         # leaf pool -> queue name (QUEUES) -> priority -> gang ids
         self.queues: dict[str, dict[str, dict[int, deque[int]]]] = {}
-        self.ready: deque[int] = deque()
+        self.ready = ReadyQueue(self.gangs)
         self.placements: dict[int, deque[list[Any]]] = {}  # shard -> placements
         self.members: dict[str, Member] = {}
         self.shards: dict[int, Shard] = {}
@@ -707,7 +779,7 @@ class ResmgrState:
             "queues": {pid: {name: [[pr, list(q)] for pr, q in queue.items()]
                              for name, queue in qs.items()}
                        for pid, qs in self.queues.items()},
-            "ready": list(self.ready),
+            "ready": self.ready.dump(),
             "placements": [[s, list(q)] for s, q in self.placements.items()],
             "members": [[m.id, m.kind, m.address, m.cluster, m.expires]
                         for m in self.members.values()],
@@ -741,7 +813,8 @@ class ResmgrState:
                 qs = {PENDING: qs} if qs else {}
             self.queues[pid] = {name: {pr: deque(q) for pr, q in queue}
                                 for name, queue in qs.items()}
-        self.ready = deque(d["ready"])
+        self.ready = ReadyQueue(self.gangs)
+        self.ready.load(d["ready"])
         self.placements = {s: deque(q) for s, q in d["placements"]}
         self.members = {m[0]: Member(*m) for m in d["members"]}
         self.shards = {s: Shard(o, e, nb) for s, o, e, nb in d["shards"]}

@@ -1102,3 +1102,15 @@ def test_snapshot_round_trip_of_a_busy_state(s: ResmgrState) -> None:
             state.apply(blob)
     assert copy.digest() == s.digest()
     assert state_of(s, mid(2)) == TaskState.READY
+
+
+def test_placement_takes_pools_in_turn() -> None:
+    """A busy pool's admitted backlog does not hold back another pool's gang."""
+    s = ResmgrState()
+    ok(s, "pool.create", pool("busy", cpu=(0, 100)))
+    ok(s, "pool.create", pool("small", cpu=(0, 100)))
+    enqueue(s, "busy", *([task(i, job="jb")] for i in range(5)))
+    enqueue(s, "small", [task(0, job="js")])
+    first = dequeue(s, limit=2)
+    assert sorted(t.decode() for g in first for t in g) == ["task jb-0-1", "task js-0-1"]
+    assert [t.decode() for g in dequeue(s) for t in g] == [f"task jb-{i}-1" for i in range(1, 5)]
