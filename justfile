@@ -14,9 +14,13 @@ test *ARGS:
 
 # Lint, type-check, and verify that generated protobuf code is current.
 check:
-    ruff check peloton tests tools
+    ruff check peloton tests tools loadtest
     mypy
     python tools/genproto.py --check
+
+# Run a load-test scenario (loadtest/scenarios/NAME.yaml or a path) on real daemons.
+loadtest SCENARIO *ARGS:
+    python -m loadtest {{SCENARIO}} {{ARGS}}
 
 # Regenerate protobuf and grpclib modules from peloton/api/**/*.proto.
 proto:

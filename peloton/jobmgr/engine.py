@@ -185,6 +185,9 @@ class ShardEngine:
             for gang in gangs_of(job, sorted(job_tasks, key=lambda t: t.instance)):
                 by_pool[job.respool_id].append(
                     rpb.Gang(tasks=[resmgr_task(job, t) for t in gang]))
+        # While the calls are in flight, earlier chunks may already be placed,
+        # launched and running: only what is still as it was sent is recorded.
+        sent = {id(t): (t.run, t.state) for t in tasks}
         failed: dict[str, str] = {}
         for pool, gangs in by_pool.items():
             for i in range(0, len(gangs), 1000):
@@ -194,6 +197,8 @@ class ShardEngine:
         now = self.ctx.clock()
         changed = []
         for t in tasks:
+            if (t.run, t.state) != sent[id(t)]:
+                continue
             if t.mesos_task_id in failed:
                 t.state, t.message, t.completion_time = (TaskState.FAILED,
                                                          failed[t.mesos_task_id], now)

@@ -24,7 +24,7 @@ from peloton.api.private.resmgrsvc import resmgrsvc_grpc
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.task import task_pb2
 from peloton.config import ClusterConfig
-from peloton.core.errors import PelotonError
+from peloton.core.errors import PelotonError, Unavailable
 from peloton.core.resources import Resources
 from peloton.placement.engine import place_batch
 from peloton.placement.model import (
@@ -81,7 +81,10 @@ class PlacementWorker:
         self.hostmgrs: dict[str, str] = {}  # cluster -> address
 
     def _hostmgr(self, cluster: str) -> ServiceClient:
-        return ServiceClient([self.hostmgrs[cluster]], hostmgrsvc_grpc.InternalHostServiceStub,
+        address = self.hostmgrs.get(cluster)
+        if address is None:  # its hostmgr left the view mid-cycle
+            raise Unavailable(f"no host manager for cluster {cluster!r} is alive")
+        return ServiceClient([address], hostmgrsvc_grpc.InternalHostServiceStub,
                              channels=self.channels, deadline=5.0)
 
     async def heartbeat_loop(self) -> None:

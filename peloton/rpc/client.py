@@ -100,7 +100,12 @@ async def _bounded(method: Any, request: Any, timeout: float) -> Any:
     cancel it without waiting for it to finish; the caller drops the channel.
     """
     task = asyncio.ensure_future(method(request, timeout=timeout))
-    done, _ = await asyncio.wait({task}, timeout=timeout + 1)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout + 1)
+    except BaseException:  # the caller was cancelled: leave the call behind too
+        task.cancel()
+        task.add_done_callback(_consume)
+        raise
     if not done:
         task.cancel()
         task.add_done_callback(_consume)

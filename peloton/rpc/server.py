@@ -13,8 +13,8 @@ outside ``peloton.rpc`` touches asyncio.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
@@ -30,9 +30,19 @@ log = logging.getLogger(__name__)
 Handler = Callable[[Any], Awaitable[Any]]
 
 
-def open_rpc() -> AbstractAsyncContextManager[Any]:
+def _log_loop_error(loop: Any, context: dict[str, Any]) -> None:
+    # trio-asyncio's default handler raises into the loop's nursery, so a
+    # stray "Task exception was never retrieved" or grpclib's "Unclosed
+    # connection" from an abandoned call would kill the whole daemon.
+    log.warning("asyncio: %s", context.get("message"), exc_info=context.get("exception"))
+
+
+@asynccontextmanager
+async def open_rpc() -> AsyncIterator[Any]:
     """The asyncio loop grpclib needs, running inside trio."""
-    return trio_asyncio.open_loop()
+    async with trio_asyncio.open_loop() as loop:
+        loop.set_exception_handler(_log_loop_error)
+        yield loop
 
 
 def _adapt(name: str, fn: Handler) -> Callable[[Any, Any], Awaitable[None]]:

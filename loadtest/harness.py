@@ -1,0 +1,973 @@
+"""``python -m loadtest SCENARIO`` (``peloton-loadtest``): run a scenario on real daemons.
+
+::
+
+    python -m loadtest smoke                     # a shipped scenario (loadtest/scenarios/)
+    python -m loadtest my.yaml --out /tmp/run    # a scenario file, a run directory of your own
+    python -m loadtest 10k-hosts-100k-tasks --keep --profile
+
+What a run does, in order:
+
+1. writes ``RUN/cluster.yaml`` for the scenario (3 resmgr, N jobmgr, M
+   placement workers, K hostmgr shards with the ``sim`` backend, free
+   loopback ports) and starts it with ``peloton.ops.minicluster.up``
+   (daemon logs in ``RUN/logs/``); ``--profile`` attaches ``py-spy record``
+   to every daemon (flame graphs in ``RUN/profiles/NAME.svg``);
+2. creates the scenario's pools, notes the resmgr leader's idle RSS;
+3. submits the workload through the jobmgr API (at most ``concurrency``
+   Creates in flight; each job's create time is the wall clock just before
+   its Create is sent), and a probe job every ``probes.every_s`` while bulk
+   jobs are still running;
+4. once a second: the resmgr leader's ``GetStats`` (task states, Raft
+   counters), one job ``Query`` (summaries of the jobs not yet terminal:
+   never a task listing), each daemon's CPU and RSS from ``/proc``; prints a
+   progress line to stderr (``\\r``-updated on a terminal, else every 10 s);
+5. stops when every job is terminal, or after ``timeout_s``;
+6. stops the cluster (unless ``--keep``), then reads the jobmgrs' SQLite
+   store read-only for correctness and latency (``loadtest.measure``);
+7. writes ``RUN/report.json``, ``RUN/timeseries.json``, ``RUN/plot.png``
+   and prints a table.
+
+Exit status: 0 when every task completed exactly once and nothing was lost
+or over-committed; 1 when the run finished with problems (they are listed);
+2 when the scenario is invalid or the cluster did not start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import math
+import os
+import pathlib
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
+
+import trio
+import yaml
+
+from loadtest import measure
+from loadtest import report as reporting
+from loadtest.measure import JobRecord
+from loadtest.scenario import ClusterSpec, PoolSpec, Scenario, TaskShape, WorkloadGroup
+from loadtest.scenario import load as load_scenario
+from peloton.core.errors import (
+    AlreadyExists,
+    DeadlineExceeded,
+    InvalidArgument,
+    PelotonError,
+    Unavailable,
+)
+from peloton.core.ids import new_job_id
+from peloton.ops import minicluster
+
+__all__ = ["LoadTest", "cluster_data", "host_capacity", "job_config", "main", "pool_config"]
+
+POLL_S = 1.0
+POLL_SHARE = 10.0
+STALL_S = 300.0
+CHECKPOINT_S = 60.0
+PROGRESS_EVERY_S = 10.0
+CREATE_ATTEMPTS = 3
+PELOTON_KINDS = {"cpu": "cpu", "memory_mb": "memory", "disk_mb": "disk", "gpu": "gpu"}
+ACTIVE_JOB_STATES = ("INITIALIZED", "PENDING", "RUNNING", "KILLING", "UNINITIALIZED")
+BULK_PREFIX = "lt-"
+PROBE_PREFIX = "lt-probe-"
+
+
+# --------------------------------------------------------------------------- pure builders
+
+
+def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) -> dict[str, Any]:
+    """The cluster file for ``scenario`` in ``directory`` on the given loopback ports
+    (``2 * resmgrs + jobmgrs + hostmgr_shards`` of them, used in order).
+
+    Hostmgr shard ``k`` is sim cluster ``sim{k}`` with its share of the hosts
+    and of the GPU hosts, seeded ``seed + k``.
+    """
+    c = scenario.cluster
+    needed = 2 * c.resmgrs + c.jobmgrs + c.hostmgr_shards
+    if len(ports) < needed:
+        raise ValueError(f"need {needed} ports, got {len(ports)}")
+    it = iter(ports)
+
+    def address() -> str:
+        return f"{minicluster.LOOPBACK}:{next(it)}"
+
+    shape = c.host_shape
+    return {
+        "data_dir": str(directory),
+        "num_shards": c.shards,
+        "storage": {"kind": "sqlite", "path": "jobs.db"},
+        "resmgr": [{"name": f"resmgr-{i}", "grpc": address(), "raft": address()}
+                   for i in range(c.resmgrs)],
+        "jobmgr": [{"name": f"jobmgr-{i}", "grpc": address()} for i in range(c.jobmgrs)],
+        "placement": [{"name": f"placement-{i}"} for i in range(c.placements)],
+        "hostmgr": [{
+            "name": f"hostmgr-{k}", "grpc": address(), "cluster": f"sim{k}", "backend": "sim",
+            "hosts": c.hosts_of_shard(k), "cpu": shape.cpu, "memory_mb": shape.memory_mb,
+            "disk_mb": shape.disk_mb, "gpu_hosts": c.gpu_hosts_of_shard(k),
+            "gpu_per_host": c.gpu_per_host, "failure_rate": c.failure_rate,
+            "seed": scenario.seed + k,
+        } for k in range(c.hostmgr_shards)],
+    }
+
+
+def host_capacity(cluster: ClusterSpec) -> Callable[[str], tuple[float, float, float, float] | None]:
+    """hostname (``sim{k}-h{i:05d}``) -> (cpu, memory_mb, disk_mb, gpu); None if not ours.
+
+    The sim backend gives the last ``gpu_hosts`` hosts of a shard its GPUs.
+    """
+    shape = cluster.host_shape
+
+    def capacity(hostname: str) -> tuple[float, float, float, float] | None:
+        prefix, _, index = hostname.partition("-h")
+        if not prefix.startswith("sim") or not prefix[3:].isdigit() or not index.isdigit():
+            return None
+        k, i = int(prefix[3:]), int(index)
+        if k >= cluster.hostmgr_shards or i >= cluster.hosts_of_shard(k):
+            return None
+        gpu = cluster.gpu_per_host if i >= cluster.hosts_of_shard(k) - \
+            cluster.gpu_hosts_of_shard(k) else 0.0
+        return (shape.cpu, shape.memory_mb, shape.disk_mb, gpu)
+
+    return capacity
+
+
+def pool_config(pool: PoolSpec, capacity: Mapping[str, float]) -> Any:
+    """The ResourcePoolConfig of ``pool`` (amounts resolved against ``capacity``)."""
+    from peloton.spec.respool import load_respool_config
+
+    resources = [{"kind": PELOTON_KINDS[kind], "reservation": reservation, "limit": limit,
+                  "share": 1}
+                 for kind, (reservation, limit) in pool.resources(capacity).items()]
+    config, _ = load_respool_config({"owningTeam": "loadtest", "resources": resources,
+                                     "description": "created by loadtest"}, path=pool.path)
+    return config
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+
+
+def job_config(name: str, job_type: str, instances: int, task: TaskShape, duration: float,
+               max_failures: int = 0, label: str = "") -> Any:
+    """A validated v0 JobConfig: ``instances`` tasks that ``sleep duration``."""
+    from peloton.spec.job import load_job_config
+
+    config, _ = load_job_config({
+        "name": name, "type": "SERVICE" if job_type == "service" else "BATCH",
+        "instanceCount": instances, "owningTeam": "loadtest",
+        "labels": [{"key": "loadtest", "value": label or name}],
+        "defaultConfig": {
+            "resource": {"cpuLimit": task.cpu, "memLimitMb": task.memory_mb,
+                         "diskLimitMb": task.disk_mb, "gpuLimit": task.gpu},
+            "command": {"shell": True, "value": f"sleep {_seconds(duration)}"},
+            "restartPolicy": {"maxFailures": max_failures},
+        },
+    })
+    return config
+
+
+def draw_duration(rng: random.Random, task: TaskShape) -> float:
+    low, high = task.duration_s
+    return low if low == high else round(rng.uniform(low, high), 3)
+
+
+# --------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """One status line on ``stream``: rewritten in place on a terminal, else
+    printed every :data:`PROGRESS_EVERY_S` seconds."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last_print = -math.inf
+        self.shown = False
+
+    def update(self, t: float, line: str) -> None:
+        if self.tty:
+            self.stream.write("\r" + line + "\x1b[K")
+            self.stream.flush()
+            self.shown = True
+        elif t - self.last_print >= PROGRESS_EVERY_S:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+            self.last_print = t
+
+    def note(self, line: str) -> None:
+        self.clear()
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+# --------------------------------------------------------------------------- the run
+
+
+class LoadTest:
+    """One run of one scenario in ``run_dir``. :meth:`run` does everything and
+    returns the report (also written to ``run_dir/report.json``)."""
+
+    def __init__(self, scenario: Scenario, run_dir: pathlib.Path, *, keep: bool = False,
+                 profile: bool = False, stream: TextIO = sys.stderr,
+                 stall_s: float | None = None) -> None:
+        self.scenario = scenario
+        self.run_dir = run_dir.absolute()
+        self.keep = keep
+        self.profile = profile
+        self.progress = Progress(stream)
+        self.state: minicluster.State | None = None
+        self.config: Any = None
+        self.jobs: dict[str, JobRecord] = {}
+        self.samples: list[dict[str, Any]] = []
+        self.problems: list[str] = []
+        self.timed_out = False
+        self.stopped_early = ""
+        longest = max(g.task.duration_s[1] for g in scenario.workload)
+        self.stall_s = stall_s if stall_s is not None else max(STALL_S, 2 * longest)
+        self.t0 = 0.0  # wall clock of the first submission
+        self.t_end = 0.0
+        self.cluster_start_s = 0.0
+        self.leader = ""
+        self.leader_changes: list[str] = []
+        self.idle_rss: dict[str, int] = {}
+        self.final_proc: dict[str, measure.ProcSample] = {}
+        self.first_proc: dict[str, measure.ProcSample] = {}
+        self.died: dict[str, float] = {}
+        self.stats_first: Any = None
+        self.stats_last: Any = None
+        self.max_tracked = 0
+        self.submit_errors: list[str] = []
+        self.orphaned_calls = 0
+        self.harness_cpu_run = 0.0
+        self.profilers: list[tuple[str, subprocess.Popen[bytes], pathlib.Path]] = []
+        self.rng = random.Random(scenario.seed)
+        self._submitting_done = False
+        self._bulk_active = -1
+        self._probes_done = False
+        self._active_total = -1
+
+    def say(self, line: str) -> None:
+        self.progress.note(line)
+
+    def _orphan(self, what: str) -> None:
+        self.orphaned_calls += 1
+        if self.orphaned_calls == 1:
+            self.say(f"note: an abandoned RPC failed after the fact ({what[:160]}); "
+                     f"counted, not raised")
+
+    # -- the whole run ----------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._write_cluster_file()
+        began = time.monotonic()
+        self.say(f"loadtest {self.scenario.name}: starting the cluster in {self.run_dir} "
+                 f"({self._describe_cluster()})")
+        try:
+            self.state = minicluster.up(self.run_dir, timeout=self.scenario.cluster.ready_timeout,
+                                        out=lambda line: None)
+        except minicluster.ClusterNotReady as error:
+            self.say(f"the cluster did not start: {error}")
+            for line in error.details:
+                self.say(line)
+            raise
+        self.cluster_start_s = time.monotonic() - began
+        self.say(f"cluster up in {self.cluster_start_s:.1f}s")
+        store: pathlib.Path = self.config.storage_path()
+        try:
+            if self.profile:
+                self._start_profilers()
+            try:
+                minicluster.run_trio(_within_rpc, self._drive, self._orphan)
+            except (PelotonError, OSError, RuntimeError, ExceptionGroup) as error:
+                # Whatever broke, the store still says what happened: report it.
+                self.problems.append(f"the harness's run ended with an error: {error!r}")
+                self.say(f"! the run ended with an error: {error!r}")
+            if self.t0 and not self.t_end:
+                self.t_end = time.time()
+            self.harness_cpu_run = _own_cpu()
+        finally:
+            self.progress.clear()
+            self._stop_profilers()
+            if not self.keep:
+                self.say("stopping the cluster")
+                minicluster.down(self.run_dir, out=lambda line: None)
+            else:
+                self.say(f"--keep: the cluster runs on; stop it with "
+                         f"`peloton minicluster down --dir {self.run_dir}`")
+        self.say(f"reading {store}")
+        analysis = measure.analyse_store(str(store), self.jobs,
+                                         host_capacity(self.scenario.cluster))
+        report = self._report(analysis)
+        reporting.write_json(self.run_dir / "report.json", report)
+        self._write_timeseries()
+        self.say(reporting.write_plot(self.run_dir / "plot.png", self.samples,
+                                      f"loadtest {self.scenario.name}"))
+        return report
+
+    def _describe_cluster(self) -> str:
+        c = self.scenario.cluster
+        return (f"{c.resmgrs} resmgr, {c.jobmgrs} jobmgr, {c.placements} placement, "
+                f"{c.hostmgr_shards} hostmgr with {c.hosts} sim hosts")
+
+    def _write_cluster_file(self) -> None:
+        from peloton import config as cluster_config
+
+        c = self.scenario.cluster
+        path = minicluster.cluster_path(self.run_dir)
+        if path.exists():
+            raise InvalidArgument(f"{path} exists: a run directory is used once; pick another "
+                                  f"--out", field="--out")
+        data = cluster_data(self.scenario, self.run_dir, minicluster.free_ports(
+            2 * c.resmgrs + c.jobmgrs + c.hostmgr_shards))
+        path.write_text(f"# loadtest {self.scenario.name}: written by the load-test harness\n"
+                        + yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
+        self.config = cluster_config.load(path)
+
+    # -- profiling ----------------------------------------------------------------
+    def _start_profilers(self) -> None:
+        assert self.state is not None
+        exe = shutil.which("py-spy") or str(pathlib.Path(sys.executable).parent / "py-spy")
+        if not os.access(exe, os.X_OK):
+            self.say("--profile: py-spy is not installed (pip install py-spy); "
+                     "running without profiles")
+            return
+        out = self.run_dir / "profiles"
+        out.mkdir(exist_ok=True)
+        for d in self.state.daemons:
+            path = out / f"{d.name}.svg"
+            log = open(out / f"{d.name}.py-spy.log", "wb")  # noqa: SIM115 (closed with the process)
+            proc = subprocess.Popen([exe, "record", "--pid", str(d.pid), "--output", str(path),
+                                     "--rate", "50", "--nonblocking"],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+            log.close()
+            self.profilers.append((d.name, proc, path))
+        self.say(f"--profile: py-spy records every daemon into {out}/NAME.svg")
+
+    def _stop_profilers(self) -> None:
+        for _, proc, _ in self.profilers:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+        give_up = time.monotonic() + 60
+        for name, proc, path in self.profilers:
+            try:
+                proc.wait(timeout=max(0.1, give_up - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if not path.exists():
+                self.problems.append(f"py-spy wrote no profile for {name} "
+                                     f"(see {path.with_suffix('.py-spy.log')})")
+        self.profilers = []
+
+    # -- inside trio ----------------------------------------------------------------
+    async def _drive(self) -> None:
+        from peloton.api.private.cluster import cluster_grpc
+        from peloton.client import PelotonClient
+        from peloton.rpc import ServiceClient
+
+        assert self.state is not None
+        self.client = PelotonClient(self.state.jobmgr_addresses, timeout=30.0, deadline=60.0)
+        self.cluster = ServiceClient(self.config.resmgr_addresses,
+                                     cluster_grpc.ClusterServiceStub,
+                                     channels=self.client.channels, deadline=10.0)
+        try:
+            await self._create_pools()
+            await self._find_leader()
+            for d in self.state.daemons:
+                sample = measure.read_proc(d.pid)
+                if sample is not None:
+                    self.idle_rss[d.name] = sample.rss_bytes
+                    self.first_proc[d.name] = sample
+            self.stats_first = await self._stats()
+            self.t0 = time.time()
+            timeout = self.scenario.timeout_s
+            async with trio.open_nursery() as nursery:
+                self._done = trio.Event()
+                nursery.start_soon(self._sampler)
+                nursery.start_soon(self._submit_all)
+                nursery.start_soon(self._probe_loop)
+                if threading.current_thread() is threading.main_thread():
+                    nursery.start_soon(self._stop_on_signal)
+                with trio.move_on_after(timeout):
+                    await self._done.wait()
+                if not self._done.is_set():
+                    self.timed_out = True
+                    self.problems.append(f"timed out after {timeout:g}s with tasks not "
+                                         f"terminal")
+                elif self.stopped_early:
+                    self.problems.append(f"stopped early: {self.stopped_early}")
+                nursery.cancel_scope.cancel()
+            self.t_end = time.time()
+            if not self.samples or self.t_end - self.t0 - self.samples[-1]["t"] > 0.5:
+                await self._sample()  # the state at the end
+            self.stats_last = await self._stats()
+            await self._find_leader()
+            for d in self.state.daemons:
+                sample = measure.read_proc(d.pid)
+                if sample is not None:
+                    self.final_proc[d.name] = sample
+        finally:
+            self.client.close()
+
+    async def _create_pools(self) -> None:
+        capacity = self.scenario.cluster.capacity()
+        self.pool_ids: dict[str, str] = {}
+        for pool in self.scenario.pools:
+            self.pool_ids[pool.path] = await self.client.create_respool(
+                pool.path, pool_config(pool, capacity))
+        names = ", ".join(self.pool_ids)
+        self.say(f"pools created: {names}")
+
+    async def _find_leader(self) -> None:
+        from peloton.api.private.cluster import cluster_pb2
+
+        try:
+            view = await self.cluster.call("GetClusterView", cluster_pb2.GetClusterViewRequest(),
+                                           timeout=5.0)
+        except PelotonError as error:
+            self.problems.append(f"no resmgr leader answered GetClusterView: {error}")
+            return
+        by_address = {d.grpc: d.name for d in self.config.of_kind("resmgr")}
+        leader = by_address.get(view.leader, view.leader)
+        if self.leader and leader != self.leader:
+            self.leader_changes.append(f"{self.leader} -> {leader}")
+            self.problems.append(f"the resmgr leader changed during the run "
+                                 f"({self.leader} -> {leader})")
+        self.leader = leader
+
+    async def _stats(self) -> Any:
+        from peloton.api.private.cluster import cluster_pb2
+
+        try:
+            return await self.cluster.call("GetStats", cluster_pb2.GetStatsRequest(),
+                                           timeout=5.0, deadline=5.0)
+        except PelotonError:
+            return None
+
+    # -- submitting ----------------------------------------------------------------
+    async def _submit_all(self) -> None:
+        limiter = trio.Semaphore(self.scenario.concurrency)
+        async with trio.open_nursery() as creates, trio.open_nursery() as groups:
+            for group in self.scenario.workload:
+                groups.start_soon(self._submit_group, group, limiter, creates)
+        self._submitting_done = True
+        total = sum(1 for j in self.jobs.values() if not j.probe)
+        self.say(f"[{time.time() - self.t0:6.1f}s] all {total} bulk jobs submitted "
+                 f"({len(self.submit_errors)} errors)")
+
+    async def _submit_group(self, group: WorkloadGroup, limiter: trio.Semaphore,
+                            creates: trio.Nursery) -> None:
+        start = trio.current_time() + group.start_s
+        await trio.sleep_until(start)
+        # One validated config per distinct duration, copied per job.
+        configs: dict[float, Any] = {}
+        for n in range(group.jobs):
+            if group.arrival.mode == "rate":
+                await trio.sleep_until(start + n / group.arrival.jobs_per_s)
+            duration = draw_duration(self.rng, group.task)
+            base = configs.get(duration)
+            if base is None:
+                base = configs[duration] = job_config(
+                    f"{BULK_PREFIX}{group.name}", group.type, group.instances, group.task,
+                    duration, group.max_failures, label=group.name)
+            config = type(base)()
+            config.CopyFrom(base)
+            config.name = f"{BULK_PREFIX}{group.name}-{n:05d}"
+            await limiter.acquire()
+            creates.start_soon(self._create, group.name, group.pool, config, limiter)
+
+    async def _create(self, group: str, pool: str, config: Any,
+                      limiter: trio.Semaphore | None) -> None:
+        from peloton.api.v0.job import job_pb2
+        from peloton.api.v0.peloton import peloton_pb2
+
+        job_id = new_job_id()
+        request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=job_id), config=config)
+        request.config.respoolID.value = self.pool_ids[pool]
+        record = JobRecord(job_id, group, config.instanceCount, time.time())
+        self.jobs[job_id] = record
+        try:
+            for attempt in range(CREATE_ATTEMPTS):
+                try:
+                    await self.client.jobs.call("Create", request)
+                except AlreadyExists:
+                    pass  # an earlier attempt went through (same id, same config)
+                except (DeadlineExceeded, Unavailable) as error:
+                    if attempt + 1 < CREATE_ATTEMPTS:
+                        continue
+                    record.error = str(error)
+                except PelotonError as error:
+                    record.error = str(error)
+                break
+            if record.error:
+                self.submit_errors.append(f"{config.name}: {record.error}")
+                if len(self.submit_errors) <= 5:
+                    self.say(f"create {config.name} failed: {record.error}")
+            else:
+                record.acked_at = time.time()
+        finally:
+            if limiter is not None:
+                limiter.release()
+
+    async def _probe_loop(self) -> None:
+        probes = self.scenario.probes
+        if probes is None:
+            self._probes_done = True
+            return
+        rng = random.Random(self.scenario.seed + 1)
+        n = 0
+        start = trio.current_time()
+        async with trio.open_nursery() as creates:
+            while probes.max is None or n < probes.max:
+                await trio.sleep_until(start + n * probes.every_s)
+                if self._submitting_done and self._bulk_active == 0:
+                    break
+                config = job_config(f"{PROBE_PREFIX}{n:05d}", "batch", probes.instances,
+                                    probes.task, draw_duration(rng, probes.task), label="probe")
+                creates.start_soon(self._create, "probe", probes.pool, config, None)
+                n += 1
+        self._probes_done = True
+
+    def _stop(self, reason: str) -> None:
+        """End the run now (the report says why); the first reason wins."""
+        if not self._done.is_set():
+            self.stopped_early = reason
+            self.say(f"! stopping: {reason}")
+            self._done.set()
+
+    async def _stop_on_signal(self) -> None:
+        """SIGINT or SIGTERM ends the run early but still writes the report;
+        a second one interrupts for good."""
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for signum in signals:
+                self._stop(f"interrupted ({signal.Signals(signum).name})")
+                break
+        await trio.sleep_forever()
+
+    # -- sampling ----------------------------------------------------------------
+    async def _sampler(self) -> None:
+        """Sample once a second; less often when a sample's calls take over
+        ``POLL_S / POLL_SHARE`` (GetStats counts every tracked task under the
+        Raft lock), so the harness's own load on the daemons stays small.
+
+        Ends the run when every job is terminal, when every jobmgr has died,
+        or when no counter moved for ``stall_s`` seconds. Rewrites
+        ``timeseries.json`` every :data:`CHECKPOINT_S` seconds, so a run
+        that is killed leaves its samples behind."""
+        assert self.state is not None
+        next_at = trio.current_time()
+        last_move = trio.current_time()
+        last_key: tuple[int, ...] = ()
+        last_checkpoint = trio.current_time()
+        jobmgrs = {d.name for d in self.state.daemons if d.kind == "jobmgr"}
+        while True:
+            began = trio.current_time()
+            await self._sample()
+            took = trio.current_time() - began
+            if (self._submitting_done and self._probes_done and self._active_total == 0
+                    and not self._done.is_set()):
+                self._done.set()
+            if self.samples:
+                s = self.samples[-1]
+                key = tuple(s[k] for k in ("created", "admitted", "placed", "launched",
+                                           "running_total", "completed"))
+                if key != last_key:
+                    last_key, last_move = key, trio.current_time()
+                elif trio.current_time() - last_move > self.stall_s:
+                    self._stop(f"no progress for {self.stall_s:g}s")
+            if jobmgrs and jobmgrs <= set(self.died):
+                self._stop("every jobmgr died")
+            if trio.current_time() - last_checkpoint >= CHECKPOINT_S:
+                last_checkpoint = trio.current_time()
+                await trio.to_thread.run_sync(self._write_timeseries)
+            next_at = max(next_at + max(POLL_S, POLL_SHARE * took), trio.current_time())
+            await trio.sleep_until(next_at)
+
+    def _write_timeseries(self) -> None:
+        reporting.write_json(self.run_dir / "timeseries.json",
+                             {"scenario": self.scenario.name, "t0": self.t0,
+                              "samples": list(self.samples)})
+
+    async def _query_active(self) -> tuple[dict[str, int], int, set[str]] | None:
+        """(task counts by state over the jobs not yet terminal, their tasks,
+        their ids) from one summary Query; None if no jobmgr answered."""
+        from peloton.api.v0.job import job_pb2
+
+        request = job_pb2.QueryRequest(summaryOnly=True, spec=job_pb2.QuerySpec(
+            jobStates=list(ACTIVE_JOB_STATES),
+            limit=1_000_000))
+        try:
+            reply = await self.client.jobs.call("Query", request, timeout=10.0, deadline=10.0)
+        except PelotonError:
+            return None
+        counts: dict[str, int] = {}
+        ids: set[str] = set()
+        bulk = tasks = 0
+        for summary in reply.summary:
+            ids.add(summary.id.value)
+            tasks += summary.instanceCount
+            if not summary.name.startswith(PROBE_PREFIX):
+                bulk += 1
+            for state, n in summary.runtime.taskStats.items():
+                counts[state] = counts.get(state, 0) + n
+        self._bulk_active = bulk if self._submitting_done or bulk else self._bulk_active
+        self._active_total = len(ids)
+        return counts, tasks, ids
+
+    async def _sample(self) -> None:
+        assert self.state is not None
+        now = time.time()
+        acked = [j for j in self.jobs.values() if j.acked_at and j.acked_at <= now]
+        stats = await self._stats()
+        active = await self._query_active()
+        t = time.time() - self.t0
+        previous = self.samples[-1] if self.samples else None
+        rm_states: dict[str, int] = dict(stats.taskStates) if stats is not None else {}
+        created = 0
+        if active is not None:
+            # Jobs the jobmgrs have: those not terminal (some whose Create has not
+            # returned yet), and those acknowledged before the query that left it.
+            jm_states, active_tasks, ids = active
+            finished = sum(j.instances for j in acked if j.job_id not in ids)
+            jm_states = dict(jm_states)
+            jm_states["SUCCEEDED"] = jm_states.get("SUCCEEDED", 0) + finished
+            created = active_tasks + finished
+        if active is None or stats is None:
+            if previous is None:
+                return
+            sample = dict(previous)
+            sample["stale"] = True
+        else:
+            sample = measure.derive_counters(created, stats.tasks, rm_states, jm_states)
+            if previous is not None:
+                for key in ("admitted", "placed", "launched", "running_total", "completed"):
+                    sample[key] = max(sample[key], previous[key])
+        sample["t"] = round(t, 3)
+        sample["jobs_acked"] = len(acked)
+        sample["jobs_active"] = self._active_total
+        if stats is not None:
+            sample["tracked"] = stats.tasks
+            sample["ready_gangs"] = stats.readyGangs
+            sample["placements_waiting"] = stats.placementsWaiting
+            sample["raft_applied"] = stats.appliedCommands
+            self.max_tracked = max(self.max_tracked, stats.tasks)
+        cpu: dict[str, float] = {}
+        rss: dict[str, int] = {}
+        for d in self.state.daemons:
+            proc = measure.read_proc(d.pid)
+            if proc is None:
+                if d.name not in self.died:
+                    self.died[d.name] = t
+                    self.problems.append(f"{d.name} (pid {d.pid}) died at {t:.0f}s; see "
+                                         f"{minicluster.log_path(self.run_dir, d.name)}")
+                    self.say(f"! {d.name} died at {t:.0f}s")
+                continue
+            cpu[d.name] = proc.cpu_s
+            rss[d.name] = proc.rss_bytes
+            self.final_proc[d.name] = proc
+        sample["cpu_s"] = cpu
+        sample["rss_bytes"] = rss
+        self.samples.append(sample)
+        self._show(sample)
+
+    def _show(self, s: Mapping[str, Any]) -> None:
+        first = _window_start(self.samples, len(self.samples) - 1, 5.0)
+        dt = s["t"] - first["t"]
+        run_rate = (s["running_total"] - first["running_total"]) / dt if dt > 0 else 0.0
+        done_rate = (s["completed"] - first["completed"]) / dt if dt > 0 else 0.0
+        total = self.scenario.bulk_tasks + sum(j.instances for j in self.jobs.values()
+                                               if j.probe and not j.error)
+        backlog = s["pending"] + s["ready"] + s["placing"] + s["placed_waiting"]
+        self.progress.update(s["t"], (
+            f"[{s['t']:6.0f}s] submitted {s['created']}/{total}  backlog {backlog}  "
+            f"launching {s['launching']}  running {s['running']}  completed {s['completed']}  "
+            f"running/s {run_rate:.0f}  completed/s {done_rate:.0f}"))
+
+    # -- the report ----------------------------------------------------------------
+    def _report(self, a: measure.StoreAnalysis) -> dict[str, Any]:
+        wall = max(0.0, self.t_end - self.t0)
+        daemons: dict[str, dict[str, Any]] = {}
+        assert self.state is not None
+        for d in self.state.daemons:
+            last = self.final_proc.get(d.name)
+            first = self.first_proc.get(d.name)
+            daemons[d.name] = {
+                "kind": d.kind,
+                "cpu_s": (round(last.cpu_s - first.cpu_s, 2) if last and first else None),
+                "cpu_s_total": round(last.cpu_s, 2) if last else None,
+                "peak_rss_bytes": last.hwm_bytes if last else None,
+                "idle_rss_bytes": self.idle_rss.get(d.name),
+                "died": d.name in self.died,
+            }
+        bulk = [j for j in self.jobs.values() if not j.probe]
+        probes = [j for j in self.jobs.values() if j.probe]
+
+        bulk_tasks = sum(j.instances for j in bulk if j.acked_at)
+
+        def reached(key: str) -> float | None:
+            """Tasks/s for counter ``key``: the bulk load's tasks over the time the
+            counter took to reach their number (it counts probe tasks too: they
+            are few). None if it never did."""
+            for s in self.samples:
+                if s[key] >= bulk_tasks > 0:
+                    return measure.rate(bulk_tasks, s["t"])
+            return None
+
+        peak = 0.0
+        for i, s in enumerate(self.samples):
+            start = _window_start(self.samples, i, 5.0)
+            dt = s["t"] - start["t"]
+            if dt > 0:
+                peak = max(peak, (s["running_total"] - start["running_total"]) / dt)
+        raft_per_s = items_per_command = None
+        commands: dict[str, dict[str, int]] = {}
+        if self.stats_first is not None and self.stats_last is not None and wall > 0:
+            f, last_stats = self.stats_first, self.stats_last
+            applied = last_stats.appliedCommands - f.appliedCommands
+            raft_per_s = applied / wall if applied >= 0 else None
+            n_cmds = n_items = 0
+            for name, count in last_stats.commands.items():
+                dc = count - f.commands.get(name, 0)
+                di = last_stats.commandItems.get(name, 0) - f.commandItems.get(name, 0)
+                if dc > 0:
+                    commands[name] = {"commands": dc, "items": di}
+                    n_cmds += dc
+                    n_items += di
+            items_per_command = n_items / n_cmds if n_cmds else None
+        leader = daemons.get(self.leader) or {}
+        bytes_per_task = None
+        if leader.get("peak_rss_bytes") and leader.get("idle_rss_bytes") and self.max_tracked:
+            bytes_per_task = (leader["peak_rss_bytes"] - leader["idle_rss_bytes"]) \
+                / self.max_tracked
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        correct = (a.tasks_total > 0 and a.tasks_completed == a.tasks_total and a.tasks_lost == 0
+                   and a.duplicate_runs == 0 and a.overcommitted_hosts == 0
+                   and not self.timed_out and not self.stopped_early)
+        problems = list(self.problems)
+        if a.tasks_lost:
+            problems.append(f"{a.tasks_lost} tasks lost ({a.tasks_not_terminal} not terminal, "
+                            f"{a.tasks_missing} missing from the store)")
+        if a.duplicate_runs:
+            problems.append(f"{a.duplicate_runs} runs ended more than once")
+        if a.overcommitted_hosts:
+            problems.append(f"{a.overcommitted_hosts} hosts over-committed, e.g. "
+                            f"{a.overcommit_examples[:1]}")
+        if self.submit_errors:
+            problems.append(f"{len(self.submit_errors)} job creates failed, e.g. "
+                            f"{self.submit_errors[0]}")
+        c = self.scenario.cluster
+        lat, probe = a.create_to_running, a.probe_running
+        return {
+            # -- stable keys --
+            "scenario": self.scenario.name,
+            "tasks_total": a.tasks_total,
+            "tasks_completed": a.tasks_completed,
+            "tasks_lost": a.tasks_lost,
+            "duplicate_runs": a.duplicate_runs,
+            "overcommitted_hosts": a.overcommitted_hosts,
+            "wall_s": round(wall, 3),
+            "running_per_s": _round(a.running_per_s),
+            "completed_per_s": _round(a.completed_per_s),
+            "create_to_running_p50_s": _round(lat["p50"], 3),
+            "create_to_running_p99_s": _round(lat["p99"], 3),
+            "probe_running_p99_s": _round(probe["p99"], 3),
+            "daemons": daemons,
+            # -- extras --
+            "correct": correct,
+            "timed_out": self.timed_out,
+            "stopped_early": self.stopped_early or None,
+            "problems": problems,
+            "started_at": datetime.datetime.fromtimestamp(self.t0, datetime.UTC).isoformat()
+            if self.t0 else None,
+            "run_dir": str(self.run_dir),
+            "cluster_start_s": round(self.cluster_start_s, 2),
+            "hosts": c.hosts,
+            "hostmgr_shards": c.hostmgr_shards,
+            "jobmgrs": c.jobmgrs,
+            "placements": c.placements,
+            "bulk_jobs": len(bulk),
+            "bulk_tasks": bulk_tasks,
+            "probe_jobs": len(probes),
+            "probe_tasks": sum(j.instances for j in probes if j.acked_at),
+            "submit_errors": len(self.submit_errors),
+            "harness_orphaned_call_errors": self.orphaned_calls,
+            "tasks_succeeded": a.tasks_succeeded,
+            "tasks_failed": a.tasks_failed,
+            "tasks_killed": a.tasks_killed,
+            "tasks_retried": a.tasks_retried,
+            "tasks_not_terminal": a.tasks_not_terminal,
+            "tasks_missing": a.tasks_missing,
+            "runs_started_twice": a.runs_started_twice,
+            "runs_checked": a.runs_checked,
+            "hosts_used": a.hosts_used,
+            "overcommit_examples": a.overcommit_examples,
+            "admitted_per_s": _round(reached("admitted")),
+            "placed_per_s": _round(reached("placed")),
+            "launched_per_s": _round(reached("launched")),
+            "peak_running_per_s": _round(peak),
+            "create_to_running_p90_s": _round(lat["p90"], 3),
+            "create_to_running_max_s": _round(lat["max"], 3),
+            "create_to_running_mean_s": _round(lat["mean"], 3),
+            "probe_running_p50_s": _round(probe["p50"], 3),
+            "probe_running_p90_s": _round(probe["p90"], 3),
+            "probe_running_max_s": _round(probe["max"], 3),
+            "raft_commands_per_s": _round(raft_per_s),
+            "raft_items_per_command": _round(items_per_command),
+            "raft_commands": commands,
+            "resmgr_leader": self.leader,
+            "leader_changes": self.leader_changes,
+            "max_tasks_tracked": self.max_tracked,
+            "bytes_per_task_tracked": _round(bytes_per_task, 0),
+            "harness": {"cpu_s": round(self.harness_cpu_run, 2),
+                        "peak_rss_bytes": own.ru_maxrss * 1024,
+                        "analysis_s": round(a.seconds, 2)},
+            "machine": reporting.machine_info(),
+        }
+
+
+def _window_start(samples: list[dict[str, Any]], i: int, window: float) -> dict[str, Any]:
+    """The latest sample at least ``window`` seconds before sample ``i`` (else the first)."""
+    t = samples[i]["t"]
+    j = i
+    while j > 0 and samples[j]["t"] > t - window:
+        j -= 1
+    return samples[j]
+
+
+def _round(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def _within_rpc(fn: Callable[[], Any], on_orphan: Callable[[str], None]) -> Any:
+    """``fn()`` inside ``open_rpc()``, with an asyncio exception handler that
+    reports, instead of raising into trio, the errors of calls that nobody
+    waits for any more.
+
+    A grpclib call abandoned by a trio cancellation (the run ending, a
+    timeout) may fail later; asyncio then reports "Task exception was never
+    retrieved", and a channel collected while open reports "Unclosed
+    connection". trio-asyncio's default handler raises both into the loop's
+    nursery, which ends the whole RPC loop (the daemons die of the same
+    thing; see the report). The harness counts them through ``on_orphan``.
+    """
+    import trio_asyncio
+
+    from peloton.rpc import open_rpc
+
+    error: Exception | None = None
+    result: Any = None
+    async with open_rpc():
+        loop = trio_asyncio.current_loop.get()
+
+        def handler(_loop: Any, context: dict[str, Any]) -> None:
+            message = str(context.get("message", ""))
+            if (message.startswith("Task exception was never retrieved")
+                    or message.startswith("Unclosed connection")):
+                on_orphan(f"{message}: {context.get('exception')!r}")
+                return
+            loop.default_exception_handler(context)
+
+        loop.set_exception_handler(handler)
+        try:
+            result = await fn()
+        except Exception as e:
+            error = e
+    if error is not None:
+        raise error
+    return result
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def default_run_dir(name: str) -> pathlib.Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return pathlib.Path("loadtest-runs") / f"{name}-{stamp}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="peloton-loadtest",
+        description="Run a load-test scenario on a local cluster of real daemons and report "
+                    "throughput, latency, cost and correctness (see loadtest/README.md).")
+    parser.add_argument("scenario", help="a shipped scenario's name (smoke, "
+                        "10k-hosts-100k-tasks, ...) or the path of a scenario file")
+    parser.add_argument("--out", type=pathlib.Path, default=None,
+                        help="the run directory (default loadtest-runs/SCENARIO-TIMESTAMP)")
+    parser.add_argument("--keep", action="store_true",
+                        help="leave the cluster running after the run")
+    parser.add_argument("--profile", action="store_true",
+                        help="record every daemon with py-spy (RUN/profiles/NAME.svg)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="override the scenario's timeout_s")
+    parser.add_argument("--stall", type=float, default=None, metavar="SECONDS",
+                        help=f"give up when no counter moved for this long (default "
+                             f"{STALL_S:g}, or twice the longest task if longer)")
+    args = parser.parse_args(argv)
+    try:
+        scenario = load_scenario(args.scenario)
+    except InvalidArgument as error:
+        print(f"peloton-loadtest: {error}", file=sys.stderr)
+        return 2
+    if args.timeout is not None:
+        if not args.timeout > 0:
+            print("peloton-loadtest: --timeout must be positive", file=sys.stderr)
+            return 2
+        from dataclasses import replace
+        scenario = replace(scenario, timeout_s=args.timeout)
+    run_dir = args.out or default_run_dir(scenario.name)
+    if args.stall is not None and not args.stall > 0:
+        print("peloton-loadtest: --stall must be positive", file=sys.stderr)
+        return 2
+    test = LoadTest(scenario, run_dir, keep=args.keep, profile=args.profile,
+                    stall_s=args.stall)
+    try:
+        report = test.run()
+    except minicluster.ClusterNotReady:
+        return 2
+    except InvalidArgument as error:
+        print(f"peloton-loadtest: {error}", file=sys.stderr)
+        return 2
+    except PelotonError as error:
+        print(f"peloton-loadtest: the run failed: {error} (logs in {test.run_dir / 'logs'})",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\npeloton-loadtest: interrupted", file=sys.stderr)
+        return 130
+    except BaseExceptionGroup as group:
+        if group.subgroup(KeyboardInterrupt) is None:
+            raise
+        print("\npeloton-loadtest: interrupted", file=sys.stderr)
+        return 130
+    print(reporting.format_table(report))
+    print(f"report: {test.run_dir / 'report.json'}")
+    return 0 if report["correct"] else 1
+
+
+if __name__ == "__main__":
+    with contextlib.suppress(BrokenPipeError):
+        sys.exit(main())

@@ -1,0 +1,46 @@
+"""The ``smoke`` scenario end to end on real daemons: correctness, never speed."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+
+import pytest
+
+from loadtest.harness import LoadTest
+from loadtest.report import STABLE_KEYS, format_table
+from loadtest.scenario import load
+
+pytestmark = pytest.mark.cluster
+
+
+@pytest.mark.timeout(240)
+def test_smoke_scenario_runs_correctly(tmp_path: pathlib.Path) -> None:
+    run_dir = tmp_path / "run"
+    progress = io.StringIO()
+    report = LoadTest(load("smoke"), run_dir, stream=progress).run()
+
+    problems = report["problems"]
+    assert report["tasks_total"] > 0, problems
+    assert report["tasks_completed"] == report["tasks_total"], problems
+    assert report["tasks_lost"] == 0, problems
+    assert report["duplicate_runs"] == 0, problems
+    assert report["overcommitted_hosts"] == 0, problems
+    assert report["correct"] and not report["timed_out"], problems
+    assert report["bulk_tasks"] == load("smoke").bulk_tasks
+
+    written = json.loads((run_dir / "report.json").read_text())
+    for key in STABLE_KEYS:
+        assert key in written, key
+    assert set(written["daemons"]) == {
+        "resmgr-0", "resmgr-1", "resmgr-2", "jobmgr-0", "jobmgr-1", "placement-0",
+        "placement-1", "hostmgr-0"}
+    for figures in written["daemons"].values():
+        assert figures["cpu_s"] is not None and figures["peak_rss_bytes"] > 0
+    samples = json.loads((run_dir / "timeseries.json").read_text())["samples"]
+    assert samples and samples[-1]["completed"] >= report["bulk_tasks"]
+    assert "submitted" in progress.getvalue()
+    assert "loadtest smoke: OK" in format_table(written)
+    # the cluster was stopped
+    assert not (run_dir / "state.json").exists()
