@@ -522,8 +522,6 @@ class TaskHandler:
             raise NotFound(f"task {job_id}-{request.instanceId} does not exist")
         info = self._info(job_id, config, row)
         reply = task_pb2.GetResponse(result=info)
-        for ev in await self.jm.storage.task_events(job_id, request.instanceId, limit=50):
-            del ev
         return reply
 
     async def List(self, request: task_pb2.ListRequest) -> Any:

@@ -108,14 +108,6 @@ class Resmgr:
             raise getattr(errors, cls_name, errors.Internal)(message, field=field)
         return value
 
-    async def propose_chunked(self, name: str, items: list[Any], make: Any,
-                              *, per_command: int) -> list[Any]:
-        """Propose ``make(chunk)`` for chunks of items small enough for Raft."""
-        results = []
-        for i in range(0, len(items), per_command):
-            results.append(await self.propose(name, make(items[i:i + per_command])))
-        return results
-
     async def wait_until(self, ready: Any, timeout_ms: int) -> bool:
         """Wait (at most ``timeout_ms``) until ``ready()`` holds under the lock."""
         with trio.move_on_after(timeout_ms / 1000):
