@@ -7,7 +7,6 @@ under the node lock. A replica that does not lead answers every call with
 
 from __future__ import annotations
 
-import collections
 import logging
 import time
 import uuid
@@ -431,7 +430,7 @@ class ClusterHandler:
         self.rm.require_leader()
         with self.rm.node.lock:
             state = self.rm.state
-            counts = collections.Counter(TaskState(e.state).name for e in state.tasks.values())
+            counts = {TaskState(k).name: n for k, n in state.state_counts.items() if n}
             reply = cpb.Stats(
                 appliedCommands=state.applied, commands=dict(state.command_counts),
                 commandItems=dict(state.command_items), taskStates=dict(counts),

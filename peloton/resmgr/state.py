@@ -87,7 +87,11 @@ PLACING_TIMEOUT = 30.0
 PREEMPTION_ENABLED = False
 LAUNCHING_TIMEOUT = 60.0
 MEMBER_TTL = 5.0
+# Results kept for idempotent retries: the last RECENT_KEYS commands, and of
+# those only the ones applied in the last RECENT_S seconds (a caller retries
+# within its 10 s deadline; a get_placements result holds 100 placements).
 RECENT_KEYS = 10000
+RECENT_S = 60.0
 
 # A leaf's queues, in the order an admission pass visits them.
 NON_PREEMPTIBLE, CONTROLLER, REVOCABLE, PENDING = (
@@ -245,12 +249,23 @@ class ResmgrState:
         self.applied = 0
         # Derived from the above (never snapshotted): see the module docstring.
         self.entitlements: dict[str, Entitlement] = {}
+        # Tasks per state, kept as states change (reads never scan the tracker).
+        self.state_counts: collections.Counter[int] = collections.Counter()
+        # (deadline, mesos task ids) in the order set; PLACING's and
+        # LAUNCHING's timeouts are constants and ``now`` never goes back, so
+        # each deque is sorted and ``tick`` pops only what expired. Entries
+        # are checked against the task when popped (it may have moved on).
+        self.deadlines: dict[int, deque[tuple[float, list[str]]]] = {
+            TaskState.PLACING: deque(), TaskState.LAUNCHING: deque()}
+        # One Resources tuple per distinct task shape (a million tasks of a
+        # thousand jobs share a handful).
+        self._shapes: dict[Resources, Resources] = {}
         self._stale = True
         self._entitle()
         # Diagnostics of this replica since it started; not part of the state.
         self.command_counts: collections.Counter[str] = collections.Counter()
         self.command_items: collections.Counter[str] = collections.Counter()
-        self.recent: OrderedDict[str, Any] = OrderedDict()
+        self.recent: OrderedDict[str, tuple[float, Any]] = OrderedDict()
 
     # -- entry point ----------------------------------------------------
     def apply(self, blob: bytes) -> Any:
@@ -259,7 +274,7 @@ class ResmgrState:
         self.command_counts[command.name] += 1
         self.command_items[command.name] += _items(command.payload)
         if command.key and command.key in self.recent:
-            return self.recent[command.key]
+            return self.recent[command.key][1]
         handler = COMMANDS.get(command.name)
         if handler is None:
             result: Any = [False, ["InvalidArgument", f"unknown command {command.name}", None]]
@@ -272,10 +287,22 @@ class ResmgrState:
                 result = [False, ["Internal", f"{command.name} failed: {error!r}", None]]
         self._entitle()  # what reads see is never stale
         if command.key:
-            self.recent[command.key] = result
-            if len(self.recent) > RECENT_KEYS:
-                self.recent.popitem(last=False)
+            recent = self.recent
+            recent[command.key] = (self.now, result)
+            while recent and (len(recent) > RECENT_KEYS
+                              or next(iter(recent.values()))[0] < self.now - RECENT_S):
+                recent.popitem(last=False)
         return result
+
+    def _set_state(self, entry: TaskEntry, state: int) -> None:
+        counts = self.state_counts
+        counts[entry.state] -= 1
+        counts[state] += 1
+        entry.state = state
+
+    def _shape(self, vector: list[float]) -> Resources:
+        r = Resources(*vector)
+        return self._shapes.setdefault(r, r)
 
     # -- pools ----------------------------------------------------------
     def _pool_from(self, p: dict[str, Any]) -> Pool:
@@ -328,7 +355,8 @@ class ResmgrState:
     # -- tasks ----------------------------------------------------------
     def _forget(self, entry: TaskEntry) -> None:
         """Drop a task everywhere; release what it held."""
-        self.tasks.pop(entry.mesos_task_id, None)
+        if self.tasks.pop(entry.mesos_task_id, None) is not None:
+            self.state_counts[entry.state] -= 1
         if self.current_run.get(entry.task_id) == entry.mesos_task_id:
             del self.current_run[entry.task_id]
         pool = self.pools.get(entry.pool)
@@ -363,9 +391,9 @@ class ResmgrState:
         for pool in respool.ancestors(self.pools, pool_id):
             pool.allocation = (pool.allocation - amount).clamp_zero()
 
-    def _allocate(self, gang: Gang) -> None:
+    def _allocate(self, gang: Gang, amount: Resources) -> None:
+        """Count ``amount`` (gangs of ``gang``'s pool and kind) as allocated."""
         leaf = self.pools[gang.pool]
-        amount = gang.resources
         if not gang.preemptible and not gang.revocable:
             leaf.np_allocation = leaf.np_allocation + amount
         if gang.controller and not gang.revocable:
@@ -410,7 +438,8 @@ class ResmgrState:
                 fresh.append(t)
             if not fresh:
                 continue
-            total = Resources.sum([Resources(*t["resources"]) for t in fresh])
+            shapes = [self._shape(t["resources"]) for t in fresh]
+            total = shapes[0] if len(shapes) == 1 else Resources.sum(shapes)
             if not total.fits_in(limit):
                 for t in fresh:
                     failed.append([t["mesos_task_id"],
@@ -424,12 +453,12 @@ class ResmgrState:
                         revocable=all(t.get("revocable", False) for t in fresh))
             self.next_gang += 1
             self.gangs[gang.id] = gang
-            for t in fresh:
+            for t, shape in zip(fresh, shapes, strict=True):
                 entry = TaskEntry(t["mesos_task_id"], t["task_id"], pool.id, t["shard"],
-                                  TaskState.PENDING, Resources(*t["resources"]), t["priority"],
-                                  gang.id, t["task"])
+                                  TaskState.PENDING, shape, t["priority"], gang.id, t["task"])
                 self.tasks[entry.mesos_task_id] = entry
                 self.current_run[entry.task_id] = entry.mesos_task_id
+            self.state_counts[TaskState.PENDING] += len(fresh)
             if gang.revocable:
                 pool.slack_demand = pool.slack_demand + total
             else:
@@ -460,7 +489,8 @@ class ResmgrState:
                     entry.resources, *flags)
         self.next_gang += 1
         self.gangs[gang.id] = gang
-        entry.gang, entry.state, entry.placement, entry.deadline = gang.id, TaskState.READY, None, 0
+        self._set_state(entry, TaskState.READY)
+        entry.gang, entry.placement, entry.deadline = gang.id, None, 0
         self.ready.append(gang.id)
 
     # -- entitlement and admission ------------------------------------
@@ -527,6 +557,32 @@ class ResmgrState:
                 return f"limit of {respool.path_of(self.pools, p.id)}: " + ", ".join(over)
         return None
 
+    def _room(self, gang: Gang) -> Resources:
+        """How much more a gang of ``gang``'s kind may take now: per kind,
+        the least headroom (bound - usage) over the admitters ``refusal``
+        applies to it. Within one pass the bounds stay put and admitting
+        a gang of the same kind adds its resources to exactly the usages
+        counted here, so a pass admits against this vector instead of
+        asking ``refusal`` for every gang."""
+        pool = self.pools[gang.pool]
+        rooms: list[Resources] = []
+        if self.capacity_known():
+            ent = self.entitlements.get(pool.id)
+            if ent is not None:
+                if gang.revocable:
+                    rooms.append(ent.slack_entitlement - pool.slack_allocation)
+                else:
+                    used = (pool.allocation - pool.slack_allocation).clamp_zero()
+                    rooms.append(ent.non_slack_entitlement - used)
+            limit = pool.controller_limit_resources()
+            if gang.controller and not gang.revocable and limit is not None:
+                rooms.append(limit - pool.controller_allocation)
+            if PREEMPTION_ENABLED and not gang.preemptible and not gang.revocable:
+                rooms.append(pool.reservation() - pool.np_allocation)
+        for p in respool.ancestors(self.pools, pool.id):
+            rooms.append(p.limit() - p.allocation)
+        return Resources(*(min(kind) for kind in zip(*rooms, strict=True)))
+
     def _admit(self, pool_id: str) -> None:
         """Admit what the leaf's queues allow (module docstring)."""
         queues = self.queues.get(pool_id)
@@ -541,26 +597,44 @@ class ResmgrState:
                 del queues[name]
 
     def _admit_queue(self, pool_id: str, name: str, queue: dict[int, deque[int]]) -> None:
-        for priority in sorted(queue, reverse=True):
-            gangs = queue[priority]
-            while gangs:
-                gang = self.gangs.get(gangs[0])
-                if gang is None or not gang.tasks:
+        # Gangs of one kind admitted in a row are allocated as one sum.
+        flags: tuple[bool, bool, bool] | None = None
+        room = ZERO
+        kin: Gang | None = None
+        admitted: list[Resources] = []
+        try:
+            for priority in sorted(queue, reverse=True):
+                gangs = queue[priority]
+                while gangs:
+                    gang = self.gangs.get(gangs[0])
+                    if gang is None or not gang.tasks:
+                        gangs.popleft()
+                        continue
+                    if (gang.preemptible, gang.controller, gang.revocable) != flags:
+                        if kin is not None and admitted:
+                            self._allocate(kin, Resources.sum(admitted))
+                            admitted = []
+                        flags = (gang.preemptible, gang.controller, gang.revocable)
+                        kin, room = gang, self._room(gang)
+                    need = gang.resources
+                    if not all(n <= 0.0 or n <= r + EPSILON
+                               for n, r in zip(need, room, strict=True)):
+                        kind = gang.kind()
+                        if name != PENDING or kind == PENDING:
+                            return  # head-of-line: this queue is full for now
+                        gangs.popleft()
+                        self._queue(pool_id, kind, gang)
+                        continue
                     gangs.popleft()
-                    continue
-                if self.refusal(gang) is not None:
-                    kind = gang.kind()
-                    if name != PENDING or kind == PENDING:
-                        return  # head-of-line: this queue is full for now
-                    gangs.popleft()
-                    self._queue(pool_id, kind, gang)
-                    continue
-                gangs.popleft()
-                self._allocate(gang)
-                for mid in gang.tasks:
-                    self.tasks[mid].state = TaskState.READY
-                self.ready.append(gang.id)
-            del queue[priority]
+                    room = room - need
+                    admitted.append(need)
+                    for mid in gang.tasks:
+                        self._set_state(self.tasks[mid], TaskState.READY)
+                    self.ready.append(gang.id)
+                del queue[priority]
+        finally:
+            if kin is not None and admitted:
+                self._allocate(kin, Resources.sum(admitted))
 
     def dequeue(self, p: dict[str, Any]) -> list[list[str]]:
         """Hand up to ``limit`` READY gangs to a placement worker (-> PLACING).
@@ -577,8 +651,11 @@ class ResmgrState:
                 continue
             for mid in gang.tasks:
                 entry = self.tasks[mid]
-                entry.state, entry.deadline = TaskState.PLACING, deadline
+                self._set_state(entry, TaskState.PLACING)
+                entry.deadline = deadline
             out.append(list(gang.tasks))
+        if out:
+            self.deadlines[TaskState.PLACING].append((deadline, [m for g in out for m in g]))
         return out
 
     def set_placements(self, p: dict[str, Any]) -> None:
@@ -588,7 +665,7 @@ class ResmgrState:
                 entry = self.tasks.get(mid)
                 if entry is None or entry.state != TaskState.PLACING:
                     continue  # killed or timed out meanwhile; its lease just expires
-                entry.state = TaskState.PLACED
+                self._set_state(entry, TaskState.PLACED)
                 entry.placement = [hostname, agent, lease, ports, cluster]
                 by_shard.setdefault(entry.shard, []).append([mid, entry.task_id, ports])
             for shard, refs in by_shard.items():
@@ -605,12 +682,13 @@ class ResmgrState:
                 if gang is not None and all(self.tasks[m].state == TaskState.PLACING
                                             for m in gang.tasks):
                     for m in gang.tasks:
-                        self.tasks[m].state = TaskState.READY
+                        self._set_state(self.tasks[m], TaskState.READY)
                     self.ready.append(gid)
 
     def get_placements(self, p: dict[str, Any]) -> list[list[Any]]:
         out: list[list[Any]] = []
         deadline = self.now + LAUNCHING_TIMEOUT
+        launching: list[str] = []
         for shard in p["shards"]:
             queue = self.placements.get(shard)
             while queue and len(out) < p["limit"]:
@@ -622,12 +700,16 @@ class ResmgrState:
                     # further on: skip the stale one.
                     if (entry is not None and entry.state == TaskState.PLACED
                             and entry.placement is not None and entry.placement[2] == lease):
-                        entry.state, entry.deadline = TaskState.LAUNCHING, deadline
+                        self._set_state(entry, TaskState.LAUNCHING)
+                        entry.deadline = deadline
                         live.append([mid, tid, ports])
+                        launching.append(mid)
                 if live:
                     out.append([hostname, agent, lease, cluster, live])
             if queue is not None and not queue:
                 del self.placements[shard]
+        if launching:
+            self.deadlines[TaskState.LAUNCHING].append((deadline, launching))
         return out
 
     def update_tasks(self, p: dict[str, Any]) -> None:
@@ -640,7 +722,7 @@ class ResmgrState:
                 self._forget(entry)
                 released = True
             elif state != entry.state and entry.state != TaskState.PENDING:
-                entry.state = state
+                self._set_state(entry, state)
                 entry.deadline = 0.0
         # Released allocation frees the ancestors' limits and changes
         # entitlements: any leaf's queue may move.
@@ -662,10 +744,15 @@ class ResmgrState:
         for mid in [m.id for m in self.members.values() if m.expires <= self.now]:
             del self.members[mid]
         self._assign_shards()
-        expired = sorted(e.mesos_task_id for e in self.tasks.values()
-                         if e.state in (TaskState.PLACING, TaskState.LAUNCHING)
-                         and e.deadline and e.deadline <= self.now)
-        for mid in expired:
+        expired: list[str] = []
+        for state, queue in self.deadlines.items():
+            while queue and queue[0][0] <= self.now:
+                deadline, mids = queue.popleft()
+                for mid in mids:
+                    e = self.tasks.get(mid)
+                    if e is not None and e.state == state and e.deadline == deadline:
+                        expired.append(mid)
+        for mid in sorted(set(expired)):  # a task may be listed twice
             entry = self.tasks.get(mid)
             if entry is None or entry.state not in (TaskState.PLACING, TaskState.LAUNCHING):
                 continue  # went back with its gang already
@@ -675,8 +762,8 @@ class ResmgrState:
                     self.tasks[m].state == TaskState.PLACING for m in gang.tasks):
                 # Placed as one, so placed again as one (never split a gang).
                 for m in gang.tasks:
-                    self.tasks[m].state, self.tasks[m].deadline = TaskState.READY, 0.0
-                    self.tasks[m].reason = entry.reason
+                    self._set_state(self.tasks[m], TaskState.READY)
+                    self.tasks[m].deadline, self.tasks[m].reason = 0.0, entry.reason
                 self.ready.append(gang.id)
             else:
                 self._to_ready_single(entry)
@@ -785,7 +872,7 @@ class ResmgrState:
                         for m in self.members.values()],
             "shards": [[s, sh.owner, sh.epoch, sh.not_before] for s, sh in self.shards.items()],
             "capacity": {c: list(r) for c, r in self.capacity.items()},
-            "recent": list(self.recent.items()),
+            "recent": [[k, at, result] for k, (at, result) in self.recent.items()],
         }, use_bin_type=True)
 
     def restore(self, blob: bytes) -> None:
@@ -800,11 +887,22 @@ class ResmgrState:
             self.pools[pid] = Pool(pid, name, parent, config,
                                    {k: ResourceSpec(*v) for k, v in res.items()}, policy, cl, sl,
                                    children, *(Resources(*v) for v in vectors))
+        expiring: list[TaskEntry] = []
         for row in d["tasks"]:
-            e = TaskEntry(row[0], row[1], row[2], row[3], row[4], Resources(*row[5]), row[6],
+            e = TaskEntry(row[0], row[1], row[2], row[3], row[4], self._shape(row[5]), row[6],
                           row[7], row[8], row[9], row[10], row[11])
             self.tasks[e.mesos_task_id] = e
             self.current_run[e.task_id] = e.mesos_task_id
+            self.state_counts[e.state] += 1
+            if e.deadline and e.state in self.deadlines:
+                expiring.append(e)
+        expiring.sort(key=lambda e: e.deadline)
+        for e in expiring:
+            queue = self.deadlines[e.state]
+            if queue and queue[-1][0] == e.deadline:
+                queue[-1][1].append(e.mesos_task_id)
+            else:
+                queue.append((e.deadline, [e.mesos_task_id]))
         self.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4]), *g[5:8])
                       for g in d["gangs"]}
         self.queues = {}
@@ -819,7 +917,9 @@ class ResmgrState:
         self.members = {m[0]: Member(*m) for m in d["members"]}
         self.shards = {s: Shard(o, e, nb) for s, o, e, nb in d["shards"]}
         self.capacity = {c: Resources(*r) for c, r in d["capacity"].items()}
-        self.recent = OrderedDict((k, v) for k, v in d["recent"])
+        # Before RECENT_S, rows were [key, result]: keep them as of now.
+        self.recent = OrderedDict((row[0], (row[1], row[2]) if len(row) == 3
+                                   else (self.now, row[1])) for row in d["recent"])
         self._stale = True
         self._entitle()
 

@@ -10,6 +10,7 @@ restored from a snapshot behaves like the one that took it.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 from collections.abc import Iterator
@@ -922,6 +923,14 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
         assert g.tasks
         assert all(state.tasks[m].gang == g.id for m in g.tasks)
     assert set(state.current_run.values()) == set(state.tasks)
+    # The per-state counts and the deadline index agree with a scan.
+    counts = collections.Counter(e.state for e in state.tasks.values())
+    assert {k: n for k, n in state.state_counts.items() if n} == dict(counts)
+    indexed = {(mid, at) for st_, q in state.deadlines.items() for at, mids in q for mid in mids
+               if state.tasks.get(mid) is not None and state.tasks[mid].state == st_}
+    for e in state.tasks.values():
+        if e.state in (TaskState.PLACING, TaskState.LAUNCHING):
+            assert (e.mesos_task_id, e.deadline) in indexed
     # What reads see is the entitlement of the current state, never a stale one.
     fresh = ResmgrState()
     fresh.restore(state.snapshot())

@@ -1,0 +1,158 @@
+"""What the resmgr state machine costs per task, without Raft or gRPC.
+
+Replays a load test's command stream through ``ResmgrState.apply`` in one
+process: enqueue JOBS x INSTANCES tasks, then cycles of dequeue, set
+placements, get placements, RUNNING, and end, with ``cluster.tick`` and
+heartbeats between them as the leader would send, and reports time per
+command kind, bytes of RSS per tracked task and the snapshot's size
+and time. A quick way to see a change to ``peloton/resmgr/state.py`` move
+the figures before running a full load test::
+
+    python -m loadtest.bench_resmgr --jobs 1000 --instances 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gc
+import os
+import time
+import uuid
+from typing import Any
+
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.core.states import TaskState
+from peloton.raft.codec import Command, encode
+from peloton.resmgr.state import ResmgrState
+
+RUNNING, SUCCEEDED = int(TaskState.RUNNING), int(TaskState.SUCCEEDED)
+
+
+def task_bytes(job: str, instance: int, shard: int) -> bytes:
+    return rpb.Task(
+        id=f"{job}-{instance}", jobId=job, mesosTaskId=f"{job}-{instance}-1",
+        resource=rpb.Resources(cpu=1, memMb=1024, diskMb=1024), priority=0,
+        preemptible=False, shard=shard, type=rpb.BATCH, minInstances=1,
+        name=f"bulk-{instance}").SerializeToString()
+
+
+class Bench:
+    def __init__(self, shards: int = 32) -> None:
+        self.state = ResmgrState(shards)
+        self.now = 1_000_000.0
+        self.seconds: dict[str, float] = collections.defaultdict(float)
+        self.calls: collections.Counter[str] = collections.Counter()
+
+    def apply(self, name: str, payload: Any) -> Any:
+        blob = encode(Command(name, uuid.uuid4().hex, payload))
+        start = time.perf_counter()
+        ok, value = self.state.apply(blob)
+        self.seconds[name] += time.perf_counter() - start
+        self.calls[name] += 1
+        if not ok:
+            raise RuntimeError(f"{name}: {value}")
+        return value
+
+    def setup(self) -> None:
+        self.apply("member.heartbeat", {"now": self.now, "member": {
+            "id": "jm", "kind": "jobmgr", "address": "x", "cluster": ""}})
+        for pid, parent, amount in (("bulk", "root", 1e9), ("probes", "root", 1e6)):
+            self.apply("pool.create", {
+                "id": pid, "name": pid, "parent": parent, "config": b"",
+                "resources": {k: [amount, amount, 1, 1] for k in
+                              ("cpu", "memory", "disk", "gpu")}})
+        self.apply("cluster.capacity", {"cluster": "c", "physical": [320000, 1.3e9, 1e10, 0]})
+
+    def enqueue(self, jobs: int, instances: int) -> None:
+        for j in range(jobs):
+            job = uuid.uuid4().hex[:8] + "-" + uuid.uuid4().hex[:4] + "-0000-0000-000000000000"
+            shard = j % self.state.num_shards
+            tasks = [{"mesos_task_id": f"{job}-{i}-1", "task_id": f"{job}-{i}", "run": 1,
+                      "shard": shard, "priority": 0, "resources": [1.0, 1024.0, 1024.0, 0.0],
+                      "task": task_bytes(job, i, shard), "preemptible": True,
+                      "controller": False, "revocable": False} for i in range(instances)]
+            for i in range(0, instances, 100):
+                self.apply("gangs.enqueue", {"pool": "bulk", "requeue": False,
+                                             "gangs": [[t] for t in tasks[i:i + 100]]})
+
+    def cycle(self, batch: int) -> int:
+        """One placement round for ``batch`` tasks; returns how many ran."""
+        self.now += 0.5
+        self.apply("cluster.tick", {"now": self.now})
+        self.apply("member.heartbeat", {"now": self.now, "member": {
+            "id": "jm", "kind": "jobmgr", "address": "x", "cluster": ""}})
+        gangs = self.apply("gangs.dequeue", {"limit": batch})
+        mids = [m for g in gangs for m in g]
+        for i in range(0, len(mids), 400):
+            chunk = mids[i:i + 400]
+            self.apply("placements.set", {"failed": [], "placed": [
+                [f"host-{k}", f"agent-{k}", f"lease-{k}", "c", [[m, []]]]
+                for k, m in enumerate(chunk)]})
+        got = 0
+        while True:
+            placed = self.apply("placements.get", {"shards": list(range(self.state.num_shards)),
+                                                   "limit": 100})
+            if not placed:
+                break
+            got += sum(len(p[4]) for p in placed)
+        for i in range(0, len(mids), 500):
+            self.apply("tasks.update", {"updates": [[m, RUNNING] for m in mids[i:i + 500]]})
+        return got
+
+    def finish(self, mids: list[str]) -> None:
+        for i in range(0, len(mids), 500):
+            self.apply("tasks.update", {"updates": [[m, SUCCEEDED] for m in mids[i:i + 500]]})
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=100)
+    parser.add_argument("--instances", type=int, default=1000)
+    parser.add_argument("--cycles", type=int, default=40)
+    parser.add_argument("--batch", type=int, default=1000)
+    args = parser.parse_args()
+    total = args.jobs * args.instances
+
+    bench = Bench()
+    bench.setup()
+    gc.collect()
+    base = rss_bytes()
+    start = time.perf_counter()
+    bench.enqueue(args.jobs, args.instances)
+    enqueue_s = time.perf_counter() - start
+    gc.collect()
+    held = rss_bytes() - base
+    print(f"tracked {len(bench.state.tasks):,} tasks: {held / len(bench.state.tasks):,.0f} "
+          f"bytes/task ({held / 2**20:,.0f} MiB); enqueue {total / enqueue_s:,.0f} tasks/s")
+
+    ran = 0
+    start = time.perf_counter()
+    for _ in range(args.cycles):
+        ran += bench.cycle(args.batch)
+    cycles_s = time.perf_counter() - start
+    print(f"{args.cycles} cycles placed {ran:,} tasks: {ran / cycles_s:,.0f} tasks/s of "
+          "resmgr apply time")
+    running = [m for m, e in bench.state.tasks.items() if e.state == RUNNING]
+    bench.finish(running)
+
+    start = time.perf_counter()
+    blob = bench.state.snapshot()
+    snap_s = time.perf_counter() - start
+    start = time.perf_counter()
+    ResmgrState().restore(blob)
+    restore_s = time.perf_counter() - start
+    print(f"snapshot {len(blob) / 2**20:,.0f} MiB in {snap_s:.2f} s, restore {restore_s:.2f} s")
+    print(f"{'command':<20}{'calls':>8}{'ms each':>10}{'total s':>9}")
+    for name, secs in sorted(bench.seconds.items(), key=lambda kv: -kv[1]):
+        calls = bench.calls[name]
+        print(f"{name:<20}{calls:>8}{secs / calls * 1000:>10.2f}{secs:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
