@@ -24,17 +24,18 @@ from typing import Any
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.core.states import TaskState
 from peloton.raft.codec import Command, encode
+from peloton.resmgr.service import task_row
 from peloton.resmgr.state import ResmgrState
 
 RUNNING, SUCCEEDED = int(TaskState.RUNNING), int(TaskState.SUCCEEDED)
 
 
-def task_bytes(job: str, instance: int, shard: int) -> bytes:
+def task(job: str, instance: int, shard: int) -> rpb.Task:
     return rpb.Task(
         id=f"{job}-{instance}", jobId=job, mesosTaskId=f"{job}-{instance}-1",
         resource=rpb.Resources(cpu=1, memMb=1024, diskMb=1024), priority=0,
         preemptible=False, shard=shard, type=rpb.BATCH, minInstances=1,
-        name=f"bulk-{instance}").SerializeToString()
+        name=f"bulk-{instance}")
 
 
 class Bench:
@@ -68,13 +69,10 @@ class Bench:
         for j in range(jobs):
             job = uuid.uuid4().hex[:8] + "-" + uuid.uuid4().hex[:4] + "-0000-0000-000000000000"
             shard = j % self.state.num_shards
-            tasks = [{"mesos_task_id": f"{job}-{i}-1", "task_id": f"{job}-{i}", "run": 1,
-                      "shard": shard, "priority": 0, "resources": [1.0, 1024.0, 1024.0, 0.0],
-                      "task": task_bytes(job, i, shard), "preemptible": True,
-                      "controller": False, "revocable": False} for i in range(instances)]
-            for i in range(0, instances, 100):
+            tasks = [task_row(task(job, i, shard)) for i in range(instances)]
+            for i in range(0, instances, 250):
                 self.apply("gangs.enqueue", {"pool": "bulk", "requeue": False,
-                                             "gangs": [[t] for t in tasks[i:i + 100]]})
+                                             "gangs": [[t] for t in tasks[i:i + 250]]})
 
     def cycle(self, batch: int) -> int:
         """One placement round for ``batch`` tasks; returns how many ran."""

@@ -352,14 +352,14 @@ class LoadTest:
         out = self.run_dir / "profiles"
         out.mkdir(exist_ok=True)
         for d in self.state.daemons:
-            path = out / f"{d.name}.svg"
+            path = out / f"{d.name}.folded"
             log = open(out / f"{d.name}.py-spy.log", "wb")  # noqa: SIM115 (closed with the process)
             proc = subprocess.Popen([exe, "record", "--pid", str(d.pid), "--output", str(path),
-                                     "--rate", "50", "--nonblocking"],
+                                     "--format", "raw", "--rate", "50", "--nonblocking"],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
             log.close()
             self.profilers.append((d.name, proc, path))
-        self.say(f"--profile: py-spy records every daemon into {out}/NAME.svg")
+        self.say(f"--profile: py-spy records every daemon into {out}/NAME.folded")
 
     def _stop_profilers(self) -> None:
         for _, proc, _ in self.profilers:
@@ -375,6 +375,9 @@ class LoadTest:
             if not path.exists():
                 self.problems.append(f"py-spy wrote no profile for {name} "
                                      f"(see {path.with_suffix('.py-spy.log')})")
+                continue
+            with open(path) as folded:
+                path.with_suffix(".top.txt").write_text(measure.profile_summary(folded))
         self.profilers = []
 
     # -- inside trio ----------------------------------------------------------------
@@ -920,7 +923,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true",
                         help="leave the cluster running after the run")
     parser.add_argument("--profile", action="store_true",
-                        help="record every daemon with py-spy (RUN/profiles/NAME.svg)")
+                        help="record every daemon with py-spy (RUN/profiles/NAME.folded, NAME.top.txt)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="override the scenario's timeout_s")
     parser.add_argument("--stall", type=float, default=None, metavar="SECONDS",

@@ -463,3 +463,32 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
                                        out.last_completion - out.first_create)
     out.seconds = (clock or _time.monotonic)() - began
     return out
+
+
+def profile_summary(folded: Iterable[str], top: int = 40) -> str:
+    """The functions a py-spy ``--format raw`` profile (collapsed stacks:
+    ``frame;frame;... count`` per line) spent its samples in: by own samples
+    (where the CPU was) and by inclusive samples (what it was doing for)."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in folded:
+        stack, _, count_text = line.rstrip("\n").rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        total += count
+        # "function (path/to/file.py:123)" -> "function (file.py)"
+        frames = [re.sub(r" \((?:.*/)?([^/:]+)(?::\d+)?\)$", r" (\1)", f)
+                  for f in stack.split(";")]
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+        for frame in set(frames):
+            inclusive[frame] = inclusive.get(frame, 0) + count
+    if not total:
+        return "no samples\n"
+    lines = [f"{total} samples"]
+    for title, table in (("own", own), ("inclusive", inclusive)):
+        lines += ["", f"{'%':>6}  {title}"]
+        for frame, count in sorted(table.items(), key=lambda kv: -kv[1])[:top]:
+            lines.append(f"{100 * count / total:6.1f}  {frame}")
+    return "\n".join(lines) + "\n"

@@ -140,6 +140,10 @@ class HostPool:
         self._expected: dict[str, set[str]] = {}
         self._task_host: dict[str, str] = {}
         self._lease_counter = 0
+        # capacity(): sums over hosts, redone only when the hosts change,
+        # and the allocation, kept as tasks come and go.
+        self._shape: tuple[Resources, Resources] | None = None  # physical, largest
+        self._allocated = ZERO
 
     # -- hosts ---------------------------------------------------------------
 
@@ -160,6 +164,7 @@ class HostPool:
             self._ring.append(host)
         else:
             host.spec = spec
+        self._shape = None
 
     def remove_host(self, hostname: str) -> list[str]:
         """Forget a host and its lease; return the mesos task ids that were on
@@ -168,8 +173,14 @@ class HostPool:
         if host is None:
             return []
         self._ring.remove(host)
+        self._shape = None
+        self._allocated = (self._allocated - host.allocated).clamp_zero()
         if host.lease is not None:
             self._leases.pop(host.lease.lease_id, None)
+            self._expected.pop(host.lease.lease_id, None)
+        for lease_id in [i for i, lease in self._used.items() if lease.hostname == hostname]:
+            del self._used[lease_id]
+            self._expected.pop(lease_id, None)
         for task_id in host.tasks:
             self._task_host.pop(task_id, None)
         return list(host.tasks)
@@ -195,9 +206,10 @@ class HostPool:
 
     def acquire(self, minimum: Resources, num_ports: int, max_hosts: int, now: float,
                 lease_ttl: float, rng_seed: int | None = None,
-                ) -> tuple[list[Lease], dict[str, int]]:
+                port_sample: int = MAX_LEASE_PORTS) -> tuple[list[Lease], dict[str, int]]:
         """Lease up to ``max_hosts`` distinct unleased hosts that have at least
-        ``minimum`` free and ``num_ports`` free ports.
+        ``minimum`` free and ``num_ports`` free ports. Each lease lists up to
+        ``port_sample`` (at most MAX_LEASE_PORTS) of its host's free ports.
 
         The scan is bounded: it walks the hosts as a ring from a starting
         offset and stops as soon as ``max_hosts`` hosts matched, so a large
@@ -229,6 +241,7 @@ class HostPool:
         # The loop is inlined (no Resources built per host): it is the hot path.
         cpu, mem, disk, gpu = (v - EPSILON for v in minimum)
         leased = short = no_ports = examined = 0
+        sample = max(0, min(port_sample, MAX_LEASE_PORTS))
         for i in range(n):
             host = ring[(start + i) % n]
             examined += 1
@@ -248,7 +261,7 @@ class HostPool:
             if host.free_port_count() < num_ports:
                 no_ports += 1
                 continue
-            leases.append(self._lease(host, now + lease_ttl))
+            leases.append(self._lease(host, now + lease_ttl, sample))
             if len(leases) >= max_hosts:
                 break
         self._cursor = (start + examined) % n
@@ -256,12 +269,13 @@ class HostPool:
                   INSUFFICIENT_OFFER_RESOURCES: short, MISMATCH_PORTS: no_ports}
         return leases, {reason: count for reason, count in counts.items() if count}
 
-    def _lease(self, host: _Host, expires: float) -> Lease:
+    def _lease(self, host: _Host, expires: float, port_sample: int) -> Lease:
         self._lease_counter += 1
         spec = host.spec
         lease = Lease(lease_id=f"{spec.hostname}-{self._lease_counter}",
                       hostname=spec.hostname, agent_id=spec.agent_id, cluster=spec.cluster,
-                      free=host.free(), ports=host.free_port_sample(MAX_LEASE_PORTS),
+                      free=host.free(),
+                      ports=host.free_port_sample(port_sample) if port_sample else (),
                       attributes=spec.attributes, expires=expires)
         host.lease = lease
         self._leases[lease.lease_id] = lease
@@ -357,6 +371,7 @@ class HostPool:
             host.tasks[task_id] = entry
             self._task_host[task_id] = host.spec.hostname
         host.allocated = host.allocated + want
+        self._allocated = self._allocated + want
         host.used_ports |= ports_wanted
 
     def task_ended(self, mesos_task_id: str) -> None:
@@ -370,6 +385,7 @@ class HostPool:
         host.used_ports.difference_update(ports)
         # Reset to exact zero when empty so float rounding cannot accumulate.
         host.allocated = (host.allocated - resources).clamp_zero() if host.tasks else ZERO
+        self._allocated = (self._allocated - resources).clamp_zero() if self._task_host else ZERO
 
     # -- capacity ------------------------------------------------------------
 
@@ -377,12 +393,12 @@ class HostPool:
         """(physical, allocated, largest_host, hosts): the sums of capacity
         and allocation over all hosts, the per-kind maximum of host capacity
         (no single task larger than it can run anywhere), and the host count.
-        O(hosts)."""
-        physical = ZERO
-        allocated = ZERO
-        largest = [0.0, 0.0, 0.0, 0.0]
-        for host in self._hosts.values():
-            physical = physical + host.spec.capacity
-            allocated = allocated + host.allocated
-            largest = [max(a, b) for a, b in zip(largest, host.spec.capacity, strict=True)]
-        return physical, allocated, Resources(*largest), len(self._hosts)
+        O(1), but O(hosts) after hosts were added or removed."""
+        if self._shape is None:
+            physical = ZERO
+            most = [0.0, 0.0, 0.0, 0.0]
+            for host in self._hosts.values():
+                physical = physical + host.spec.capacity
+                most = [max(a, b) for a, b in zip(most, host.spec.capacity, strict=True)]
+            self._shape = (physical, Resources(*most))
+        return self._shape[0], self._allocated, self._shape[1], len(self._hosts)

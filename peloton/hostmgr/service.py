@@ -29,7 +29,7 @@ from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.hostmgr.backends.base import Backend, LaunchSpec, StatusUpdate
 from peloton.hostmgr.events import EventStreams
-from peloton.hostmgr.hostpool import HostPool
+from peloton.hostmgr.hostpool import MAX_LEASE_PORTS, HostPool
 from peloton.rpc import ServiceClient, serve_grpc
 
 log = logging.getLogger(__name__)
@@ -113,8 +113,9 @@ class InternalHandler:
     async def AcquireHosts(self, request: hpb.AcquireHostsRequest) -> Any:
         f = request.filter
         minimum = Resources(f.minimum.cpu, f.minimum.memMb, f.minimum.diskMb, f.minimum.gpu)
-        leases, counts = self.hm.pool.acquire(minimum, f.numPorts, f.maxHosts or 1,
-                                              time.time(), LEASE_TTL)
+        leases, counts = self.hm.pool.acquire(
+            minimum, f.numPorts, f.maxHosts or 1, time.time(), LEASE_TTL,
+            port_sample=f.portSample if f.HasField("portSample") else MAX_LEASE_PORTS)
         reply = hpb.AcquireHostsResponse(filterResultCounts=counts)
         for lease in leases:
             reply.leases.add(leaseId=lease.lease_id, hostname=lease.hostname,

@@ -59,6 +59,9 @@ HEARTBEAT_PERIOD = 1.0
 LEASE_TTL = 5.0  # resmgr's member lease
 FENCE_MARGIN = 1.5  # stop acting this long before the lease could expire
 RECONCILE_PERIOD = 15.0
+# Placement batches launching at once (each holds up to 100 placements) while
+# the next is fetched: launching waits on SQLite and the host managers.
+LAUNCH_BATCHES = 4
 
 
 class Jobmgr:
@@ -234,21 +237,31 @@ class Jobmgr:
                 await trio.sleep(5.0)
 
     async def placement_loop(self) -> None:
-        """Pull placements for every owned shard and launch them."""
-        while True:
-            shards = [s for s, e in self.engines.items() if e.ready.is_set() and not e.stopped]
-            if not shards:
-                await trio.sleep(0.2)
-                continue
-            try:
-                reply = await self.resmgr.call("GetPlacements", rpb.GetPlacementsRequest(
-                    shards=shards, limit=100, timeout=1000), timeout=5.0)
-            except PelotonError as error:
-                log.info("get placements: %s", error)
-                await trio.sleep(0.5)
-                continue
+        """Pull placements for every owned shard and launch them, with up to
+        LAUNCH_BATCHES batches launching while the next one is fetched."""
+        slots = trio.Semaphore(LAUNCH_BATCHES)
+        async with trio.open_nursery() as nursery:
+            while True:
+                shards = [s for s, e in self.engines.items()
+                          if e.ready.is_set() and not e.stopped]
+                if not shards:
+                    await trio.sleep(0.2)
+                    continue
+                await slots.acquire()
+                try:
+                    reply = await self.resmgr.call("GetPlacements", rpb.GetPlacementsRequest(
+                        shards=shards, limit=100, timeout=1000), timeout=5.0)
+                except PelotonError as error:
+                    slots.release()
+                    log.info("get placements: %s", error)
+                    await trio.sleep(0.5)
+                    continue
+                nursery.start_soon(self._launch_batch, list(reply.placements), slots)
+
+    async def _launch_batch(self, placements: list[rpb.Placement], slots: trio.Semaphore) -> None:
+        try:
             by_shard: dict[int, list[rpb.Placement]] = {}
-            for p in reply.placements:
+            for p in placements:
                 for t in p.tasks:
                     try:
                         shard = shard_of(t.mesosTaskId[:36], self.config.num_shards)
@@ -257,10 +270,12 @@ class Jobmgr:
                     by_shard.setdefault(shard, []).append(p)
                     break
             async with trio.open_nursery() as nursery:
-                for shard, placements in by_shard.items():
+                for shard, batch in by_shard.items():
                     engine = self.engines.get(shard)
                     if engine is not None:
-                        nursery.start_soon(self._launch, engine, placements)
+                        nursery.start_soon(self._launch, engine, batch)
+        finally:
+            slots.release()
 
     async def _launch(self, engine: ShardEngine, placements: list[rpb.Placement]) -> None:
         try:

@@ -11,7 +11,8 @@ go back to READY after resmgr's placing timeout, its leases expire.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+import time
+from collections import Counter, defaultdict
 from typing import Any
 
 import trio
@@ -40,7 +41,8 @@ from peloton.rpc import Channels, ServiceClient
 
 log = logging.getLogger(__name__)
 
-CONCURRENT_CYCLES = 2
+CONCURRENT_CYCLES = 4
+REPORT_PERIOD = 10.0
 
 _CONDITIONS = {task_pb2.LabelConstraint.CONDITION_LESS_THAN: "lt",
                task_pb2.LabelConstraint.CONDITION_EQUAL: "eq",
@@ -79,6 +81,29 @@ class PlacementWorker:
         self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
                                      channels=self.channels, deadline=2.0)
         self.hostmgrs: dict[str, str] = {}  # cluster -> address
+        # Where cycles spend their time, logged every REPORT_PERIOD seconds.
+        self.phase_s: dict[str, float] = defaultdict(float)
+        self.counts: Counter[str] = Counter()
+        self._reported = time.monotonic()
+        self._turn = 0
+
+    def _phase(self, name: str, since: float) -> float:
+        now = time.monotonic()
+        self.phase_s[name] += now - since
+        return now
+
+    def _report(self) -> None:
+        now = time.monotonic()
+        if now - self._reported < REPORT_PERIOD or not self.counts["cycles"]:
+            return
+        cycles = self.counts["cycles"]
+        phases = ", ".join(f"{k} {v / cycles * 1000:.0f}" for k, v in self.phase_s.items())
+        log.info("%d cycles in %.0fs: %d gangs, %d tasks placed, %d failed; ms a cycle: %s",
+                 cycles, now - self._reported, self.counts["gangs"], self.counts["placed"],
+                 self.counts["failed"], phases)
+        self.phase_s.clear()
+        self.counts.clear()
+        self._reported = now
 
     def _hostmgr(self, cluster: str) -> ServiceClient:
         address = self.hostmgrs.get(cluster)
@@ -111,32 +136,49 @@ class PlacementWorker:
 
     async def cycle(self) -> int:
         """One dequeue-place-return round; the number of gangs handled."""
+        began = time.monotonic()
         reply = await self.resmgr.call("DequeueGangs", rpb.DequeueGangsRequest(
             limit=self.batch, timeout=1000), timeout=5.0)
         if not reply.gangs:
             return 0
+        t = self._phase("dequeue", began)
         gangs = [GangRequest(tuple(task_request(t) for t in g.tasks)) for g in reply.gangs]
         tasks = [t for g in gangs for t in g.tasks]
         minimum = Resources(*(min(getattr(t.resources, k) for t in tasks)
                               for k in ("cpu", "memory", "disk", "gpu")))
-        offers: list[HostOffer] = []
-        for cluster in sorted(self.hostmgrs):
+        host_filter = hpb.HostFilter(
+            minimum=rpb.Resources(cpu=minimum.cpu, memMb=minimum.memory,
+                                  diskMb=minimum.disk, gpu=minimum.gpu),
+            numPorts=min(t.num_ports for t in tasks), maxHosts=min(len(tasks), 500),
+            # Ports enough for every task of the batch on one host (a port
+            # list on each of 500 leases is most of a reply's size).
+            portSample=min(sum(t.num_ports for t in tasks), 100))
+        by_cluster: dict[str, list[HostOffer]] = {}
+
+        async def acquire(cluster: str) -> None:
             try:
-                got = await self._hostmgr(cluster).call("AcquireHosts", hpb.AcquireHostsRequest(
-                    filter=hpb.HostFilter(
-                        minimum=rpb.Resources(cpu=minimum.cpu, memMb=minimum.memory,
-                                              diskMb=minimum.disk, gpu=minimum.gpu),
-                        numPorts=min(t.num_ports for t in tasks),
-                        maxHosts=min(len(tasks), 500))))
+                got = await self._hostmgr(cluster).call(
+                    "AcquireHosts", hpb.AcquireHostsRequest(filter=host_filter))
             except PelotonError as error:
                 log.info("acquire hosts from %s: %s", cluster, error)
-                continue
-            for lease in got.leases:
-                a = lease.available
-                offers.append(HostOffer(lease.leaseId, lease.hostname, lease.agentId,
-                                        lease.cluster or cluster,
-                                        Resources(a.cpu, a.memMb, a.diskMb, a.gpu),
-                                        tuple(lease.ports), dict(lease.attributes)))
+                return
+            by_cluster[cluster] = [
+                HostOffer(lease.leaseId, lease.hostname, lease.agentId, lease.cluster or cluster,
+                          Resources(lease.available.cpu, lease.available.memMb,
+                                    lease.available.diskMb, lease.available.gpu),
+                          tuple(lease.ports), dict(lease.attributes))
+                for lease in got.leases]
+
+        # Every cluster at once; the one offered first (packed first) takes turns,
+        # so the host managers share the work.
+        clusters = sorted(self.hostmgrs)
+        self._turn += 1
+        clusters = clusters[self._turn % len(clusters):] + clusters[:self._turn % len(clusters)]
+        async with trio.open_nursery() as nursery:
+            for cluster in clusters:
+                nursery.start_soon(acquire, cluster)
+        offers = [offer for cluster in clusters for offer in by_cluster.get(cluster, ())]
+        t = self._phase("acquire", t)
         result = place_batch(gangs, offers)
         request = rpb.SetPlacementsRequest()
         by_lease: dict[str, list[Any]] = defaultdict(list)
@@ -165,12 +207,24 @@ class PlacementWorker:
         for lease_id, placed in by_lease.items():
             per_cluster[placed[0].cluster].planned.add(
                 leaseId=lease_id, mesosTaskIds=[p.task.mesos_task_id for p in placed])
-        for cluster, release in per_cluster.items():
+        t = self._phase("place", t)
+
+        async def release(cluster: str, request: hpb.ReleaseHostsRequest) -> None:
             try:
-                await self._hostmgr(cluster).call("ReleaseHosts", release)
+                await self._hostmgr(cluster).call("ReleaseHosts", request)
             except PelotonError as error:
                 log.info("release hosts of %s: %s (they expire)", cluster, error)
+
+        async with trio.open_nursery() as nursery:
+            for cluster, request_ in per_cluster.items():
+                nursery.start_soon(release, cluster, request_)
+        t = self._phase("release", t)
         await self.resmgr.call("SetPlacements", request)
+        self._phase("set", t)
+        self.counts.update(cycles=1, gangs=len(reply.gangs),
+                           placed=sum(len(g) for g in result.placed),
+                           failed=sum(len(g.tasks) for g, _ in result.failed))
+        self._report()
         if result.failed:
             # Nothing fits now; wait for something to end before trying again.
             await trio.sleep(0.5)

@@ -30,7 +30,13 @@ from peloton.core.states import TaskState
 from peloton.raft.codec import MAX_COMMAND_BYTES, Command, encode
 from peloton.raft.node import RaftNode
 from peloton.resmgr import respool
-from peloton.resmgr.state import ResmgrState
+from peloton.resmgr.state import (
+    TASK_CONTROLLER,
+    TASK_PREEMPTIBLE,
+    TASK_REVOCABLE,
+    ResmgrState,
+    TaskEntry,
+)
 from peloton.rpc import Channels, call_once, serve_grpc
 
 log = logging.getLogger(__name__)
@@ -62,8 +68,53 @@ def _chunks(items: list[Any], weight: Any, limit: int = TASKS_PER_COMMAND) -> li
     return out
 
 
+ENQUEUE_COMMAND_BYTES = 36 * 1024
+
+
+def _gang_bytes(gang: list[list[Any]]) -> int:
+    """About what a gang's rows take in a gangs.enqueue command."""
+    return sum(len(row[0]) + len(row[1]) + len(row[6]) + 64 for row in gang)
+
+
 def resources_of(r: rpb.Resources) -> list[float]:
     return [r.cpu, r.memMb, r.diskMb, r.gpu]
+
+
+# Task fields the state keeps in its own columns; the Task bytes it stores
+# leave them out (a third of a million tasks' memory, and of the Raft log).
+STORED_APART = ("id", "jobId", "mesosTaskId", "resource", "priority", "shard")
+
+
+def task_row(t: rpb.Task) -> list[Any]:
+    """A Task as the state's gangs.enqueue row, its stored-apart fields cleared
+    from the bytes; raises InvalidArgument for ids not of one run."""
+    tid, sep, run_text = t.mesosTaskId.rpartition("-")
+    if not sep or not run_text.isdigit() or tid != t.id or t.id.rpartition("-")[0] != t.jobId:
+        raise InvalidArgument(
+            f"task ids must read <jobId>-<instance>-<run>: got mesosTaskId "
+            f"{t.mesosTaskId!r}, id {t.id!r}, jobId {t.jobId!r}",
+            field="gangs.tasks.mesosTaskId")
+    rest = rpb.Task()
+    rest.CopyFrom(t)
+    for name in STORED_APART:
+        rest.ClearField(name)
+    # The gang's kind, for admission (the state never parses the Task bytes).
+    flags = ((TASK_PREEMPTIBLE if t.preemptible else 0)
+             | (TASK_CONTROLLER if t.controller else 0)
+             | (TASK_REVOCABLE if t.revocable else 0))
+    return [t.mesosTaskId, t.id, int(run_text), t.shard, t.priority, resources_of(t.resource),
+            rest.SerializeToString(), flags]
+
+
+def task_message(entry: TaskEntry) -> rpb.Task:
+    """The resmgrsvc.Task a tracked task was enqueued with."""
+    t = rpb.Task.FromString(entry.task)
+    t.id, t.mesosTaskId, t.priority, t.shard = (entry.task_id, entry.mesos_task_id,
+                                                entry.priority, entry.shard)
+    t.jobId = entry.task_id.rpartition("-")[0]
+    r = entry.resources
+    t.resource.cpu, t.resource.memMb, t.resource.diskMb, t.resource.gpu = r
+    return t
 
 
 class Resmgr:
@@ -106,6 +157,27 @@ class Resmgr:
             cls_name, message, field = value
             raise getattr(errors, cls_name, errors.Internal)(message, field=field)
         return value
+
+    async def propose_all(self, name: str, payloads: list[Any]) -> None:
+        """Replicate independent commands concurrently (Raft batches them
+        into the same appends); raises the first error after all finished."""
+        if len(payloads) <= 1:
+            for payload in payloads:
+                await self.propose(name, payload)
+            return
+        errors_: list[PelotonError] = []
+
+        async def one(payload: Any) -> None:
+            try:
+                await self.propose(name, payload)
+            except PelotonError as error:
+                errors_.append(error)
+
+        async with trio.open_nursery() as nursery:
+            for payload in payloads:
+                nursery.start_soon(one, payload)
+        if errors_:
+            raise errors_[0]
 
     async def wait_until(self, ready: Any, timeout_ms: int) -> bool:
         """Wait (at most ``timeout_ms``) until ``ready()`` holds under the lock."""
@@ -296,27 +368,11 @@ class ResmgrServiceHandler:
 
     async def EnqueueGangs(self, request: rpb.EnqueueGangsRequest) -> Any:
         self.rm.require_leader()
-        gangs = []
-        for gang in request.gangs:
-            tasks = []
-            for t in gang.tasks:
-                try:
-                    run = int(t.mesosTaskId.rsplit("-", 1)[1])
-                except (IndexError, ValueError):
-                    raise InvalidArgument(f"bad run id {t.mesosTaskId!r}",
-                                          field="gangs.tasks.mesosTaskId") from None
-                tasks.append({"mesos_task_id": t.mesosTaskId, "task_id": t.id, "run": run,
-                              "shard": t.shard, "priority": t.priority,
-                              "resources": resources_of(t.resource),
-                              "task": t.SerializeToString(),
-                              # The gang's kind, for admission (the state
-                              # never parses the Task message).
-                              "preemptible": t.preemptible, "controller": t.controller,
-                              "revocable": t.revocable})
-            gangs.append(tasks)
+        gangs = [[task_row(t) for t in gang.tasks] for gang in request.gangs]
         failed: list[list[str]] = []
-        # ~300 bytes a task (its Task message rides along): 100 a command.
-        for chunk in _chunks(gangs, len, limit=100):
+        # A bulk task's row is ~150 bytes; a constraint or a long name can
+        # make it far more, so commands are cut by size (a gang is never cut).
+        for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES):
             failed.extend(await self.rm.propose("gangs.enqueue", {
                 "pool": request.respoolID.value, "gangs": chunk, "requeue": request.requeue}))
         return rpb.EnqueueGangsResponse(
@@ -339,7 +395,7 @@ class ResmgrServiceHandler:
                             for mid in mids:
                                 entry = tasks.get(mid)
                                 if entry is not None:  # not killed since
-                                    gang.tasks.append(rpb.Task.FromString(entry.task))
+                                    gang.tasks.append(task_message(entry))
                     return reply
             if trio.current_time() >= deadline:
                 return rpb.DequeueGangsResponse()
@@ -351,11 +407,11 @@ class ResmgrServiceHandler:
                   for p in request.placements]
         failed = [[[t.mesosTaskId for t in f.gang.tasks], f.reason]
                   for f in request.failedPlacements]
-        # Chunk by tasks, not placements: a packed host carries many.
-        for chunk in _chunks(placed, lambda p: len(p[4])):
-            await self.rm.propose("placements.set", {"placed": chunk, "failed": []})
-        for chunk in _chunks(failed, lambda f: len(f[0])):
-            await self.rm.propose("placements.set", {"placed": [], "failed": chunk})
+        # Chunk by tasks, not placements: a packed host carries many. The
+        # chunks touch different tasks, so they commit in any order, together.
+        payloads = ([{"placed": c, "failed": []} for c in _chunks(placed, lambda p: len(p[4]))]
+                    + [{"placed": [], "failed": c} for c in _chunks(failed, lambda f: len(f[0]))])
+        await self.rm.propose_all("placements.set", payloads)
         return rpb.SetPlacementsResponse()
 
     async def GetPlacements(self, request: rpb.GetPlacementsRequest) -> Any:
@@ -379,8 +435,9 @@ class ResmgrServiceHandler:
     async def UpdateTasksState(self, request: rpb.UpdateTasksStateRequest) -> Any:
         self.rm.require_leader()
         updates = [[u.mesosTaskId, int(u.state)] for u in request.updates]
-        for i in range(0, len(updates), 500):
-            await self.rm.propose("tasks.update", {"updates": updates[i:i + 500]})
+        # Any order is right: an update for a task already forgotten is ignored.
+        await self.rm.propose_all("tasks.update", [{"updates": updates[i:i + 500]}
+                                                   for i in range(0, len(updates), 500)])
         return rpb.UpdateTasksStateResponse()
 
     async def GetPendingTasks(self, request: rpb.GetPendingTasksRequest) -> Any:
@@ -393,8 +450,7 @@ class ResmgrServiceHandler:
             reply = rpb.GetPendingTasksResponse()
             for gang, queue, reason in pending:
                 entry = reply.gangs.add(reason=reason, queue=queue)
-                entry.gang.tasks.extend(rpb.Task.FromString(state.tasks[m].task)
-                                        for m in gang.tasks)
+                entry.gang.tasks.extend(task_message(state.tasks[m]) for m in gang.tasks)
         return reply
 
 

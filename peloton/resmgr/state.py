@@ -93,6 +93,9 @@ MEMBER_TTL = 5.0
 RECENT_KEYS = 10000
 RECENT_S = 60.0
 
+# The flags of a task row in gangs.enqueue.
+TASK_PREEMPTIBLE, TASK_CONTROLLER, TASK_REVOCABLE = 1, 2, 4
+
 # A leaf's queues, in the order an admission pass visits them.
 NON_PREEMPTIBLE, CONTROLLER, REVOCABLE, PENDING = (
     "non-preemptible", "controller", "revocable", "pending")
@@ -109,7 +112,10 @@ class TaskEntry:
     resources: Resources
     priority: int
     gang: int
-    task: bytes  # the resmgrsvc.Task message, handed to placement as is
+    # The rest of the resmgrsvc.Task message: the service clears the fields
+    # kept above (ids, resources, priority, shard) and puts them back when it
+    # hands the task to placement (``service.task_message``).
+    task: bytes
     deadline: float = 0.0
     placement: list[Any] | None = None  # [hostname, agent, lease, ports, cluster]
     reason: str = ""
@@ -408,7 +414,12 @@ class ResmgrState:
         self._stale = True
 
     def enqueue(self, p: dict[str, Any]) -> list[list[str]]:
-        """Queue gangs in a leaf pool. Idempotent per run; newer runs supersede."""
+        """Queue gangs in a leaf pool. Idempotent per run; newer runs supersede.
+
+        A gang is a list of task rows ``[mesos task id, task id, run, shard,
+        priority, resources, task bytes, flags]`` (flags: TASK_PREEMPTIBLE |
+        TASK_CONTROLLER | TASK_REVOCABLE); journals from before rows hold
+        one dict a task with those names, and still apply."""
         pool = self.pools.get(p["pool"])
         if pool is None:
             raise NotFound(f"resource pool {p['pool']} does not exist")
@@ -420,8 +431,8 @@ class ResmgrState:
         touched = False
         for tasks in p["gangs"]:
             fresh = []
-            for t in tasks:
-                mid, tid, run = t["mesos_task_id"], t["task_id"], t["run"]
+            for t in map(_task_row, tasks):
+                mid, tid, run = t[0], t[1], t[2]
                 current = self.current_run.get(tid)
                 if current is not None:
                     old = self.tasks[current]
@@ -438,24 +449,23 @@ class ResmgrState:
                 fresh.append(t)
             if not fresh:
                 continue
-            shapes = [self._shape(t["resources"]) for t in fresh]
+            shapes = [self._shape(t[5]) for t in fresh]
             total = shapes[0] if len(shapes) == 1 else Resources.sum(shapes)
             if not total.fits_in(limit):
                 for t in fresh:
-                    failed.append([t["mesos_task_id"],
-                                   "gang needs more than the pool's limit: "
+                    failed.append([t[0], "gang needs more than the pool's limit: "
                                    + ", ".join(total.exceeding(limit))])
                 continue
-            gang = Gang(self.next_gang, pool.id, max(t["priority"] for t in fresh),
-                        [t["mesos_task_id"] for t in fresh], total,
-                        preemptible=all(t.get("preemptible", True) for t in fresh),
-                        controller=any(t.get("controller", False) for t in fresh),
-                        revocable=all(t.get("revocable", False) for t in fresh))
+            gang = Gang(self.next_gang, pool.id, max(t[4] for t in fresh),
+                        [t[0] for t in fresh], total,
+                        preemptible=all(t[7] & TASK_PREEMPTIBLE for t in fresh),
+                        controller=any(t[7] & TASK_CONTROLLER for t in fresh),
+                        revocable=all(t[7] & TASK_REVOCABLE for t in fresh))
             self.next_gang += 1
             self.gangs[gang.id] = gang
             for t, shape in zip(fresh, shapes, strict=True):
-                entry = TaskEntry(t["mesos_task_id"], t["task_id"], pool.id, t["shard"],
-                                  TaskState.PENDING, shape, t["priority"], gang.id, t["task"])
+                entry = TaskEntry(t[0], t[1], pool.id, t[3], TaskState.PENDING, shape, t[4],
+                                  gang.id, t[6])
                 self.tasks[entry.mesos_task_id] = entry
                 self.current_run[entry.task_id] = entry.mesos_task_id
             self.state_counts[TaskState.PENDING] += len(fresh)
@@ -926,6 +936,17 @@ class ResmgrState:
     def digest(self) -> str:
         """A hash of the state, published so replicas can compare."""
         return hashlib.blake2b(self.snapshot(), digest_size=12).hexdigest()
+
+
+def _task_row(t: Any) -> Any:
+    """A gangs.enqueue task as a row (see ``ResmgrState.enqueue``)."""
+    if not isinstance(t, dict):
+        return t
+    flags = ((TASK_PREEMPTIBLE if t.get("preemptible", True) else 0)
+             | (TASK_CONTROLLER if t.get("controller", False) else 0)
+             | (TASK_REVOCABLE if t.get("revocable", False) else 0))
+    return [t["mesos_task_id"], t["task_id"], t["run"], t["shard"], t["priority"],
+            t["resources"], t["task"], flags]
 
 
 def _over(used: Resources, need: Resources, bound: Resources) -> list[str]:

@@ -316,7 +316,7 @@ class PoolMachine(RuleBasedStateMachine):
         leases, counts = self.pool.acquire(minimum, num_ports, max_hosts, self.now, ttl, seed)
         assert len(leases) <= max_hosts
         assert counts.get(MATCH, 0) == len(leases)
-        assert sum(counts.values()) <= 4
+        assert sum(counts.values()) <= len(self.pool.hosts())
         for lease in leases:
             assert minimum.fits_in(lease.free) and len(lease.ports) >= num_ports
         self.leases.extend(x.lease_id for x in leases)
@@ -380,6 +380,20 @@ class PoolMachine(RuleBasedStateMachine):
             used = [p for _, ports in internal.tasks.values() for p in ports]
             assert len(used) == len(set(used)) and set(used) == internal.used_ports
             assert all(1000 <= p <= 1004 for p in used)
+        # capacity() keeps its sums as hosts and tasks change.
+        physical, allocated, _, count = self.pool.capacity()
+        assert count == len(hosts)
+        assert physical == Resources.sum([v.spec.capacity for v in hosts.values()])
+        want = Resources.sum([v.allocated for v in hosts.values()])
+        assert all(abs(a - b) <= EPSILON for a, b in zip(allocated, want, strict=True))
+
+    @rule(i=st.integers(0, 5))
+    def host_comes_and_goes(self, i):
+        if self.pool.host(f"h{i}") is not None and i >= 2:
+            self.pool.remove_host(f"h{i}")
+        else:
+            self.pool.add_host(spec(f"h{i}", Resources(cpu=4, memory=2000, gpu=i % 2),
+                                    ports=(1000, 1004)))
 
     @invariant()
     def one_lease_per_host(self):
@@ -412,3 +426,15 @@ def test_release_forgets_a_plan():
     pool.plan(lease.lease_id, ["t1"])
     pool.release([lease.lease_id])
     assert len(pool.acquire(Resources(cpu=1), 0, 1, now=1, lease_ttl=TTL)[0]) == 1
+
+
+def test_a_lease_lists_as_many_free_ports_as_asked():
+    pool = pool_of(spec("a", ports=(1000, 1300)))
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL, port_sample=3)
+    assert lease.ports == (1000, 1001, 1002)
+    pool.release([lease.lease_id])
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL, port_sample=0)
+    assert lease.ports == ()
+    pool.release([lease.lease_id])
+    [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL, port_sample=1000)
+    assert len(lease.ports) == MAX_LEASE_PORTS

@@ -29,6 +29,9 @@ from peloton.resmgr.state import (
     LAUNCHING_TIMEOUT,
     MEMBER_TTL,
     PLACING_TIMEOUT,
+    TASK_CONTROLLER,
+    TASK_PREEMPTIBLE,
+    TASK_REVOCABLE,
     ResmgrState,
 )
 
@@ -70,15 +73,17 @@ def mid(instance: int, run: int = 1, job: str = "j1") -> str:
 
 def task(instance: int, run: int = 1, *, cpu: float = 1.0, memory: float = 0.0,
          priority: int = 0, shard: int = 0, job: str = "j1",
-         **flags: bool) -> dict[str, Any]:
-    """One task of a gangs.enqueue payload; ``flags`` are preemptible,
+         **flags: bool) -> list[Any]:
+    """One task row of a gangs.enqueue payload; ``flags`` are preemptible,
     controller, revocable (left out: preemptible, neither of the others)."""
-    return {"mesos_task_id": mid(instance, run, job), "task_id": f"{job}-{instance}", "run": run,
-            "shard": shard, "priority": priority, "resources": [cpu, memory, 0.0, 0.0],
-            "task": f"task {job}-{instance}-{run}".encode(), **flags}
+    bits = ((TASK_PREEMPTIBLE if flags.get("preemptible", True) else 0)
+            | (TASK_CONTROLLER if flags.get("controller", False) else 0)
+            | (TASK_REVOCABLE if flags.get("revocable", False) else 0))
+    return [mid(instance, run, job), f"{job}-{instance}", run, shard, priority,
+            [cpu, memory, 0.0, 0.0], f"task {job}-{instance}-{run}".encode(), bits]
 
 
-def enqueue(state: ResmgrState, pool_id: str, *gangs: list[dict[str, Any]],
+def enqueue(state: ResmgrState, pool_id: str, *gangs: list[list[Any]],
             requeue: bool = False) -> list[list[str]]:
     return ok(state, "gangs.enqueue", {"pool": pool_id, "gangs": list(gangs), "requeue": requeue})
 
@@ -438,6 +443,23 @@ def test_gang_priority_is_its_highest_task_priority(s: ResmgrState) -> None:
     enqueue(s, "a", [task(0, cpu=10)])
     enqueue(s, "a", [task(1, priority=3)], [task(2, priority=1), task(3, priority=4)])
     assert [g.priority for g, _, _ in s.pending_gangs("a", 10)] == [4, 3]
+
+
+def test_journals_with_dict_task_rows_still_apply(s: ResmgrState) -> None:
+    """Before rows, gangs.enqueue carried a dict a task: the same state."""
+    rows = [task(0, cpu=2, priority=3, shard=1, preemptible=False),
+            task(1, controller=True), task(2, revocable=True)]
+    names = ("mesos_task_id", "task_id", "run", "shard", "priority", "resources", "task")
+    dicts = [{**dict(zip(names, row[:7], strict=True)),
+              "preemptible": bool(row[7] & TASK_PREEMPTIBLE),
+              "controller": bool(row[7] & TASK_CONTROLLER),
+              "revocable": bool(row[7] & TASK_REVOCABLE)} for row in rows]
+    other = ResmgrState(num_shards=s.num_shards)
+    other.restore(s.snapshot())
+    payload = {"pool": "a", "requeue": False}
+    ok(s, "gangs.enqueue", {**payload, "gangs": [[row] for row in rows]}, key="same")
+    ok(other, "gangs.enqueue", {**payload, "gangs": [[d] for d in dicts]}, key="same")
+    assert other.snapshot() == s.snapshot()
 
 
 def test_a_gang_is_admitted_whole_or_not_at_all(s: ResmgrState) -> None:
@@ -956,7 +978,7 @@ def pool_payloads(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
-def gangs(draw: st.DrawFn) -> list[dict[str, Any]]:
+def gangs(draw: st.DrawFn) -> list[list[Any]]:
     instances = draw(st.lists(st.integers(0, 7), min_size=1, max_size=3, unique=True))
     flags = draw(st.sampled_from([{}, {"preemptible": False}, {"controller": True},
                                   {"preemptible": False, "controller": True},

@@ -1,0 +1,51 @@
+"""The resmgr service's translation between Task messages and state rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.task import task_pb2
+from peloton.core.errors import InvalidArgument
+from peloton.core.resources import Resources
+from peloton.resmgr.service import STORED_APART, task_message, task_row
+from peloton.resmgr.state import TASK_CONTROLLER, TASK_REVOCABLE, TaskEntry
+
+JOB = "8ab3a9a2-2c1b-4b2c-9d55-0123456789ab"
+
+
+def full_task(**fields: object) -> rpb.Task:
+    t = rpb.Task(id=f"{JOB}-7", jobId=JOB, mesosTaskId=f"{JOB}-7-3",
+                 resource=rpb.Resources(cpu=1.5, memMb=256, diskMb=64, gpu=1), priority=4,
+                 preemptible=False, numPorts=2, controller=True, revocable=True, shard=11,
+                 type=rpb.STATELESS, minInstances=3, name="web",
+                 constraint=task_pb2.Constraint(type=task_pb2.Constraint.LABEL_CONSTRAINT))
+    for name, value in fields.items():
+        setattr(t, name, value)
+    return t
+
+
+def test_a_row_keeps_apart_what_the_state_has_and_the_message_comes_back_whole() -> None:
+    t = full_task()
+    mid, tid, run, shard, priority, resources, rest, flags = task_row(t)
+    assert (mid, tid, run, shard, priority) == (f"{JOB}-7-3", f"{JOB}-7", 3, 11, 4)
+    assert resources == [1.5, 256, 64, 1]
+    assert flags == TASK_CONTROLLER | TASK_REVOCABLE  # not preemptible
+    stored = rpb.Task.FromString(rest)
+    assert not any(stored.HasField(f) if f == "resource" else getattr(stored, f)
+                   for f in STORED_APART)
+    assert len(rest) < len(t.SerializeToString()) / 2
+    entry = TaskEntry(mid, tid, "pool", shard, 2, Resources(*resources), priority, 1, rest)
+    assert task_message(entry) == t
+
+
+@pytest.mark.parametrize("fields", [
+    {"mesosTaskId": f"{JOB}-7"},           # no run
+    {"mesosTaskId": f"{JOB}-7-x"},         # run not a number
+    {"mesosTaskId": f"{JOB}-8-3"},         # run of another instance
+    {"jobId": "another-job"},              # id not of this job
+])
+def test_ids_not_of_one_run_are_refused_naming_the_field(fields: dict[str, str]) -> None:
+    with pytest.raises(InvalidArgument) as caught:
+        task_row(full_task(**fields))
+    assert caught.value.field == "gangs.tasks.mesosTaskId"
