@@ -45,6 +45,7 @@ import random
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -671,6 +672,9 @@ class LoadTest:
             sample["ready_gangs"] = stats.readyGangs
             sample["placements_waiting"] = stats.placementsWaiting
             sample["raft_applied"] = stats.appliedCommands
+            if stats.commitSeconds:
+                sample["commit_p50_s"] = round(stats.commitSeconds["p50"], 4)
+                sample["commit_p99_s"] = round(stats.commitSeconds["p99"], 4)
             self.max_tracked = max(self.max_tracked, stats.tasks)
         cpu: dict[str, float] = {}
         rss: dict[str, int] = {}
@@ -741,6 +745,8 @@ class LoadTest:
             if dt > 0:
                 peak = max(peak, (s["running_total"] - start["running_total"]) / dt)
         raft_per_s = items_per_command = None
+        p50s = [s["commit_p50_s"] for s in self.samples if "commit_p50_s" in s]
+        p99s = [s["commit_p99_s"] for s in self.samples if "commit_p99_s" in s]
         commands: dict[str, dict[str, int]] = {}
         if self.stats_first is not None and self.stats_last is not None and wall > 0:
             f, last_stats = self.stats_first, self.stats_last
@@ -833,6 +839,10 @@ class LoadTest:
             "probe_running_p90_s": _round(probe["p90"], 3),
             "probe_running_max_s": _round(probe["max"], 3),
             "raft_commands_per_s": _round(raft_per_s),
+            # Of the leader's last 2,000 commits, sampled each second: the
+            # median p50 and the worst p99 over the run.
+            "raft_commit_p50_s": _round(statistics.median(p50s), 3) if p50s else None,
+            "raft_commit_p99_max_s": _round(max(p99s), 3) if p99s else None,
             "raft_items_per_command": _round(items_per_command),
             "raft_commands": commands,
             "resmgr_leader": self.leader,

@@ -130,6 +130,8 @@ def format_table(report: Mapping[str, Any]) -> str:
     ])
     raft = [("commands/s", _num(r.get("raft_commands_per_s"))),
             ("items/command", _num(r.get("raft_items_per_command"))),
+            ("commit latency", f"p50 {_num(r.get('raft_commit_p50_s'), '.3f')} s, worst p99 "
+                               f"{_num(r.get('raft_commit_p99_max_s'), '.3f')} s"),
             ("bytes/task tracked", _num(r.get("bytes_per_task_tracked"), ".0f")
              + f"  (max tracked {r.get('max_tasks_tracked', '-')})")]
     lines += _rows(f"resmgr (leader {r.get('resmgr_leader') or '-'})", raft)

@@ -74,6 +74,14 @@ class ClusterConfig:
 
 
 KINDS = ("resmgr", "jobmgr", "placement", "hostmgr")
+
+# Membership: every daemon but resmgr heartbeats each HEARTBEAT_PERIOD
+# seconds; a heartbeat is a Raft commit, which under a million-task load on
+# two cores can take seconds, so it may take up to HEARTBEAT_TIMEOUT; a
+# member not heard from for MEMBER_LEASE is gone (a jobmgr's shards move).
+HEARTBEAT_PERIOD = 1.0
+HEARTBEAT_TIMEOUT = 4.0
+MEMBER_LEASE = 10.0
 _NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hostmgr": ("grpc",)}
 
 

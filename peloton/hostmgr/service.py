@@ -23,7 +23,7 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.host import host_pb2
 from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
-from peloton.config import ClusterConfig, DaemonConfig
+from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig, DaemonConfig
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound, PelotonError
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
@@ -235,14 +235,15 @@ class HostHandler:
 
 
 async def heartbeat_loop(config: ClusterConfig, member: cpb.Member) -> None:
-    client = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub, deadline=2.0)
+    client = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
+                           deadline=HEARTBEAT_TIMEOUT)
     request = cpb.HeartbeatRequest(member=member)
     while True:
         try:
-            await client.call("Heartbeat", request, timeout=2.0)
+            await client.call("Heartbeat", request, timeout=HEARTBEAT_TIMEOUT)
         except PelotonError as error:
             log.info("heartbeat: %s", error)
-        await trio.sleep(1.0)
+        await trio.sleep(HEARTBEAT_PERIOD)
 
 
 async def serve(config: ClusterConfig, name: str, *,

@@ -275,21 +275,31 @@ class ShardEngine:
             await self.ctx.hostmgr_for(placement.cluster).call("LaunchTasks", request)
         except (FailedPrecondition, InvalidArgument, NotFound) as error:
             log.info("launch on %s refused (%s); placing again", placement.hostname, error)
-            now = self.ctx.clock()
-            gone = [t for _, t in chosen if t.goal == TaskState.KILLED and not t.terminal]
-            for t in gone:
-                t.state, t.completion_time, t.message = TaskState.KILLED, now, "stopped"
-            tasks = [t for _, t in chosen if t.state == TaskState.LAUNCHING]
-            for t in tasks:
-                t.state, t.host, t.lease, t.message = (TaskState.PENDING, "", "",
-                                                       f"launch refused: {error.message}")
-            await self.persist([self.jobs[t.job_id] for t in gone], tasks + gone)
-            await self.report_states(gone)
-            await self.enqueue(tasks, requeue=True)
+            try:
+                await self._place_again([t for _, t in chosen], error.message)
+            except PelotonError as again:
+                # Fenced off, or resmgr unreachable: whoever owns the shard
+                # next finds these tasks LAUNCHING and reconciles them. The
+                # other launches of the batch go on.
+                log.warning("placing again after a refused launch: %s", again)
         except PelotonError as error:
             # Unknown outcome: the host manager may have launched. Its events
             # (or a reconcile after the launch timeout) settle it.
             log.warning("launch on %s: %s", placement.hostname, error)
+
+    async def _place_again(self, tasks: list[Task], why: str) -> None:
+        """Tasks whose launch was refused go back to resmgr (stopped ones end)."""
+        now = self.ctx.clock()
+        gone = [t for t in tasks if t.goal == TaskState.KILLED and not t.terminal]
+        for t in gone:
+            t.state, t.completion_time, t.message = TaskState.KILLED, now, "stopped"
+        again = [t for t in tasks if t.state == TaskState.LAUNCHING]
+        for t in again:
+            t.state, t.host, t.lease, t.message = (TaskState.PENDING, "", "",
+                                                   f"launch refused: {why}")
+        await self.persist([self.jobs[t.job_id] for t in gone], again + gone)
+        await self.report_states(gone)
+        await self.enqueue(again, requeue=True)
 
     # -- status updates -------------------------------------------------------
     def find(self, mesos_id: str) -> tuple[Task | None, Job | None]:

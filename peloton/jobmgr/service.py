@@ -34,8 +34,9 @@ from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
-from peloton.config import ClusterConfig
+from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, MEMBER_LEASE, ClusterConfig
 from peloton.core.errors import (
+    Aborted,
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
@@ -55,8 +56,6 @@ from peloton.storage.sqlite import open_sqlite
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_PERIOD = 1.0
-LEASE_TTL = 5.0  # resmgr's member lease
 FENCE_MARGIN = 1.5  # stop acting this long before the lease could expire
 RECONCILE_PERIOD = 15.0
 # Placement batches launching at once (each holds up to 100 placements) while
@@ -76,7 +75,7 @@ class Jobmgr:
         self.respool = ServiceClient(config.resmgr_addresses, respool_grpc.ResourceManagerStub,
                                      channels=self.channels)
         self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
-                                     channels=self.channels, deadline=2.0)
+                                     channels=self.channels, deadline=HEARTBEAT_TIMEOUT)
         self.view: cpb.ClusterView | None = None
         self.view_changed = trio.Event()
         self.engines: dict[int, ShardEngine] = {}
@@ -129,7 +128,7 @@ class Jobmgr:
                                                          address=self.address))
         while True:
             try:
-                reply = await self.cluster.call("Heartbeat", request, timeout=2.0)
+                reply = await self.cluster.call("Heartbeat", request, timeout=HEARTBEAT_TIMEOUT)
                 if failures:
                     log.info("heartbeat works again after %d failures", failures)
                     failures = 0
@@ -146,7 +145,7 @@ class Jobmgr:
             except PelotonError as error:
                 failures += 1
                 log.warning("heartbeat failed: %s", error)
-                if trio.current_time() - last_ok > LEASE_TTL - FENCE_MARGIN:
+                if trio.current_time() - last_ok > MEMBER_LEASE - FENCE_MARGIN:
                     for shard in list(self._scopes):
                         self._drop(shard, "lost contact with resmgr")
             await trio.sleep(HEARTBEAT_PERIOD)
@@ -280,8 +279,9 @@ class Jobmgr:
     async def _launch(self, engine: ShardEngine, placements: list[rpb.Placement]) -> None:
         try:
             await engine.launch(placements)
-        except PelotonError as error:
-            log.warning("shard %d launch: %s", engine.shard, error)
+        except* PelotonError as group:  # launches run in a nursery: errors come grouped
+            for error in _leaves(group):
+                log.warning("shard %d launch: %s", engine.shard, error)
 
     # -- routing -------------------------------------------------------------
     async def engine_for(self, job_id: str) -> ShardEngine | None:
@@ -301,16 +301,21 @@ class Jobmgr:
 
     async def route(self, job_id: str, stub: type, method: str, request: Any,
                     local: Callable[[ShardEngine], Awaitable[Any]]) -> Any:
-        """Run ``local`` on the owner of the job's shard (here or forwarded)."""
+        """Run ``local`` on the owner of the job's shard (here or forwarded).
+
+        ``local`` must be safe to run again: when the shard moves while it
+        runs, its fenced write is refused (Aborted) and it runs again on the
+        new owner (the handlers are idempotent: a create finds its job)."""
         for _ in range(5):
             engine = await self.engine_for(job_id)
-            if engine is not None:
-                return await local(engine)
-            address, _ = self.owner_address(shard_of(job_id, self.config.num_shards))
-            client = ServiceClient([address], stub, channels=self.channels, deadline=2.0)
             try:
+                if engine is not None:
+                    return await local(engine)
+                address, _ = self.owner_address(shard_of(job_id, self.config.num_shards))
+                client = ServiceClient([address], stub, channels=self.channels, deadline=2.0)
                 return await client.call(method, request, timeout=30.0)
-            except Unavailable:
+            except (Unavailable, Aborted) as error:
+                log.info("%s of job %s: %s; trying the shard's owner again", method, job_id, error)
                 await self.view_changed.wait()
         raise Unavailable(f"could not reach the owner of job {job_id}; retry")
 
@@ -322,6 +327,13 @@ class Jobmgr:
             h = reply.largestHost
             largest = Resources(*map(max, largest, Resources(h.cpu, h.memMb, h.diskMb, h.gpu)))
         return largest, self.capabilities
+
+
+def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for error in group.exceptions:
+        out.extend(_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])
+    return out
 
 
 def _job_id(request_id: peloton_pb2.JobID) -> str:

@@ -24,7 +24,7 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_grpc
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.task import task_pb2
-from peloton.config import ClusterConfig
+from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig
 from peloton.core.errors import PelotonError, Unavailable
 from peloton.core.resources import Resources
 from peloton.placement.engine import place_batch
@@ -79,7 +79,7 @@ class PlacementWorker:
                                     resmgrsvc_grpc.ResourceManagerServiceStub,
                                     channels=self.channels)
         self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
-                                     channels=self.channels, deadline=2.0)
+                                     channels=self.channels, deadline=HEARTBEAT_TIMEOUT)
         self.hostmgrs: dict[str, str] = {}  # cluster -> address
         # Where cycles spend their time, logged every REPORT_PERIOD seconds.
         self.phase_s: dict[str, float] = defaultdict(float)
@@ -116,12 +116,12 @@ class PlacementWorker:
         request = cpb.HeartbeatRequest(member=cpb.Member(id=self.name, kind="placement"))
         while True:
             try:
-                reply = await self.cluster.call("Heartbeat", request, timeout=2.0)
+                reply = await self.cluster.call("Heartbeat", request, timeout=HEARTBEAT_TIMEOUT)
                 self.hostmgrs = {m.cluster: m.address for m in reply.view.members
                                  if m.kind == "hostmgr"}
             except PelotonError as error:
                 log.info("heartbeat: %s", error)
-            await trio.sleep(1.0)
+            await trio.sleep(HEARTBEAT_PERIOD)
 
     async def run(self) -> None:
         while True:

@@ -16,9 +16,12 @@ from typing import Any
 import msgpack
 
 VERSION = 1
-# pysyncobj chunks entries at 64 KiB and breaks on entries just over a
-# multiple of it (reference/pysyncobj-and-costs.md): stay well below.
-MAX_COMMAND_BYTES = 48 * 1024
+# pysyncobj sends an entry in chunks only when it is at least
+# ``appendEntriesBatchSizeBytes`` (RaftNode sets 1 MiB), and its chunking
+# breaks on entries just under a multiple of that size
+# (reference/pysyncobj-and-costs.md): commands stay a quarter below it, so
+# they are never chunked. A gang is one command: this bounds its size.
+MAX_COMMAND_BYTES = 768 * 1024
 
 
 @dataclass(frozen=True, slots=True)

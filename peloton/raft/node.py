@@ -32,6 +32,10 @@ from peloton.core.errors import NotLeader, Unavailable
 
 log = logging.getLogger(__name__)
 
+# The most bytes of entries one AppendEntries message carries; an entry at
+# least this big is sent in chunks (see codec.MAX_COMMAND_BYTES).
+APPEND_BATCH_BYTES = 1 << 20
+
 
 class Machine(Protocol):
     def apply(self, blob: bytes) -> Any: ...
@@ -103,6 +107,7 @@ class RaftNode:
             autoTickPeriod=0.01,
             connectionRetryTime=0.5,
             commandsWaitLeader=False,
+            appendEntriesBatchSizeBytes=APPEND_BATCH_BYTES,
             logCompactionMinEntries=20000,
             logCompactionMinTime=600,
             useFork=True,

@@ -7,6 +7,7 @@ under the node lock. A replica that does not lead answers every call with
 
 from __future__ import annotations
 
+import collections
 import logging
 import time
 import uuid
@@ -22,7 +23,7 @@ from peloton.api.private.resmgrsvc import resmgrsvc_grpc
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
-from peloton.config import ClusterConfig
+from peloton.config import MEMBER_LEASE, ClusterConfig
 from peloton.core import errors
 from peloton.core.errors import InvalidArgument, NotFound, NotLeader, PelotonError, Unavailable
 from peloton.core.resources import KINDS, Resources
@@ -43,10 +44,11 @@ log = logging.getLogger(__name__)
 
 TICK_PERIOD = 0.5
 CAPACITY_PERIOD = 5.0
+COMMIT_SAMPLES = 2000
 
 
-# At ~60 bytes a task in a command, 400 tasks keep one far below the 64 KiB
-# where pysyncobj splits entries (and breaks just above its multiples).
+# Items a command carries: each is a Raft entry every replica applies under
+# the state lock, so a bounded batch keeps reads and heartbeats flowing.
 TASKS_PER_COMMAND = 400
 MAX_DEQUEUE = 1000
 
@@ -125,6 +127,15 @@ class Resmgr:
         self.state = state
         self.raft_to_grpc = raft_to_grpc
         self.channels = Channels()
+        self.commit_s: collections.deque[float] = collections.deque(maxlen=COMMIT_SAMPLES)
+
+    def commit_stats(self) -> dict[str, float]:
+        """p50, p99 and max of the last commits' latency, in seconds."""
+        if not self.commit_s:
+            return {}
+        ordered = sorted(self.commit_s)
+        return {"p50": ordered[len(ordered) // 2], "p99": ordered[int(len(ordered) * 0.99)],
+                "max": ordered[-1]}
 
     def _not_leader(self) -> NotLeader:
         leader = self.node.leader()
@@ -142,10 +153,12 @@ class Resmgr:
         if len(blob) > MAX_COMMAND_BYTES:
             raise InvalidArgument(f"{name} command is {len(blob)} bytes; split the batch",
                                   field="request")
-        give_up = trio.current_time() + deadline
+        began = trio.current_time()
+        give_up = began + deadline
         while True:
             try:
                 ok, value = await self.node.submit(blob)
+                self.commit_s.append(trio.current_time() - began)
                 break
             except NotLeader:
                 raise self._not_leader() from None
@@ -478,7 +491,7 @@ class ClusterHandler:
         if m.kind not in ("jobmgr", "placement", "hostmgr") or not m.id:
             raise InvalidArgument(f"unknown member kind {m.kind!r}", field="member.kind")
         view = await self.rm.propose("member.heartbeat", {
-            "now": time.time(),
+            "now": time.time(), "ttl": MEMBER_LEASE,
             "member": {"id": m.id, "kind": m.kind, "address": m.address, "cluster": m.cluster}})
         return cpb.HeartbeatResponse(view=view_message(view, self.self_grpc, self.resmgrs))
 
@@ -491,7 +504,8 @@ class ClusterHandler:
                 appliedCommands=state.applied, commands=dict(state.command_counts),
                 commandItems=dict(state.command_items), taskStates=dict(counts),
                 tasks=len(state.tasks), readyGangs=len(state.ready),
-                placementsWaiting=sum(len(q) for q in state.placements.values()))
+                placementsWaiting=sum(len(q) for q in state.placements.values()),
+                commitSeconds=self.rm.commit_stats())
         reply.raft.update({k: str(v) for k, v in self.rm.node.status().items()
                            if isinstance(v, (int, float, str))})
         return reply

@@ -86,7 +86,7 @@ PLACING_TIMEOUT = 30.0
 # inter-pool preemption exists to take elastic resources back.
 PREEMPTION_ENABLED = False
 LAUNCHING_TIMEOUT = 60.0
-MEMBER_TTL = 5.0
+MEMBER_TTL = 5.0  # for heartbeats that name no ttl (the service sends config.MEMBER_LEASE)
 # Results kept for idempotent retries: the last RECENT_KEYS commands, and of
 # those only the ones applied in the last RECENT_S seconds (a caller retries
 # within its 10 s deadline; a get_placements result holds 100 placements).

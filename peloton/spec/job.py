@@ -39,6 +39,9 @@ MESOS_CONTAINERIZER = "mesos-containerizer"
 
 MAX_TASKS_PER_JOB = 100_000  # job_service.max_tasks_per_job
 MAX_RESTART_FAILURES = 100
+# The largest gang: one gang is one Raft command (raft.codec.MAX_COMMAND_BYTES,
+# ~150 bytes a task, more with constraints).
+MAX_GANG_TASKS = 2000
 
 # Keys Peloton stopped reading; Peloton's own testjob.yaml still has them.
 LEGACY_JOB_KEYS: Mapping[str, str] = MappingProxyType({
@@ -231,6 +234,11 @@ def _validate_sla(config: job_pb2.JobConfig) -> None:
             and sla.minimumRunningInstances > sla.maximumRunningInstances):
         raise InvalidArgument(f"minimumRunningInstances {sla.minimumRunningInstances} is more "
                               f"than maximumRunningInstances {sla.maximumRunningInstances}",
+                              field="sla.minimumrunninginstances")
+    gang = min(sla.minimumRunningInstances, count)
+    if gang > MAX_GANG_TASKS:
+        raise InvalidArgument(f"minimumRunningInstances {sla.minimumRunningInstances} makes a "
+                              f"gang of {gang} tasks; at most {MAX_GANG_TASKS} are placed as one",
                               field="sla.minimumrunninginstances")
     # Tasks of the gang are admitted together; one cannot opt out of the job's policy.
     for i in sorted(config.instanceConfig):

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from peloton.raft.codec import MAX_COMMAND_BYTES, VERSION, Command, decode, encode
+from peloton.raft.node import APPEND_BATCH_BYTES
 
 
 def test_version_is_one() -> None:
@@ -45,8 +46,8 @@ def test_a_malformed_record_is_refused() -> None:
         decode(msgpack.packb([1, "x", "k"]))
 
 
-def test_the_size_limit_stays_well_below_64_kib() -> None:
-    assert MAX_COMMAND_BYTES <= 64 * 1024 - 8 * 1024
+def test_no_command_is_big_enough_for_pysyncobj_to_chunk() -> None:
+    assert MAX_COMMAND_BYTES <= APPEND_BATCH_BYTES * 3 // 4
 
 
 payloads = st.recursive(

@@ -188,6 +188,8 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("min running above max", job(**{"sla.maximumrunninginstances": 2,
                                      "sla.minimumrunninginstances": 3}),
      "sla.minimumrunninginstances", ["3", "2"]),
+    ("gang too big", job(**{"instancecount": 3000, "sla.minimumrunninginstances": 2500}),
+     "sla.minimumrunninginstances", ["2500", "2000"]),
     ("preemption override inside gang", job(**{
         "sla.minimumrunninginstances": 2,
         "instanceconfig.1": {"preemptionpolicy": {"type": "TYPE_NON_PREEMPTIBLE"}}}),

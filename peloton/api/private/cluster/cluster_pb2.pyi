@@ -70,7 +70,7 @@ class GetStatsRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("appliedCommands", "commands", "taskStates", "tasks", "raft", "readyGangs", "placementsWaiting", "commandItems")
+    __slots__ = ("appliedCommands", "commands", "taskStates", "tasks", "raft", "readyGangs", "placementsWaiting", "commandItems", "commitSeconds")
     class CommandsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -99,6 +99,13 @@ class Stats(_message.Message):
         key: str
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class CommitSecondsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     APPLIEDCOMMANDS_FIELD_NUMBER: _ClassVar[int]
     COMMANDS_FIELD_NUMBER: _ClassVar[int]
     TASKSTATES_FIELD_NUMBER: _ClassVar[int]
@@ -107,6 +114,7 @@ class Stats(_message.Message):
     READYGANGS_FIELD_NUMBER: _ClassVar[int]
     PLACEMENTSWAITING_FIELD_NUMBER: _ClassVar[int]
     COMMANDITEMS_FIELD_NUMBER: _ClassVar[int]
+    COMMITSECONDS_FIELD_NUMBER: _ClassVar[int]
     appliedCommands: int
     commands: _containers.ScalarMap[str, int]
     taskStates: _containers.ScalarMap[str, int]
@@ -115,4 +123,5 @@ class Stats(_message.Message):
     readyGangs: int
     placementsWaiting: int
     commandItems: _containers.ScalarMap[str, int]
-    def __init__(self, appliedCommands: _Optional[int] = ..., commands: _Optional[_Mapping[str, int]] = ..., taskStates: _Optional[_Mapping[str, int]] = ..., tasks: _Optional[int] = ..., raft: _Optional[_Mapping[str, str]] = ..., readyGangs: _Optional[int] = ..., placementsWaiting: _Optional[int] = ..., commandItems: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    commitSeconds: _containers.ScalarMap[str, float]
+    def __init__(self, appliedCommands: _Optional[int] = ..., commands: _Optional[_Mapping[str, int]] = ..., taskStates: _Optional[_Mapping[str, int]] = ..., tasks: _Optional[int] = ..., raft: _Optional[_Mapping[str, str]] = ..., readyGangs: _Optional[int] = ..., placementsWaiting: _Optional[int] = ..., commandItems: _Optional[_Mapping[str, int]] = ..., commitSeconds: _Optional[_Mapping[str, float]] = ...) -> None: ...
