@@ -206,10 +206,15 @@ class HostPool:
 
     def acquire(self, minimum: Resources, num_ports: int, max_hosts: int, now: float,
                 lease_ttl: float, rng_seed: int | None = None,
-                port_sample: int = MAX_LEASE_PORTS) -> tuple[list[Lease], dict[str, int]]:
+                port_sample: int = MAX_LEASE_PORTS, demand: Resources | None = None,
+                ) -> tuple[list[Lease], dict[str, int]]:
         """Lease up to ``max_hosts`` distinct unleased hosts that have at least
         ``minimum`` free and ``num_ports`` free ports. Each lease lists up to
         ``port_sample`` (at most MAX_LEASE_PORTS) of its host's free ports.
+        With ``demand``, stop as soon as the leases' free resources add up to
+        it in every kind where it is above zero (a placement batch that needs
+        500 cpus leases ~20 hosts of 32, not 500). A demand without GPUs does
+        not count GPU hosts' room: placement keeps those for GPU tasks.
 
         The scan is bounded: it walks the hosts as a ring from a starting
         offset and stops as soon as ``max_hosts`` hosts matched, so a large
@@ -242,6 +247,9 @@ class HostPool:
         cpu, mem, disk, gpu = (v - EPSILON for v in minimum)
         leased = short = no_ports = examined = 0
         sample = max(0, min(port_sample, MAX_LEASE_PORTS))
+        wanted = [(k, v) for k, v in enumerate(demand) if v > 0.0] if demand else []
+        got = [0.0, 0.0, 0.0, 0.0]
+        gpu_hosts_count = demand is not None and demand.gpu > 0.0
         for i in range(n):
             host = ring[(start + i) % n]
             examined += 1
@@ -261,9 +269,16 @@ class HostPool:
             if host.free_port_count() < num_ports:
                 no_ports += 1
                 continue
-            leases.append(self._lease(host, now + lease_ttl, sample))
+            lease = self._lease(host, now + lease_ttl, sample)
+            leases.append(lease)
             if len(leases) >= max_hosts:
                 break
+            if wanted and (gpu_hosts_count or host.spec.capacity.gpu <= 0.0):
+                free = lease.free
+                for k in range(4):
+                    got[k] += free[k]
+                if all(got[k] >= v for k, v in wanted):
+                    break
         self._cursor = (start + examined) % n
         counts = {MATCH: len(leases), MISMATCH_STATUS: leased,
                   INSUFFICIENT_OFFER_RESOURCES: short, MISMATCH_PORTS: no_ports}

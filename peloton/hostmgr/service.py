@@ -115,7 +115,9 @@ class InternalHandler:
         minimum = Resources(f.minimum.cpu, f.minimum.memMb, f.minimum.diskMb, f.minimum.gpu)
         leases, counts = self.hm.pool.acquire(
             minimum, f.numPorts, f.maxHosts or 1, time.time(), LEASE_TTL,
-            port_sample=f.portSample if f.HasField("portSample") else MAX_LEASE_PORTS)
+            port_sample=f.portSample if f.HasField("portSample") else MAX_LEASE_PORTS,
+            demand=Resources(f.demand.cpu, f.demand.memMb, f.demand.diskMb, f.demand.gpu)
+            if f.HasField("demand") else None)
         reply = hpb.AcquireHostsResponse(filterResultCounts=counts)
         for lease in leases:
             reply.leases.add(leaseId=lease.lease_id, hostname=lease.hostname,

@@ -43,6 +43,11 @@ from peloton.storage.gateway import Storage
 
 log = logging.getLogger(__name__)
 
+PENDING_MESSAGE = "waiting for admission and placement"
+# Runs whose next event matters most: a launch that never happened, a kill
+# that never landed. Reconciled more often than runs simply running.
+IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING})
+
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
 
 
@@ -204,7 +209,7 @@ class ShardEngine:
                                                          failed[t.mesos_task_id], now)
                 changed.append(t)
             elif t.state != TaskState.PENDING:
-                t.state, t.message = TaskState.PENDING, "waiting for admission and placement"
+                t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
                 changed.append(t)
         jobs = [self.jobs[j] for j in by_job]
         for job in jobs:
@@ -383,16 +388,17 @@ class ShardEngine:
             await self.ctx.resmgr.call("UpdateTasksState",
                                        rpb.UpdateTasksStateRequest(updates=updates))
 
-    async def reconcile(self) -> None:
-        """Ask the host managers about every run that should be on a host.
+    async def reconcile(self, *, full: bool = True) -> None:
+        """Ask the host managers about every run that should be on a host
+        (``full``), or only those launching or being killed.
 
         Known runs get their latest status applied (a lost event costs at most
         one round). A run unknown in two rounds in a row never started
         (LAUNCHING: placed again, same run), is gone (KILLING: KILLED), or was
         lost with its host manager (LOST: retried by the restart policy).
         """
-        tasks = [t for job in self.jobs.values() for t in job.tasks
-                 if t.state in ON_HOST_TASK_STATES]
+        states = ON_HOST_TASK_STATES if full else IN_TRANSIT_STATES
+        tasks = [t for job in self.jobs.values() for t in job.tasks if t.state in states]
         by_cluster: dict[str, list[Task]] = defaultdict(list)
         for t in tasks:
             by_cluster[t.cluster].append(t)
@@ -408,7 +414,8 @@ class ShardEngine:
         if known:
             await self.on_events(known)
         gone = unknown & self._unknown
-        self._unknown = unknown - gone
+        # Runs not asked about this round keep their mark from the last.
+        self._unknown = (self._unknown - {t.mesos_task_id for t in tasks}) | (unknown - gone)
         if not gone:
             return
         now = self.ctx.clock()
@@ -518,7 +525,15 @@ class ShardEngine:
         self.jobs.pop(job.id, None)
 
     async def create(self, job: Job) -> None:
+        """Write a new job with its tasks PENDING (the caller enqueues them
+        next). Written once, not INITIALIZED and then again PENDING: a new
+        owner re-enqueues PENDING tasks, and resmgr takes a run it already
+        has as a no-op, so nothing is lost if enqueueing does not happen."""
         now = self.ctx.clock()
+        for t in job.tasks:
+            if t.state == TaskState.INITIALIZED:
+                t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
+        job.refresh_state(now)
         try:
             await self.ctx.storage.create_job(self.shard, self.epoch, job.row(now),
                                               [t.row(now) for t in job.tasks])

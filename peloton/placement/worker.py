@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 CONCURRENT_CYCLES = 4
 REPORT_PERIOD = 10.0
+# Hosts are leased until their free resources are this many times the batch's.
+DEMAND_MARGIN = 1.5
 
 _CONDITIONS = {task_pb2.LabelConstraint.CONDITION_LESS_THAN: "lt",
                task_pb2.LabelConstraint.CONDITION_EQUAL: "eq",
@@ -146,13 +148,21 @@ class PlacementWorker:
         tasks = [t for g in gangs for t in g.tasks]
         minimum = Resources(*(min(getattr(t.resources, k) for t in tasks)
                               for k in ("cpu", "memory", "disk", "gpu")))
+        need = Resources.sum([t.resources for t in tasks])
+        # Constraints can rule out most hosts: then lease without a demand bound.
+        bounded = all(t.constraint is None for t in tasks)
         host_filter = hpb.HostFilter(
             minimum=rpb.Resources(cpu=minimum.cpu, memMb=minimum.memory,
                                   diskMb=minimum.disk, gpu=minimum.gpu),
             numPorts=min(t.num_ports for t in tasks), maxHosts=min(len(tasks), 500),
             # Ports enough for every task of the batch on one host (a port
             # list on each of 500 leases is most of a reply's size).
-            portSample=min(sum(t.num_ports for t in tasks), 100))
+            portSample=min(sum(t.num_ports for t in tasks), 100),
+            # Enough hosts for the batch with room to pack (from each host
+            # manager: any one may have the room), not one per task.
+            demand=rpb.Resources(cpu=need.cpu * DEMAND_MARGIN, memMb=need.memory * DEMAND_MARGIN,
+                                 diskMb=need.disk * DEMAND_MARGIN, gpu=need.gpu * DEMAND_MARGIN)
+            if bounded else None)
         by_cluster: dict[str, list[HostOffer]] = {}
 
         async def acquire(cluster: str) -> None:

@@ -438,3 +438,21 @@ def test_a_lease_lists_as_many_free_ports_as_asked():
     pool.release([lease.lease_id])
     [lease], _ = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL, port_sample=1000)
     assert len(lease.ports) == MAX_LEASE_PORTS
+
+
+def test_acquire_stops_once_the_demand_is_covered():
+    pool = pool_of(*(spec(f"h{i}", Resources(cpu=4, memory=100)) for i in range(10)))
+    leases, _ = pool.acquire(ZERO, 0, 10, now=0, lease_ttl=TTL, demand=Resources(cpu=10))
+    assert len(leases) == 3  # 4 + 4 + 4 >= 10
+    # A kind left at zero bounds nothing; memory needs all 10 hosts here.
+    pool = pool_of(*(spec(f"h{i}", Resources(cpu=4, memory=100)) for i in range(10)))
+    leases, _ = pool.acquire(ZERO, 0, 10, now=0, lease_ttl=TTL,
+                             demand=Resources(cpu=1, memory=950))
+    assert len(leases) == 10
+
+
+def test_gpu_hosts_do_not_cover_a_demand_without_gpus():
+    pool = pool_of(spec("g1", Resources(cpu=8, gpu=1)), spec("g2", Resources(cpu=8, gpu=1)),
+                   spec("c1", Resources(cpu=8)))
+    leases, _ = pool.acquire(ZERO, 0, 10, now=0, lease_ttl=TTL, demand=Resources(cpu=8))
+    assert [x.hostname for x in leases] == ["g1", "g2", "c1"]

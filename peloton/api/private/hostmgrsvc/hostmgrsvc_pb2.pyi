@@ -10,18 +10,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class HostFilter(_message.Message):
-    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample")
+    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample", "demand")
     MINIMUM_FIELD_NUMBER: _ClassVar[int]
     NUMPORTS_FIELD_NUMBER: _ClassVar[int]
     MAXHOSTS_FIELD_NUMBER: _ClassVar[int]
     REVOCABLE_FIELD_NUMBER: _ClassVar[int]
     PORTSAMPLE_FIELD_NUMBER: _ClassVar[int]
+    DEMAND_FIELD_NUMBER: _ClassVar[int]
     minimum: _resmgrsvc_pb2.Resources
     numPorts: int
     maxHosts: int
     revocable: bool
     portSample: int
-    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ...) -> None: ...
+    demand: _resmgrsvc_pb2.Resources
+    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ..., demand: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ...) -> None: ...
 
 class HostLease(_message.Message):
     __slots__ = ("leaseId", "hostname", "agentId", "available", "ports", "attributes", "cluster")
