@@ -231,11 +231,14 @@ class Resmgr:
                                             hostmgrsvc_grpc.InternalHostServiceStub,
                                             "ClusterCapacity", hpb.ClusterCapacityRequest(), 5.0)
                     physical = resources_of(reply.physical)
+                    slack = resources_of(reply.slack)
                     with self.node.lock:
                         known = self.state.capacity.get(reply.cluster)
-                    if known is None or list(known) != physical:
-                        await self.propose("cluster.capacity",
-                                           {"cluster": reply.cluster, "physical": physical})
+                        known_slack = self.state.slack_capacity.get(reply.cluster)
+                    if (known is None or list(known) != physical
+                            or known_slack is None or list(known_slack) != slack):
+                        await self.propose("cluster.capacity", {
+                            "cluster": reply.cluster, "physical": physical, "slack": slack})
                 except PelotonError as error:
                     log.info("capacity of %s unknown: %s", member.address, error)
 

@@ -47,8 +47,8 @@ clusters is zero), entitlements are all zero; admission then uses the limit
 rule alone, so a fresh cluster still runs jobs.
 
 Entitlement (``peloton.resmgr.entitlement.compute``) is a function of the
-tree, each leaf's demand and allocation, and the capacity (slack capacity is
-zero for now, so revocable gangs wait once capacity is known). Commands that
+tree, each leaf's demand and allocation, the capacity and the slack capacity
+(allocated-but-idle resources) the hostmgr shards report. Commands that
 change any of them mark it stale; it is recomputed once before admission
 runs and once at the end of the command, so ``entitlements`` always equals
 ``compute`` of the current state (no clock: replicas agree, and a restored
@@ -251,6 +251,9 @@ class ResmgrState:
         self.members: dict[str, Member] = {}
         self.shards: dict[int, Shard] = {}
         self.capacity: dict[str, Resources] = {}
+        # Allocated-but-idle resources per cluster, as its hostmgr reports
+        # them: what revocable gangs may use (the slack entitlement's root).
+        self.slack_capacity: dict[str, Resources] = {}
         self.next_gang = 1
         self.applied = 0
         # Derived from the above (never snapshotted): see the module docstring.
@@ -524,7 +527,8 @@ class ResmgrState:
                 slack_demand=p.slack_demand if leaf else ZERO,
                 slack_allocation=p.slack_allocation if leaf else ZERO,
                 slack_limit_pct=p.slack_limit)
-        self.entitlements = entitlement.compute(inputs, ROOT, self.total_capacity(), ZERO)
+        self.entitlements = entitlement.compute(inputs, ROOT, self.total_capacity(),
+                                               self.total_slack_capacity())
 
     def _schedule(self) -> None:
         """One admission pass: fresh entitlements, then every leaf with
@@ -780,9 +784,14 @@ class ResmgrState:
         self._schedule()  # Peloton's periodic task scheduler
 
     def set_capacity(self, p: dict[str, Any]) -> None:
+        """A cluster's physical capacity and, optionally, its slack (commands
+        logged before slack existed name none: it stays as it was)."""
+        cluster = p["cluster"]
         physical = Resources(*p["physical"])
-        if self.capacity.get(p["cluster"]) != physical:
-            self.capacity[p["cluster"]] = physical
+        slack = Resources(*p["slack"]) if "slack" in p else self.slack_capacity.get(cluster, ZERO)
+        if self.capacity.get(cluster) != physical or self.slack_capacity.get(cluster, ZERO) != slack:
+            self.capacity[cluster] = physical
+            self.slack_capacity[cluster] = slack
             self._stale = True
             self._schedule()
 
@@ -857,6 +866,9 @@ class ResmgrState:
     def total_capacity(self) -> Resources:
         return Resources.sum(list(self.capacity.values())) if self.capacity else ZERO
 
+    def total_slack_capacity(self) -> Resources:
+        return Resources.sum(list(self.slack_capacity.values())) if self.slack_capacity else ZERO
+
     # -- snapshot -------------------------------------------------------
     def snapshot(self) -> bytes:
         return msgpack.packb({
@@ -882,6 +894,7 @@ class ResmgrState:
                         for m in self.members.values()],
             "shards": [[s, sh.owner, sh.epoch, sh.not_before] for s, sh in self.shards.items()],
             "capacity": {c: list(r) for c, r in self.capacity.items()},
+            "slack_capacity": {c: list(r) for c, r in self.slack_capacity.items()},
             "recent": [[k, at, result] for k, (at, result) in self.recent.items()],
         }, use_bin_type=True)
 
@@ -927,6 +940,7 @@ class ResmgrState:
         self.members = {m[0]: Member(*m) for m in d["members"]}
         self.shards = {s: Shard(o, e, nb) for s, o, e, nb in d["shards"]}
         self.capacity = {c: Resources(*r) for c, r in d["capacity"].items()}
+        self.slack_capacity = {c: Resources(*r) for c, r in d.get("slack_capacity", {}).items()}
         # Before RECENT_S, rows were [key, result]: keep them as of now.
         self.recent = OrderedDict((row[0], (row[1], row[2]) if len(row) == 3
                                    else (self.now, row[1])) for row in d["recent"])

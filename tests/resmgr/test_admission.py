@@ -154,6 +154,19 @@ def test_revocable_gangs_use_slack_entitlement() -> None:
     assert waiting(s, "p1") == [("revocable", "slack entitlement: cpu 0 + 1 > 0")]
     assert s.pools["p1"].slack_demand.cpu == 1 and s.pools["p1"].demand.cpu == 0
     assert s.entitlements["p1"].slack_demand.cpu == 1
+    # The host manager reports idle cpu: the revocable gang runs on it.
+    ok(s, "cluster.capacity", {"cluster": "c1", "physical": [100, 0, 0, 0],
+                               "slack": [4, 0, 0, 0]})
+    assert s.total_slack_capacity().cpu == 4
+    assert ready(s, 0) == [True]
+    assert s.pools["p1"].slack_allocation.cpu == 1
+    # A report without slack (a command logged before slack existed) keeps it.
+    ok(s, "cluster.capacity", {"cluster": "c1", "physical": [90, 0, 0, 0]})
+    assert s.total_slack_capacity().cpu == 4
+    restored = ResmgrState(num_shards=4)
+    restored.restore(s.snapshot())
+    assert restored.slack_capacity == s.slack_capacity
+    assert restored.entitlements == s.entitlements
 
 
 def test_entitlement_head_of_line_blocks_the_pending_queue() -> None:
