@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import pathlib
 import threading
 from collections.abc import Callable
@@ -43,6 +44,26 @@ class Machine(Protocol):
     def restore(self, blob: bytes) -> None: ...
 
 
+class _Snapshot:
+    """Pickles as ``machine.snapshot()`` (bytes), taken when pickled.
+
+    Only the tick thread applies commands, and it is the thread that forks:
+    in the forked child nothing mutates the state, so the child reads it
+    without the lock (a trio thread may have held the lock at the fork, and
+    it stays held in the child forever). Pickled in the process that made
+    it (no fork), it takes the lock like any reader.
+    """
+
+    def __init__(self, machine: Machine, lock: threading.Lock) -> None:
+        self._machine, self._lock, self._pid = machine, lock, os.getpid()
+
+    def __reduce__(self) -> tuple[type[bytes], tuple[bytes]]:
+        if os.getpid() != self._pid:
+            return bytes, (self._machine.snapshot(),)
+        with self._lock:
+            return bytes, (self._machine.snapshot(),)
+
+
 class _Replica(SyncObjConsumer):  # type: ignore[misc]
     def __init__(self, machine: Machine, lock: threading.Lock,
                  on_apply: Callable[[], None]) -> None:
@@ -59,10 +80,13 @@ class _Replica(SyncObjConsumer):  # type: ignore[misc]
         return result
 
     # pysyncobj's log compaction stores what _serialize returns: our own
-    # msgpack snapshot, not pickled attributes.
-    def _serialize(self) -> dict[str, bytes]:
-        with self._lock:
-            return {"snapshot": self._machine.snapshot()}
+    # msgpack snapshot, not pickled attributes. It calls _serialize on its
+    # tick thread and pickles the result in a forked child (useFork), so the
+    # snapshot is taken when pickled, in the child: encoding a million
+    # tracked tasks there took seconds, the leader missed its heartbeats
+    # and lost the leadership (10k-hosts-1m-tasks, at log index 20,000).
+    def _serialize(self) -> dict[str, _Snapshot]:
+        return {"snapshot": _Snapshot(self._machine, self._lock)}
 
     def _deserialize(self, data: dict[str, bytes]) -> None:
         with self._lock:
