@@ -700,12 +700,20 @@ class ResmgrState:
                     self.ready.append(gid)
 
     def get_placements(self, p: dict[str, Any]) -> list[list[Any]]:
+        """Up to ``limit`` placements of the given shards (-> LAUNCHING),
+        taken from the shards in turn, one at a time: drained in the order
+        listed, a backlog in the first shards kept the last ones waiting
+        call after call (probe jobs waited 13-23 s in the 1M load test)."""
         out: list[list[Any]] = []
         deadline = self.now + LAUNCHING_TIMEOUT
         launching: list[str] = []
-        for shard in p["shards"]:
-            queue = self.placements.get(shard)
-            while queue and len(out) < p["limit"]:
+        queues = [(s, q) for s in dict.fromkeys(p["shards"]) if (q := self.placements.get(s))]
+        while queues and len(out) < p["limit"]:
+            still: list[tuple[int, deque[list[Any]]]] = []
+            for shard, queue in queues:
+                if len(out) >= p["limit"]:
+                    still.append((shard, queue))
+                    continue
                 hostname, agent, lease, cluster, refs = queue.popleft()
                 live = []
                 for mid, tid, ports in refs:
@@ -720,8 +728,11 @@ class ResmgrState:
                         launching.append(mid)
                 if live:
                     out.append([hostname, agent, lease, cluster, live])
-            if queue is not None and not queue:
-                del self.placements[shard]
+                if queue:
+                    still.append((shard, queue))
+                else:
+                    del self.placements[shard]
+            queues = still
         if launching:
             self.deadlines[TaskState.LAUNCHING].append((deadline, launching))
         return out

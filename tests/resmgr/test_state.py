@@ -532,6 +532,20 @@ def test_placements_flow_per_shard(s: ResmgrState) -> None:
     assert s.placements == {}
 
 
+def test_get_placements_takes_the_shards_in_turn(s: ResmgrState) -> None:
+    """A backlog in one shard does not keep another's placements waiting."""
+    enqueue(s, "a", *[[task(i, shard=1)] for i in range(4)], [task(9, shard=3)])
+    dequeue(s)
+    for i in range(4):
+        place(s, f"h{i}", mid(i))
+    place(s, "h9", mid(9))
+    got = get_placements(s, 1, 3, limit=2)
+    assert [p[0] for p in got] == ["h0", "h9"]  # not h0, h1
+    assert 3 not in s.placements
+    assert [p[0] for p in get_placements(s, 1, 3, 1, limit=10)] == ["h1", "h2", "h3"]
+    assert s.placements == {}
+
+
 def test_set_placements_ignores_tasks_not_placing(s: ResmgrState) -> None:
     enqueue(s, "a", [task(0)], [task(1)])
     dequeue(s, limit=1)
