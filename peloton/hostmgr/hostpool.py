@@ -339,14 +339,13 @@ class HostPool:
                 host.lease = None
             cap = host.spec.capacity
             used = host.allocated
-            if (cpu > cap[0] - used[0] or mem > cap[1] - used[1]
-                    or disk > cap[2] - used[2] or gpu > cap[3] - used[3]):
-                # Revocable work takes its cpu from slack, the rest as usual.
-                if not revocable or (scpu > host.free_slack() or smem > cap[1] - used[1]
-                                     or sdisk > cap[2] - used[2]
-                                     or sgpu > cap[3] - used[3]):
-                    short += 1
-                    continue
+            # Regular resources, else (revocable work) slack cpu and the rest.
+            if ((cpu > cap[0] - used[0] or mem > cap[1] - used[1]
+                    or disk > cap[2] - used[2] or gpu > cap[3] - used[3])
+                    and (not revocable or scpu > host.free_slack() or smem > cap[1] - used[1]
+                         or sdisk > cap[2] - used[2] or sgpu > cap[3] - used[3])):
+                short += 1
+                continue
             if host.free_port_count() < num_ports:
                 no_ports += 1
                 continue
