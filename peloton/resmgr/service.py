@@ -53,6 +53,25 @@ TASKS_PER_COMMAND = 400
 MAX_DEQUEUE = 1000
 
 
+# Slack moves with every task's usage: it is replicated only when it moved
+# to or from zero, or by at least SLACK_MIN_CHANGE cpus and SLACK_REL_CHANGE
+# of the replicated figure (against that figure, so small steps add up).
+SLACK_MIN_CHANGE = 1.0
+SLACK_REL_CHANGE = 0.05
+
+
+def slack_changed(known: Resources | None, reported: list[float]) -> bool:
+    """Whether a cluster's reported slack differs enough from the replicated
+    one to propose it (see SLACK_MIN_CHANGE)."""
+    if known is None:
+        return True
+    for old, new in zip(known, reported, strict=True):
+        if (old > 0.0) != (new > 0.0) or abs(new - old) >= max(SLACK_MIN_CHANGE,
+                                                                 SLACK_REL_CHANGE * old):
+            return True
+    return False
+
+
 def _chunks(items: list[Any], weight: Any, limit: int = TASKS_PER_COMMAND) -> list[list[Any]]:
     """Split ``items`` into runs whose summed ``weight`` stays within ``limit``."""
     out: list[list[Any]] = []
@@ -236,7 +255,7 @@ class Resmgr:
                         known = self.state.capacity.get(reply.cluster)
                         known_slack = self.state.slack_capacity.get(reply.cluster)
                     if (known is None or list(known) != physical
-                            or known_slack is None or list(known_slack) != slack):
+                            or slack_changed(known_slack, slack)):
                         await self.propose("cluster.capacity", {
                             "cluster": reply.cluster, "physical": physical, "slack": slack})
                 except PelotonError as error:
