@@ -28,9 +28,11 @@ from peloton.core import errors
 from peloton.core.errors import InvalidArgument, NotFound, NotLeader, PelotonError, Unavailable
 from peloton.core.resources import KINDS, Resources
 from peloton.core.states import TaskState
+from peloton.observability.http import serve_http
 from peloton.raft.codec import MAX_COMMAND_BYTES, Command, encode
 from peloton.raft.node import RaftNode
 from peloton.resmgr import respool
+from peloton.resmgr.metrics import metrics_route
 from peloton.resmgr.state import (
     TASK_CONTROLLER,
     TASK_PREEMPTIBLE,
@@ -558,6 +560,13 @@ async def serve(config: ClusterConfig, name: str, *,
                 (cluster_grpc.ClusterServiceBase,
                  ClusterHandler(rm, config.resmgr_addresses, me.grpc)),
             ], host, int(port))
+            metrics = me.options.get("metrics")
+            if metrics:  # Prometheus /metrics (config.py checked it is loopback)
+                mhost, mport = str(metrics).rsplit(":", 1)
+                where = await nursery.start(serve_http, {
+                    "/metrics": metrics_route(state, node, config.raft_to_grpc())},
+                    mhost, int(mport))
+                log.info("metrics on http://%s:%d/metrics", where[0], where[1])
             nursery.start_soon(rm.run_leader_loops)
             task_status.started(address)
     finally:
