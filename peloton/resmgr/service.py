@@ -45,7 +45,9 @@ from peloton.rpc import Channels, call_once, serve_grpc
 log = logging.getLogger(__name__)
 
 TICK_PERIOD = 0.5
-CAPACITY_PERIOD = 5.0
+# Capacity and slack are asked for this often (an O(1) call per host manager;
+# only changes are replicated), so slack that appears or shrinks shows soon.
+CAPACITY_PERIOD = 2.0
 COMMIT_SAMPLES = 2000
 
 
