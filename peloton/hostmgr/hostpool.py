@@ -502,21 +502,29 @@ class HostPool:
         host = self._hosts[hostname]
         resources, ports, revocable, used = host.tasks.pop(mesos_task_id)
         host.used_ports.difference_update(ports)
-        before = host.slack()
+        # Inlined slack() before and after (this runs once per task end).
+        alloc = host.allocated
+        idle = alloc.cpu - host.usage
+        before = idle if idle > 0.0 else 0.0
         if revocable:
             regular = resources._replace(cpu=0.0)
-            host.lent = max(0.0, host.lent - resources.cpu)
+            lent = host.lent - resources.cpu
+            host.lent = lent if lent > 0.0 else 0.0
         else:
             regular = resources
-            host.usage = max(0.0, host.usage - used)
+            usage = host.usage - used
+            host.usage = usage if usage > 0.0 else 0.0
         # Reset to exact zero when empty so float rounding cannot accumulate.
         if host.tasks:
-            host.allocated = (host.allocated - regular).clamp_zero()
+            alloc = host.allocated = (alloc - regular).clamp_zero()
         else:
-            host.allocated, host.usage, host.lent = ZERO, 0.0, 0.0
+            alloc = host.allocated = ZERO
+            host.usage = host.lent = 0.0
         if self._task_host:
             self._allocated = (self._allocated - regular).clamp_zero()
-            self._slack = max(0.0, self._slack + host.slack() - before)
+            idle = alloc.cpu - host.usage
+            total = self._slack + (idle if idle > 0.0 else 0.0) - before
+            self._slack = total if total > 0.0 else 0.0
             if revocable:
                 self._lent = max(0.0, self._lent - resources.cpu)
         else:
