@@ -280,7 +280,8 @@ class LocalBackend(Backend):
     async def _usage_loop(self) -> None:
         while True:
             await trio.sleep(self._usage_period)
-            await self.sample_usage()
+            if self.on_usage is not None:  # nobody listening: no /proc pass
+                await self.sample_usage()
 
     async def sample_usage(self) -> list[tuple[str, float]]:
         """Take one sample of every live run's cpu time and report (and
