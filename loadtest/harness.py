@@ -90,13 +90,15 @@ PROBE_PREFIX = "lt-probe-"
 
 def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) -> dict[str, Any]:
     """The cluster file for ``scenario`` in ``directory`` on the given loopback ports
-    (``2 * resmgrs + jobmgrs + hostmgr_shards`` of them, used in order).
+    (``3 * resmgrs + jobmgrs + hostmgr_shards`` of them, used in order: each
+    resmgr's gRPC and Raft, the jobmgrs, the hostmgrs, then each resmgr's
+    ``/metrics``).
 
     Hostmgr shard ``k`` is sim cluster ``sim{k}`` with its share of the hosts
     and of the GPU hosts, seeded ``seed + k``.
     """
     c = scenario.cluster
-    needed = 2 * c.resmgrs + c.jobmgrs + c.hostmgr_shards
+    needed = 3 * c.resmgrs + c.jobmgrs + c.hostmgr_shards
     if len(ports) < needed:
         raise ValueError(f"need {needed} ports, got {len(ports)}")
     it = iter(ports)
@@ -105,12 +107,13 @@ def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) 
         return f"{minicluster.LOOPBACK}:{next(it)}"
 
     shape = c.host_shape
-    return {
+    resmgrs = [{"name": f"resmgr-{i}", "grpc": address(), "raft": address()}
+               for i in range(c.resmgrs)]
+    data = {
         "data_dir": str(directory),
         "num_shards": c.shards,
         "storage": {"kind": "sqlite", "path": "jobs.db"},
-        "resmgr": [{"name": f"resmgr-{i}", "grpc": address(), "raft": address()}
-                   for i in range(c.resmgrs)],
+        "resmgr": resmgrs,
         "jobmgr": [{"name": f"jobmgr-{i}", "grpc": address()} for i in range(c.jobmgrs)],
         "placement": [{"name": f"placement-{i}"} for i in range(c.placements)],
         "hostmgr": [{
@@ -121,6 +124,9 @@ def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) 
             "seed": scenario.seed + k,
         } for k in range(c.hostmgr_shards)],
     }
+    for resmgr in resmgrs:
+        resmgr["metrics"] = address()
+    return data
 
 
 def host_capacity(cluster: ClusterSpec) -> Callable[[str], tuple[float, float, float, float] | None]:
@@ -337,7 +343,7 @@ class LoadTest:
             raise InvalidArgument(f"{path} exists: a run directory is used once; pick another "
                                   f"--out", field="--out")
         data = cluster_data(self.scenario, self.run_dir, minicluster.free_ports(
-            2 * c.resmgrs + c.jobmgrs + c.hostmgr_shards))
+            3 * c.resmgrs + c.jobmgrs + c.hostmgr_shards))
         path.write_text(f"# loadtest {self.scenario.name}: written by the load-test harness\n"
                         + yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
         self.config = cluster_config.load(path)

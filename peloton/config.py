@@ -6,7 +6,8 @@
     num_shards: 16                    # jobmgr shards; fixed at bootstrap
     storage: {kind: sqlite, path: jobs.db}     # relative to data_dir
     resmgr:                           # the Raft group (3 members)
-      - {name: resmgr-0, grpc: 127.0.0.1:5394, raft: 127.0.0.1:7394}
+      - {name: resmgr-0, grpc: 127.0.0.1:5394, raft: 127.0.0.1:7394,
+         metrics: 127.0.0.1:9394}     # optional: Prometheus /metrics, loopback only
     jobmgr:
       - {name: jobmgr-0, grpc: 127.0.0.1:5392}
     placement:
@@ -21,6 +22,7 @@ rest tells it where its peers are. Errors name the offending key.
 
 from __future__ import annotations
 
+import ipaddress
 import pathlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +85,9 @@ HEARTBEAT_PERIOD = 1.0
 HEARTBEAT_TIMEOUT = 4.0
 MEMBER_LEASE = 10.0
 _NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hostmgr": ("grpc",)}
+# Keys a daemon entry may have, where the kind has a fixed set (a hostmgr's
+# are its backend's options).
+_KEYS = {"resmgr": ("name", "grpc", "raft", "metrics")}
 
 
 def _address(value: Any, where: str) -> str:
@@ -90,6 +95,19 @@ def _address(value: Any, where: str) -> str:
     if not (port.isascii() and port.isdigit() and int(port) <= 65535):
         raise InvalidArgument(f"expected host:port, got {value!r}", field=where)
     return value
+
+
+def _loopback_address(value: Any, where: str) -> str:
+    address = _address(value, where)
+    host = address.rpartition(":")[0].strip("[]")
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise InvalidArgument(f"must be a loopback address (127.0.0.1:PORT), got {value!r}: "
+                              "metrics are served on loopback only", field=where)
+    return address
 
 
 def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
@@ -129,6 +147,14 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
             for need in _NEEDS[kind]:
                 if need not in entry:
                     raise InvalidArgument("required", field=f"{where}.{need}")
+            allowed = _KEYS.get(kind)
+            if allowed is not None:
+                for key in entry:
+                    if key not in allowed:
+                        raise InvalidArgument(f"unknown key; a {kind} entry has "
+                                              f"{', '.join(allowed)}", field=f"{where}.{key}")
+            if "metrics" in entry:
+                _loopback_address(entry["metrics"], f"{where}.metrics")
             grpc = _address(entry["grpc"], f"{where}.grpc") if "grpc" in entry else ""
             raft = _address(entry["raft"], f"{where}.raft") if "raft" in entry else ""
             options = {k: v for k, v in entry.items() if k not in ("name", "grpc", "raft")}

@@ -154,6 +154,15 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
     (set_("storage", "sqlite"), "storage", "must be a mapping, got 'sqlite'"),
     (set_("storage.kind", "cassandra"), "storage.kind",
      "unknown storage kind 'cassandra'; known: sqlite"),
+    (set_("resmgr.0.metric", "127.0.0.1:9090"), "resmgr[0].metric",
+     "unknown key; a resmgr entry has name, grpc, raft, metrics"),
+    (set_("resmgr.0.metrics", "9090"), "resmgr[0].metrics", "expected host:port, got '9090'"),
+    (set_("resmgr.1.metrics", "0.0.0.0:9090"), "resmgr[1].metrics",
+     "must be a loopback address (127.0.0.1:PORT), got '0.0.0.0:9090': metrics are served "
+     "on loopback only"),
+    (set_("resmgr.1.metrics", "example.com:9090"), "resmgr[1].metrics",
+     "must be a loopback address (127.0.0.1:PORT), got 'example.com:9090': metrics are "
+     "served on loopback only"),
 ])
 def test_errors_name_the_field(edit: Callable[[dict[str, Any]], None], field: str,
                                message: str) -> None:
@@ -168,6 +177,15 @@ def test_errors_name_the_field(edit: Callable[[dict[str, Any]], None], field: st
 def test_the_file_must_be_a_mapping(data: Any) -> None:
     with pytest.raises(InvalidArgument, match="the cluster file must be a mapping"):
         config.parse(data)
+
+
+def test_metrics_addresses_on_loopback() -> None:
+    data = valid()
+    data["resmgr"][0]["metrics"] = "127.0.0.1:9394"
+    data["resmgr"][1]["metrics"] = "[::1]:0"
+    c = config.parse(data)
+    assert c.get("resmgr-0").options == {"metrics": "127.0.0.1:9394"}
+    assert c.get("resmgr-1").options == {"metrics": "[::1]:0"}
 
 
 def test_ports_zero_and_any_host_are_allowed() -> None:

@@ -6,11 +6,33 @@ several placement workers can acquire concurrently without double-booking a host
 A lease ends in exactly one of three ways: ``launch`` consumes it, ``release``
 drops it, or it expires (``expires <= now``).
 
+**Slack** (Peloton's revocable resources, ``slack_resource_types: [cpus]``).
+Non-revocable tasks rarely use all the cpu they were given; what they leave
+idle on a host is its *slack*, and revocable tasks run on it::
+
+    slack(host)      = max(0, cpu allocated to non-revocable tasks
+                              - cpu those tasks use)
+    free slack(host) = max(0, slack(host) - cpu lent to revocable tasks)
+
+A revocable task takes its cpu from its host's free slack and its memory,
+disk and gpu from the host's regular free resources; a non-revocable task
+never uses slack. What a task uses is what ``set_usage`` last said (the
+local backend measures its processes), and until then
+``assumed_cpu_usage`` x its cpu (1.0 for measured backends, so a new task
+makes no slack before it is measured; the sim backend's modelled fraction).
+When non-revocable tasks start using more, a host's slack can fall below
+what it lent: free slack reads 0 and the cluster's slack (``slack()``, what
+resmgr's slack entitlement comes from) drops, which is how resmgr learns to
+preempt revocable tasks. Nothing here kills them.
+
 Invariants (``tests/hostmgr/test_hostpool.py`` checks them with Hypothesis):
 
 - a host has at most one lease, and a lease names exactly one host;
-- a host's ``allocated`` is the sum of the resources of the tasks on it, and
-  ``launch`` never lets it exceed the host's capacity;
+- a host's ``allocated`` is the sum of the regular resources of the tasks on
+  it (a revocable task's memory, disk and gpu; a non-revocable task's all),
+  and ``launch`` never lets it exceed the host's capacity;
+- ``launch`` never lends a host more slack cpu than it has free; free slack
+  is never negative;
 - a port is used by at most one task of a host, and only ports inside the
   host's range are ever used;
 - a mesos task id is on at most one host.
@@ -21,7 +43,7 @@ Time is an argument (``now``, seconds as a float) so callers choose the clock.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from peloton.core.errors import FailedPrecondition, InvalidArgument
@@ -32,6 +54,8 @@ MATCH = "MATCH"
 MISMATCH_STATUS = "MISMATCH_STATUS"
 INSUFFICIENT_OFFER_RESOURCES = "INSUFFICIENT_OFFER_RESOURCES"
 MISMATCH_PORTS = "MISMATCH_PORTS"
+
+_INF = float("inf")
 
 MAX_LEASE_PORTS = 100
 """At most this many free ports are listed in a lease (a sample, lowest first)."""
@@ -56,7 +80,9 @@ class Lease:
 
     ``free`` and ``ports`` are a snapshot taken at acquisition; since nobody
     else can launch on a leased host they only grow (tasks may end) until the
-    lease is used.
+    lease is used. ``slack`` is the host's free slack cpu then (what
+    revocable tasks may take); it can shrink while leased, as usage is
+    measured, and ``launch`` checks it again.
     """
 
     lease_id: str
@@ -67,11 +93,14 @@ class Lease:
     ports: tuple[int, ...]
     attributes: Mapping[str, str]
     expires: float
+    slack: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class HostView:
-    """A read-only snapshot of one host."""
+    """A read-only snapshot of one host. ``allocated`` and ``free`` are the
+    regular resources; ``slack`` the host's slack cpu, ``lent`` what
+    revocable tasks hold of it, ``usage`` the cpu its non-revocable tasks use."""
 
     spec: HostSpec
     allocated: Resources
@@ -79,19 +108,38 @@ class HostView:
     free_ports: int
     tasks: int
     leased: bool
+    slack: float = 0.0
+    lent: float = 0.0
+    usage: float = 0.0
+
+
+# A task on a host: (resources, ports, revocable, cpu it uses). A revocable
+# task's usage is not tracked (0): slack is made by non-revocable tasks only.
+_Task = tuple[Resources, tuple[int, ...], bool, float]
 
 
 @dataclass(eq=False, slots=True)
 class _Host:
     spec: HostSpec
-    allocated: Resources = ZERO
+    allocated: Resources = ZERO  # regular: a revocable task's cpu is not in it
     used_ports: set[int] = field(default_factory=set)
-    # mesos task id -> (resources, ports)
-    tasks: dict[str, tuple[Resources, tuple[int, ...]]] = field(default_factory=dict)
+    tasks: dict[str, _Task] = field(default_factory=dict)
     lease: Lease | None = None
+    usage: float = 0.0  # cpu the non-revocable tasks use
+    lent: float = 0.0  # slack cpu held by revocable tasks
 
     def free(self) -> Resources:
         return (self.spec.capacity - self.allocated).clamp_zero()
+
+    def slack(self) -> float:
+        """Cpu allocated to non-revocable tasks and left idle by them."""
+        idle = self.allocated.cpu - self.usage
+        return idle if idle > 0.0 else 0.0
+
+    def free_slack(self) -> float:
+        """Slack cpu not lent to revocable tasks yet."""
+        left = self.slack() - self.lent
+        return left if left > 0.0 else 0.0
 
     def port_count(self) -> int:
         lo, hi = self.spec.ports
@@ -119,7 +167,8 @@ class _Host:
     def view(self) -> HostView:
         return HostView(spec=self.spec, allocated=self.allocated, free=self.free(),
                         free_ports=self.free_port_count(), tasks=len(self.tasks),
-                        leased=self.lease is not None)
+                        leased=self.lease is not None, slack=self.slack(), lent=self.lent,
+                        usage=self.usage)
 
 
 class HostPool:
@@ -127,9 +176,16 @@ class HostPool:
 
     Not thread-safe and not async: callers own the only reference and call it
     from one trio task at a time (every method runs to completion).
+
+    ``assumed_cpu_usage`` (0..1) is the fraction of a non-revocable task's
+    cpu counted as used from its launch until ``set_usage`` says otherwise.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, assumed_cpu_usage: float = 1.0) -> None:
+        if not 0.0 <= assumed_cpu_usage <= 1.0:
+            raise InvalidArgument(f"must be in [0, 1], got {assumed_cpu_usage}",
+                                  field="cpu_usage")
+        self.assumed_cpu_usage = assumed_cpu_usage
         self._hosts: dict[str, _Host] = {}
         # Hosts in insertion order: the ring ``acquire`` walks.
         self._ring: list[_Host] = []
@@ -144,6 +200,10 @@ class HostPool:
         # and the allocation, kept as tasks come and go.
         self._shape: tuple[Resources, Resources] | None = None  # physical, largest
         self._allocated = ZERO
+        # slack(): sums over hosts of their slack and of what they lent, kept
+        # as tasks, usage and hosts change (never a scan of the hosts).
+        self._slack = 0.0
+        self._lent = 0.0
 
     # -- hosts ---------------------------------------------------------------
 
@@ -175,6 +235,8 @@ class HostPool:
         self._ring.remove(host)
         self._shape = None
         self._allocated = (self._allocated - host.allocated).clamp_zero()
+        self._slack = max(0.0, self._slack - host.slack()) if self._hosts else 0.0
+        self._lent = max(0.0, self._lent - host.lent) if self._hosts else 0.0
         if host.lease is not None:
             self._leases.pop(host.lease.lease_id, None)
             self._expected.pop(host.lease.lease_id, None)
@@ -204,9 +266,10 @@ class HostPool:
 
     # -- leases --------------------------------------------------------------
 
-    def acquire(self, minimum: Resources, num_ports: int, max_hosts: int, now: float,
+    def acquire(self, minimum: Resources | None, num_ports: int, max_hosts: int, now: float,
                 lease_ttl: float, rng_seed: int | None = None,
                 port_sample: int = MAX_LEASE_PORTS, demand: Resources | None = None,
+                slack_minimum: Resources | None = None,
                 ) -> tuple[list[Lease], dict[str, int]]:
         """Lease up to ``max_hosts`` distinct unleased hosts that have at least
         ``minimum`` free and ``num_ports`` free ports. Each lease lists up to
@@ -215,6 +278,12 @@ class HostPool:
         it in every kind where it is above zero (a placement batch that needs
         500 cpus leases ~20 hosts of 32, not 500). A demand without GPUs does
         not count GPU hosts' room: placement keeps those for GPU tasks.
+
+        Revocable work: with ``slack_minimum``, a host also matches when its
+        free slack cpu is at least ``slack_minimum.cpu`` and its regular free
+        memory, disk and gpu are at least ``slack_minimum``'s (what the
+        smallest revocable task needs); then a lease's slack counts towards
+        ``demand``'s cpu too. ``minimum`` None leases for revocable work only.
 
         The scan is bounded: it walks the hosts as a ring from a starting
         offset and stops as soon as ``max_hosts`` hosts matched, so a large
@@ -228,15 +297,18 @@ class HostPool:
         Returns the leases (each expiring at ``now + lease_ttl``) and, for the
         hosts examined, how many ended with each Peloton HostFilterResult:
         ``MATCH``, ``MISMATCH_STATUS`` (already leased),
-        ``INSUFFICIENT_OFFER_RESOURCES``, ``MISMATCH_PORTS``; only non-zero
-        counts appear. Filters run cheapest first; each host is counted once,
-        under the first filter it failed. A lease found expired on the way is
-        dropped and its host considered free.
+        ``INSUFFICIENT_OFFER_RESOURCES`` (neither regular resources nor
+        slack suffice), ``MISMATCH_PORTS``; only non-zero counts appear.
+        Filters run cheapest first; each host is counted once, under the
+        first filter it failed. A lease found expired on the way is dropped
+        and its host considered free.
         """
         if max_hosts < 1:
             raise InvalidArgument(f"must be at least 1, got {max_hosts}", field="max_hosts")
         if num_ports < 0:
             raise InvalidArgument(f"must not be negative, got {num_ports}", field="num_ports")
+        if minimum is None and slack_minimum is None:
+            raise InvalidArgument("give a minimum, a slack minimum or both", field="minimum")
         leases: list[Lease] = []
         ring = self._ring
         n = len(ring)
@@ -244,7 +316,12 @@ class HostPool:
             return leases, {}
         start = random.Random(rng_seed).randrange(n) if rng_seed is not None else self._cursor % n
         # The loop is inlined (no Resources built per host): it is the hot path.
-        cpu, mem, disk, gpu = (v - EPSILON for v in minimum)
+        # Without a regular minimum the regular test always fails (cpu inf).
+        cpu, mem, disk, gpu = ((v - EPSILON for v in minimum) if minimum is not None
+                               else (_INF, _INF, _INF, _INF))
+        revocable = slack_minimum is not None
+        scpu, smem, sdisk, sgpu = ((v - EPSILON for v in slack_minimum)
+                                   if slack_minimum is not None else (0.0, 0.0, 0.0, 0.0))
         leased = short = no_ports = examined = 0
         sample = max(0, min(port_sample, MAX_LEASE_PORTS))
         wanted = [(k, v) for k, v in enumerate(demand) if v > 0.0] if demand else []
@@ -262,8 +339,11 @@ class HostPool:
                 host.lease = None
             cap = host.spec.capacity
             used = host.allocated
-            if (cpu > cap[0] - used[0] or mem > cap[1] - used[1]
-                    or disk > cap[2] - used[2] or gpu > cap[3] - used[3]):
+            # Regular resources, else (revocable work) slack cpu and the rest.
+            if ((cpu > cap[0] - used[0] or mem > cap[1] - used[1]
+                    or disk > cap[2] - used[2] or gpu > cap[3] - used[3])
+                    and (not revocable or scpu > host.free_slack() or smem > cap[1] - used[1]
+                         or sdisk > cap[2] - used[2] or sgpu > cap[3] - used[3])):
                 short += 1
                 continue
             if host.free_port_count() < num_ports:
@@ -277,6 +357,8 @@ class HostPool:
                 free = lease.free
                 for k in range(4):
                     got[k] += free[k]
+                if revocable:
+                    got[0] += lease.slack
                 if all(got[k] >= v for k, v in wanted):
                     break
         self._cursor = (start + examined) % n
@@ -291,7 +373,7 @@ class HostPool:
                       hostname=spec.hostname, agent_id=spec.agent_id, cluster=spec.cluster,
                       free=host.free(),
                       ports=host.free_port_sample(port_sample) if port_sample else (),
-                      attributes=spec.attributes, expires=expires)
+                      attributes=spec.attributes, expires=expires, slack=host.free_slack())
         host.lease = lease
         self._leases[lease.lease_id] = lease
         return lease
@@ -323,18 +405,20 @@ class HostPool:
     # -- tasks ---------------------------------------------------------------
 
     def launch(self, lease_id: str, tasks: Sequence[tuple[str, Resources, Sequence[int]]],
-               now: float) -> None:
+               now: float, *, revocable: Collection[str] = ()) -> None:
         """Consume a lease and record ``tasks`` (mesos task id, resources,
-        ports) on its host.
+        ports) on its host; the ids in ``revocable`` are revocable tasks.
 
         Tasks already on this host are skipped, so relaunching a batch under a
         new lease is harmless. All or nothing: on error nothing changes.
 
         Raises FailedPrecondition if the lease is unknown, expired
         (``expires <= now``) or already consumed; InvalidArgument if the new
-        tasks together exceed the host's free resources, ask for a port that
-        is outside the host's range, in use, or asked for twice, or name a
-        task that runs on another host.
+        tasks together exceed the host's free resources (revocable tasks'
+        cpu: its free slack, as it is before this launch; their memory, disk
+        and gpu: its regular free resources, with the others'), ask for a
+        port that is outside the host's range, in use, or asked for twice,
+        or name a task that runs on another host.
         """
         lease = self._leases.get(lease_id)
         if lease is None:
@@ -348,9 +432,12 @@ class HostPool:
             raise FailedPrecondition(
                 f"lease {lease_id} is unknown, expired or already used", field="lease_id")
         host = self._hosts[lease.hostname]
-        new: dict[str, tuple[Resources, tuple[int, ...]]] = {}
+        new: dict[str, _Task] = {}
         want = ZERO
+        want_slack = 0.0
+        usage = 0.0
         ports_wanted: set[int] = set()
+        assumed = self.assumed_cpu_usage
         for task_id, resources, ports in tasks:
             if task_id in host.tasks or task_id in new:
                 continue
@@ -363,14 +450,26 @@ class HostPool:
                     raise InvalidArgument(
                         f"port {port} is not free on host {host.spec.hostname}", field="tasks")
                 ports_wanted.add(port)
-            new[task_id] = (resources, tuple(ports))
-            want = want + resources
+            if revocable and task_id in revocable:
+                new[task_id] = (resources, tuple(ports), True, 0.0)
+                want = want + resources._replace(cpu=0.0)
+                want_slack += resources.cpu
+            else:
+                used = resources.cpu * assumed
+                new[task_id] = (resources, tuple(ports), False, used)
+                want = want + resources
+                usage += used
         free = host.free()
         if not want.fits_in(free):
             over = ", ".join(want.exceeding(free))
             raise InvalidArgument(
                 f"tasks need more than host {host.spec.hostname} has free: {over}",
                 field="tasks")
+        slack = host.free_slack()
+        if want_slack > slack + EPSILON:
+            raise InvalidArgument(
+                f"revocable tasks need {want_slack:g} cpu of slack; host "
+                f"{host.spec.hostname} has {slack:g} slack cpu free", field="tasks")
         # Validated: commit.
         expected = self._expected.get(lease_id)
         if expected is not None:
@@ -385,8 +484,13 @@ class HostPool:
         for task_id, entry in new.items():
             host.tasks[task_id] = entry
             self._task_host[task_id] = host.spec.hostname
+        before = host.slack()
         host.allocated = host.allocated + want
+        host.usage += usage
+        host.lent += want_slack
         self._allocated = self._allocated + want
+        self._slack += host.slack() - before
+        self._lent += want_slack
         host.used_ports |= ports_wanted
 
     def task_ended(self, mesos_task_id: str) -> None:
@@ -396,17 +500,61 @@ class HostPool:
         if hostname is None:
             return
         host = self._hosts[hostname]
-        resources, ports = host.tasks.pop(mesos_task_id)
+        resources, ports, revocable, used = host.tasks.pop(mesos_task_id)
         host.used_ports.difference_update(ports)
+        # Inlined slack() before and after (this runs once per task end).
+        alloc = host.allocated
+        idle = alloc.cpu - host.usage
+        before = idle if idle > 0.0 else 0.0
+        if revocable:
+            regular = resources._replace(cpu=0.0)
+            lent = host.lent - resources.cpu
+            host.lent = lent if lent > 0.0 else 0.0
+        else:
+            regular = resources
+            usage = host.usage - used
+            host.usage = usage if usage > 0.0 else 0.0
         # Reset to exact zero when empty so float rounding cannot accumulate.
-        host.allocated = (host.allocated - resources).clamp_zero() if host.tasks else ZERO
-        self._allocated = (self._allocated - resources).clamp_zero() if self._task_host else ZERO
+        if host.tasks:
+            alloc = host.allocated = (alloc - regular).clamp_zero()
+        else:
+            alloc = host.allocated = ZERO
+            host.usage = host.lent = 0.0
+        if self._task_host:
+            self._allocated = (self._allocated - regular).clamp_zero()
+            idle = alloc.cpu - host.usage
+            total = self._slack + (idle if idle > 0.0 else 0.0) - before
+            self._slack = total if total > 0.0 else 0.0
+            if revocable:
+                self._lent = max(0.0, self._lent - resources.cpu)
+        else:
+            self._allocated, self._slack, self._lent = ZERO, 0.0, 0.0
+
+    def set_usage(self, usage: Iterable[tuple[str, float]]) -> None:
+        """What non-revocable tasks use now, as (mesos task id, cpu) pairs;
+        negative figures count as 0. Unknown and revocable tasks are ignored.
+        O(1) per pair: the host's slack and the pool's sum move with it."""
+        task_host = self._task_host
+        hosts = self._hosts
+        for task_id, cpu in usage:
+            hostname = task_host.get(task_id)
+            if hostname is None:
+                continue
+            host = hosts[hostname]
+            resources, ports, revocable, old = host.tasks[task_id]
+            cpu = cpu if cpu > 0.0 else 0.0
+            if revocable or cpu == old:
+                continue
+            host.tasks[task_id] = (resources, ports, False, cpu)
+            before = host.slack()
+            host.usage = max(0.0, host.usage + cpu - old)
+            self._slack = max(0.0, self._slack + host.slack() - before)
 
     # -- capacity ------------------------------------------------------------
 
     def capacity(self) -> tuple[Resources, Resources, Resources, int]:
         """(physical, allocated, largest_host, hosts): the sums of capacity
-        and allocation over all hosts, the per-kind maximum of host capacity
+        and of regular allocation over all hosts, the per-kind maximum of host capacity
         (no single task larger than it can run anywhere), and the host count.
         O(1), but O(hosts) after hosts were added or removed."""
         if self._shape is None:
@@ -417,3 +565,12 @@ class HostPool:
                 most = [max(a, b) for a, b in zip(most, host.spec.capacity, strict=True)]
             self._shape = (physical, Resources(*most))
         return self._shape[0], self._allocated, self._shape[1], len(self._hosts)
+
+    def slack(self) -> tuple[float, float]:
+        """(slack, lent): the sum over hosts of their slack cpu (what
+        revocable tasks hold included) and of the slack cpu revocable tasks
+        hold. O(1). A host that lent more than its slack now (its
+        non-revocable tasks got busier) counts with its slack only: the
+        excess lowers the cluster's slack below what revocable tasks hold
+        unless other hosts have slack to spare."""
+        return self._slack, self._lent

@@ -4,12 +4,14 @@ Holds the pure ``HostPool`` (what each host has, what runs there, which
 host is leased) in front of a ``Backend`` (local processes, simulated hosts
 or Mesos). Registers its cluster with resmgr by heartbeat. Status updates
 from the backend free resources and go to the event stream of the jobmgr
-shard that launched the task.
+shard that launched the task. Measured usage from the backend moves the
+pool's slack, which ``ClusterCapacity`` reports to resmgr.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import pathlib
 import time
 from typing import Any
@@ -41,18 +43,33 @@ def res_msg(r: Resources) -> rpb.Resources:
     return rpb.Resources(cpu=r.cpu, memMb=r.memory, diskMb=r.disk, gpu=r.gpu)
 
 
+def resources_of(r: rpb.Resources) -> Resources:
+    return Resources(r.cpu, r.memMb, r.diskMb, r.gpu)
+
+
+def _seconds(me: DaemonConfig, key: str, default: float) -> float:
+    value = me.options.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidArgument(f"must be a number of seconds, got {value!r}",
+                              field=f"hostmgr[{me.name}].{key}")
+    return float(value)
+
+
 def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
     opts = me.options
     kind = opts.get("backend", "local")
     if kind == "local":
-        from peloton.hostmgr.backends.local import LocalBackend
+        from peloton.hostmgr.backends.local import USAGE_PERIOD, USAGE_WINDOW, LocalBackend
+        period = _seconds(me, "usage_period", USAGE_PERIOD)
+        window = _seconds(me, "usage_window", USAGE_WINDOW)
         return LocalBackend(data_dir / me.name, hosts=int(opts.get("hosts", 3)),
                             cpu=float(opts.get("cpu", 4)),
                             memory_mb=float(opts.get("memory_mb", 8192)),
                             disk_mb=float(opts.get("disk_mb", 102400)),
                             gpu=float(opts.get("gpu", 0)),
                             cluster=str(opts.get("cluster", "local")),
-                            first_port=int(opts.get("first_port", 31000)))
+                            first_port=int(opts.get("first_port", 31000)),
+                            usage_period=period, usage_window=window)
     if kind == "sim":
         from peloton.hostmgr.backends.sim import SimBackend
         return SimBackend.from_options({"cluster": "local", **opts})
@@ -64,7 +81,8 @@ class Hostmgr:
     def __init__(self, backend: Backend, cluster: str) -> None:
         self.backend = backend
         self.cluster = cluster
-        self.pool = HostPool()
+        self.pool = HostPool(assumed_cpu_usage=backend.assumed_cpu_usage)
+        backend.on_usage = self.pool.set_usage
         for spec in backend.hosts():
             self.pool.add_host(spec)
         self.events = EventStreams()
@@ -112,18 +130,19 @@ class InternalHandler:
 
     async def AcquireHosts(self, request: hpb.AcquireHostsRequest) -> Any:
         f = request.filter
-        minimum = Resources(f.minimum.cpu, f.minimum.memMb, f.minimum.diskMb, f.minimum.gpu)
+        revocable = f.HasField("revocableMinimum")
         leases, counts = self.hm.pool.acquire(
-            minimum, f.numPorts, f.maxHosts or 1, time.time(), LEASE_TTL,
+            resources_of(f.minimum) if f.HasField("minimum") or not revocable else None,
+            f.numPorts, f.maxHosts or 1, time.time(), LEASE_TTL,
             port_sample=f.portSample if f.HasField("portSample") else MAX_LEASE_PORTS,
-            demand=Resources(f.demand.cpu, f.demand.memMb, f.demand.diskMb, f.demand.gpu)
-            if f.HasField("demand") else None)
+            demand=resources_of(f.demand) if f.HasField("demand") else None,
+            slack_minimum=resources_of(f.revocableMinimum) if revocable else None)
         reply = hpb.AcquireHostsResponse(filterResultCounts=counts)
         for lease in leases:
             reply.leases.add(leaseId=lease.lease_id, hostname=lease.hostname,
                              agentId=lease.agent_id, available=res_msg(lease.free),
                              ports=lease.ports, attributes=dict(lease.attributes),
-                             cluster=lease.cluster)
+                             cluster=lease.cluster, slackCpu=lease.slack)
         return reply
 
     async def ReleaseHosts(self, request: hpb.ReleaseHostsRequest) -> Any:
@@ -143,7 +162,10 @@ class InternalHandler:
             raise FailedPrecondition(f"host lease {request.leaseId} is unknown or expired")
         specs = []
         entries = []
+        revocable = set()
         for t in fresh:
+            if t.revocable or t.config.revocable:
+                revocable.add(t.mesosTaskId)
             cfg = t.config
             r = cfg.resource
             resources = Resources(r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit)
@@ -161,7 +183,7 @@ class InternalHandler:
                 arguments=tuple(cmd.arguments), environment=env, ports=ports,
                 resources=resources, kill_grace_seconds=float(cfg.killGracePeriodSeconds)))
             entries.append((t.mesosTaskId, resources, dynamic))
-        hm.pool.launch(request.leaseId, entries, time.time())
+        hm.pool.launch(request.leaseId, entries, time.time(), revocable=revocable)
         for t in fresh:
             hm.shard_of_task[t.mesosTaskId] = t.shard
         early = [s for s in specs if s.mesos_task_id in hm.killed_early]
@@ -184,9 +206,14 @@ class InternalHandler:
 
     async def ClusterCapacity(self, request: hpb.ClusterCapacityRequest) -> Any:
         physical, allocated, largest, hosts = self.hm.pool.capacity()
-        return hpb.ClusterCapacityResponse(cluster=self.hm.cluster, physical=res_msg(physical),
-                                           allocated=res_msg(allocated), slack=rpb.Resources(),
-                                           largestHost=res_msg(largest), hosts=hosts)
+        slack, lent = self.hm.pool.slack()
+        # Allocated counts what revocable tasks hold of slack too; slack in
+        # hundredths of a cpu (the running sum's float noise goes).
+        return hpb.ClusterCapacityResponse(
+            cluster=self.hm.cluster, physical=res_msg(physical),
+            allocated=res_msg(allocated._replace(cpu=allocated.cpu + lent)),
+            slack=rpb.Resources(cpu=math.floor(slack * 100 + 1e-6) / 100),
+            largestHost=res_msg(largest), hosts=hosts)
 
     async def WaitForEvents(self, request: hpb.WaitForEventsRequest) -> Any:
         events = await self.hm.events.wait(request.shard, request.purgeOffset,

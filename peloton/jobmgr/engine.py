@@ -275,7 +275,8 @@ class ShardEngine:
             request.tasks.add(taskId=task_id(job.id, task.instance),
                               mesosTaskId=task.mesos_task_id, config=cfg,
                               ports=[task.ports[p.name] for p in cfg.ports if p.name in task.ports],
-                              shard=self.shard, jobId=job.id, instanceId=task.instance)
+                              shard=self.shard, jobId=job.id, instanceId=task.instance,
+                              revocable=job.config.sla.revocable or cfg.revocable)
         try:
             await self.ctx.hostmgr_for(placement.cluster).call("LaunchTasks", request)
         except (FailedPrecondition, InvalidArgument, NotFound) as error:

@@ -173,7 +173,9 @@ class Sizes:
 
     @property
     def ports_needed(self) -> int:
-        return 2 * self.resmgrs + self.jobmgrs + 1
+        # gRPC and Raft per resmgr, gRPC per jobmgr and the hostmgr, then
+        # /metrics per resmgr.
+        return 3 * self.resmgrs + self.jobmgrs + 1
 
 
 def free_ports(count: int, host: str = LOOPBACK) -> list[int]:
@@ -206,6 +208,13 @@ def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dic
     resmgrs = [{"name": f"resmgr-{i}", "grpc": address(), "raft": address()}
                for i in range(sizes.resmgrs)]
     jobmgrs = [{"name": f"jobmgr-{i}", "grpc": address()} for i in range(sizes.jobmgrs)]
+    hostmgrs = [{
+        "name": "hostmgr-0", "grpc": address(), "cluster": "local", "backend": "local",
+        "hosts": sizes.hosts, "cpu": sizes.cpu, "memory_mb": sizes.memory_mb,
+        "disk_mb": sizes.disk_mb, "gpu": sizes.gpu,
+    }]
+    for resmgr in resmgrs:
+        resmgr["metrics"] = address()
     return {
         "data_dir": str(directory),
         "num_shards": sizes.shards,
@@ -213,11 +222,7 @@ def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dic
         "resmgr": resmgrs,
         "jobmgr": jobmgrs,
         "placement": [{"name": f"placement-{i}"} for i in range(sizes.placements)],
-        "hostmgr": [{
-            "name": "hostmgr-0", "grpc": address(), "cluster": "local", "backend": "local",
-            "hosts": sizes.hosts, "cpu": sizes.cpu, "memory_mb": sizes.memory_mb,
-            "disk_mb": sizes.disk_mb, "gpu": sizes.gpu,
-        }],
+        "hostmgr": hostmgrs,
     }
 
 
@@ -870,6 +875,11 @@ def status(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     info["jobmgr_addresses"] = state.jobmgr_addresses
     if info["running"]:
         config = cluster_config.load(state.config_file)
+        metrics = {d.name: d.options["metrics"] for d in config.of_kind("resmgr")
+                   if d.options.get("metrics")}
+        for d in info["daemons"]:
+            if d["name"] in metrics:
+                d["metrics"] = f"http://{metrics[d['name']]}/metrics"
         info.update(run_trio(within_rpc, _status_rpc, config, state.jobmgr_addresses))
         by_address = {d.grpc: d.name for d in config.daemons if d.grpc}
         if info.get("leader"):
@@ -889,7 +899,8 @@ def format_status(info: Mapping[str, Any]) -> str:
     for d in info["daemons"]:
         alive = "alive" if d["alive"] else "DEAD "
         address = f"  {d['address']}" if d["address"] else ""
-        lines.append(f"  {d['name']:<{width}}  {alive}  pid {d['pid']:<7}{address}")
+        metrics = f"  metrics {d['metrics']}" if d.get("metrics") else ""
+        lines.append(f"  {d['name']:<{width}}  {alive}  pid {d['pid']:<7}{address}{metrics}")
     if "view_error" in info:
         lines.append(f"resmgr leader: none answers ({info['view_error']})")
     elif "leader" in info:

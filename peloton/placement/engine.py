@@ -11,7 +11,10 @@ How a task finds a host (the pipeline of CONVENTIONS.md):
    has already filled behind the cursor are not rescanned by every task.
 2. Each host runs the filters of ``filters.FILTERS`` cheapest first, less
    those that cannot reject this task (``filters.filters_for``); the first
-   rejection is counted under its reason name.
+   rejection is counted under its reason name. A revocable task is checked
+   by ``slack_fits`` (its cpu against the lease's free slack cpu) instead of
+   ``resources_fit``, so it lands only where slack is, and a non-revocable
+   task never touches slack.
 3. The scan stops once ``max_feasible`` hosts passed every filter. This is
    kube-scheduler's ``percentageOfNodesToScore``: scoring a bounded sample of
    feasible hosts gives nearly the same quality as scoring all of them, while
@@ -54,7 +57,7 @@ from peloton.placement.model import (
     batch_scale,
     scale_weights,
 )
-from peloton.placement.scorers import SCORERS, Scorer
+from peloton.placement.scorers import REVOCABLE_SCORERS, SCORERS, Scorer
 
 DEFAULT_MAX_FEASIBLE = 50
 
@@ -82,7 +85,6 @@ def place_batch(gangs: Sequence[GangRequest], offers: Sequence[HostOffer], *,
     known_failures: dict[Hashable, str] = {}
 
     for gang in gangs:
-        scorer = SCORERS[gang.strategy]
         taken: list[tuple[HostState, TaskPlacement]] = []
         failure: str | None = None
         for task in gang.tasks:
@@ -92,6 +94,7 @@ def place_batch(gangs: Sequence[GangRequest], offers: Sequence[HostOffer], *,
                 break
             rejections: Counter[str] = Counter()
             checks = filters_for(task, any_gpu_host=any_gpu_host)
+            scorer = (REVOCABLE_SCORERS if task.revocable else SCORERS)[gang.strategy]
             index = _best_host(hosts, cursor, task, checks, scorer, max_feasible, rejections)
             result.reasons.update(rejections)
             if index < 0:
@@ -121,7 +124,7 @@ def place_batch(gangs: Sequence[GangRequest], offers: Sequence[HostOffer], *,
 
 def _needs(task: TaskRequest) -> Hashable:
     """What decides whether a task without TASK-label constraints fits a host."""
-    return (task.resources, task.num_ports, task.constraint)
+    return (task.resources, task.num_ports, task.constraint, task.revocable)
 
 
 def _best_host(hosts: list[HostState], start: int, task: TaskRequest,
@@ -171,7 +174,8 @@ def _failure_detail(hosts: list[HostState], task: TaskRequest,
         return f"no hosts leased for task {task.task_id}"
     # Ties go to the later filter: a host that got further is the better hint.
     reason = max(rejections, key=lambda r: (rejections[r], _REASON_DEPTH.get(r, 0)))
-    if reason.startswith("insufficient_") and reason != "insufficient_ports":
+    if reason in ("insufficient_cpu", "insufficient_memory", "insufficient_disk",
+                  "insufficient_gpu"):
         kind = reason.removeprefix("insufficient_")
         need = getattr(task.resources, kind)
         # Only hosts the task may use at all: a GPU host's cpu is no help to a CPU task.
@@ -180,6 +184,10 @@ def _failure_detail(hosts: list[HostState], task: TaskRequest,
                        if wants_gpu or not host.has_gpu), default=0.0)
         unit = _KIND_UNITS[kind]
         detail = f"no host fits {kind} {need:g}{unit} (largest free {largest:g}{unit})"
+    elif reason == "insufficient_slack_cpu":
+        most = max(host.slack for host in hosts)
+        detail = (f"no host has {task.resources.cpu:g} slack cpu free for a revocable task "
+                  f"(most free slack {most:g})")
     elif reason == "insufficient_ports":
         most = max(host.free_ports for host in hosts)
         detail = f"no host has {task.num_ports} free ports (most free {most})"

@@ -5,9 +5,14 @@ name that the engine counts, so "why is my task pending?" has an answer.
 ``FILTERS`` lists them cheapest first; the engine stops at the first rejection,
 so each rejected host is counted under exactly one reason.
 
-Reason names: ``insufficient_cpu``, ``insufficient_memory``,
-``insufficient_disk``, ``insufficient_gpu``, ``insufficient_ports``,
-``scarce_gpu``, ``constraint``.
+Reason names: ``insufficient_cpu``, ``insufficient_slack_cpu``,
+``insufficient_memory``, ``insufficient_disk``, ``insufficient_gpu``,
+``insufficient_ports``, ``scarce_gpu``, ``constraint``.
+
+Resources are checked by one of two filters, by the kind of task
+(``filters_for`` picks): ``resources_fit`` for non-revocable tasks, which
+never use slack, and ``slack_fits`` for revocable ones, whose cpu comes from
+the host's free slack cpu and the rest from its regular free resources.
 """
 
 from __future__ import annotations
@@ -36,6 +41,25 @@ def resources_fit(host: HostState, task: TaskRequest) -> str | None:
     need, free = task.resources, host.free
     if need.cpu > free.cpu + EPSILON:
         return "insufficient_cpu"
+    if need.memory > free.memory + EPSILON:
+        return "insufficient_memory"
+    if need.disk > free.disk + EPSILON:
+        return "insufficient_disk"
+    if need.gpu > free.gpu + EPSILON:
+        return "insufficient_gpu"
+    return None
+
+
+def slack_fits(host: HostState, task: TaskRequest) -> str | None:
+    """A revocable task's cpu fits in the host's free slack cpu, and its
+    memory, disk and gpu in the host's regular free resources (Peloton:
+    revocable cpu, non-revocable everything else). Passes non-revocable
+    tasks (``resources_fit`` checks those)."""
+    if not task.revocable:
+        return None
+    need, free = task.resources, host.free
+    if need.cpu > host.slack + EPSILON:
+        return "insufficient_slack_cpu"
     if need.memory > free.memory + EPSILON:
         return "insufficient_memory"
     if need.disk > free.disk + EPSILON:
@@ -94,8 +118,11 @@ def satisfies(host: HostState, constraint: Constraint) -> bool:
 
 
 # Cheap compares before the constraint tree walk; resources first so a full host
-# is counted under what it is short of.
-FILTERS: tuple[Filter, ...] = (resources_fit, ports_available, gpu_scarce, constraint_satisfied)
+# is counted under what it is short of. A task runs one of the two resource
+# filters (``filters_for``): ``resources_fit`` would refuse a revocable task
+# the regular cpu it does not use.
+FILTERS: tuple[Filter, ...] = (resources_fit, slack_fits, ports_available, gpu_scarce,
+                               constraint_satisfied)
 
 
 def filters_for(task: TaskRequest, *, any_gpu_host: bool = True) -> tuple[Filter, ...]:
@@ -103,11 +130,13 @@ def filters_for(task: TaskRequest, *, any_gpu_host: bool = True) -> tuple[Filter
 
     Like kube-scheduler's PreFilter "skip": a task without ports, constraint
     or (on a batch without GPU hosts) GPU scarcity to worry about does not pay
-    for those checks on every host it scans. The first rejection is the same
-    as with all of ``FILTERS``, provided ``any_gpu_host`` is true whenever a
-    host of the batch has GPUs.
+    for those checks on every host it scans. Resources are checked by
+    ``slack_fits`` for a revocable task and ``resources_fit`` otherwise. For
+    a non-revocable task the first rejection is the same as with all of
+    ``FILTERS``, provided ``any_gpu_host`` is true whenever a host of the
+    batch has GPUs.
     """
-    checks: list[Filter] = [resources_fit]
+    checks: list[Filter] = [slack_fits if task.revocable else resources_fit]
     if task.num_ports > 0:
         checks.append(ports_available)
     if any_gpu_host and task.resources.gpu <= EPSILON:
@@ -118,8 +147,11 @@ def filters_for(task: TaskRequest, *, any_gpu_host: bool = True) -> tuple[Filter
 
 
 def first_rejection(host: HostState, task: TaskRequest,
-                    filters: tuple[Filter, ...] = FILTERS) -> str | None:
-    """Run ``filters`` in order; the first reason, or None if the host passes all."""
+                    filters: tuple[Filter, ...] | None = None) -> str | None:
+    """Run ``filters`` (default: every filter that applies to ``task``,
+    ``filters_for``) in order; the first reason, or None if the host passes all."""
+    if filters is None:
+        filters = filters_for(task)
     for f in filters:
         reason = f(host, task)
         if reason is not None:

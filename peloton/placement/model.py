@@ -33,8 +33,9 @@ HOSTNAME_LABEL = "hostname"
 class HostOffer:
     """A host leased from a hostmgr shard for one placement batch.
 
-    ``free`` is what the lease offers; ``ports`` are the free ports in the
-    order they will be handed out.
+    ``free`` is what the lease offers (regular resources); ``ports`` are the
+    free ports in the order they will be handed out; ``slack_cpu`` is the
+    host's free slack cpu, which only revocable tasks use.
     """
 
     lease_id: str
@@ -44,6 +45,7 @@ class HostOffer:
     free: Resources
     ports: tuple[int, ...] = ()
     attributes: Mapping[str, str] = field(default_factory=dict)
+    slack_cpu: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,9 @@ Constraint = LabelConstraint | AndConstraint | OrConstraint
 
 @dataclass(frozen=True, slots=True)
 class TaskRequest:
-    """One task to place. ``labels`` are what TASK constraints of later tasks count."""
+    """One task to place. ``labels`` are what TASK constraints of later tasks
+    count. A ``revocable`` task's cpu comes from a host's slack cpu, its
+    memory, disk and gpu from the host's regular free resources."""
 
     mesos_task_id: str
     task_id: str
@@ -98,6 +102,7 @@ class TaskRequest:
     constraint: Constraint | None = None
     labels: tuple[tuple[str, str], ...] = ()
     job_id: str = ""
+    revocable: bool = False
 
     def __post_init__(self) -> None:
         if self.num_ports < 0:
@@ -158,7 +163,8 @@ class BatchResult:
 class HostState:
     """Mutable per-batch view of one leased host.
 
-    ``free`` and ``free_ports`` shrink as tasks are placed; ``task_labels``
+    ``free``, ``slack`` (free slack cpu) and ``free_ports`` shrink as tasks
+    are placed, revocable tasks' cpu from ``slack``; ``task_labels``
     and ``jobs`` count what this batch placed here. ``scale`` is the per-kind
     largest free amount over the batch's offers, which scorers use to compare
     hosts of different sizes on one 0..100 scale. ``take``/``give_back`` must
@@ -177,6 +183,7 @@ class HostState:
     # GPU work even after this batch used its GPUs.
     has_gpu: bool
     placed: int = 0
+    slack: float = 0.0
     # Plain dicts, not Counters: a batch builds one view per leased host.
     task_labels: dict[tuple[str, str], int] = field(default_factory=dict)
     jobs: dict[str, int] = field(default_factory=dict)
@@ -193,7 +200,7 @@ class HostState:
             scale = offer.free
         return cls(offer=offer, free=offer.free, free_ports=len(offer.ports), scale=scale,
                    weights=scale_weights(scale) if weights is None else weights,
-                   has_gpu=offer.free.gpu > 0.0)
+                   has_gpu=offer.free.gpu > 0.0, slack=offer.slack_cpu)
 
     def host_label_count(self, key: str, value: str) -> int:
         """1 if the host carries label ``key=value`` (attributes or ``hostname``), else 0."""
@@ -203,7 +210,12 @@ class HostState:
 
     def take(self, task: TaskRequest) -> tuple[int, ...]:
         """Account ``task`` on this host; returns the ports it gets (lowest index first)."""
-        self.free = self.free - task.resources
+        if task.revocable:
+            need = task.resources
+            self.slack -= need.cpu
+            self.free = self.free - need._replace(cpu=0.0)
+        else:
+            self.free = self.free - task.resources
         ports = self.offer.ports
         start = len(ports) - self.free_ports
         self.free_ports -= task.num_ports
@@ -216,7 +228,12 @@ class HostState:
 
     def give_back(self, task: TaskRequest) -> None:
         """Undo the most recent ``take(task)`` still in effect on this host."""
-        self.free = self.free + task.resources
+        if task.revocable:
+            need = task.resources
+            self.slack += need.cpu
+            self.free = self.free + need._replace(cpu=0.0)
+        else:
+            self.free = self.free + task.resources
         self.free_ports += task.num_ports
         self.placed -= 1
         for lab in task.labels:

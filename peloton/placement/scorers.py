@@ -4,7 +4,8 @@ Scorers only see hosts that passed every filter. They compare hosts by what
 would be free *after* placing the task, each kind as a fraction of the
 batch's largest free amount of that kind (``HostState.scale``), so a host
 with 4 free cpus and one with 64 are on the same scale. Kinds no offer has
-(scale 0, typically gpu) are ignored.
+(scale 0, typically gpu) are ignored. For a revocable task the cpu that
+counts is the host's free slack cpu (what it takes from), on the same scale.
 """
 
 from __future__ import annotations
@@ -31,6 +32,18 @@ def free_fraction_after(host: HostState, task: TaskRequest) -> float:
     return 0.0 if fraction < 0.0 else 1.0 if fraction > 1.0 else fraction
 
 
+def slack_fraction_after(host: HostState, task: TaskRequest) -> float:
+    """``free_fraction_after`` for a revocable task: slack cpu left after
+    placing it stands for the cpu kind."""
+    w = host.weights
+    if not (w[0] or w[1] or w[2] or w[3]):
+        return 1.0
+    free, need = host.free, task.resources
+    fraction = ((host.slack - need.cpu) * w[0] + (free.memory - need.memory) * w[1]
+                + (free.disk - need.disk) * w[2] + (free.gpu - need.gpu) * w[3])
+    return 0.0 if fraction < 0.0 else 1.0 if fraction > 1.0 else fraction
+
+
 def pack(host: HostState, task: TaskRequest) -> float:
     """Prefer the host left with the LEAST free resources (bin packing, best fit).
 
@@ -53,4 +66,18 @@ def spread(host: HostState, task: TaskRequest) -> float:
     return 1.0 + 99.0 * free_fraction_after(host, task)
 
 
+def pack_slack(host: HostState, task: TaskRequest) -> float:
+    """``pack`` for revocable tasks: the host left with the least slack."""
+    return 100.0 * (1.0 - slack_fraction_after(host, task))
+
+
+def spread_slack(host: HostState, task: TaskRequest) -> float:
+    """``spread`` for revocable tasks: the host left with the most slack."""
+    if task.job_id and host.jobs.get(task.job_id, 0) > 0:
+        return 0.0
+    return 1.0 + 99.0 * slack_fraction_after(host, task)
+
+
 SCORERS: dict[str, Scorer] = {"pack": pack, "spread": spread}
+REVOCABLE_SCORERS: dict[str, Scorer] = {"pack": pack_slack, "spread": spread_slack}
+"""The scorer of each strategy for revocable tasks (chosen once per task)."""

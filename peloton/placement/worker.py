@@ -69,7 +69,16 @@ def constraint_of(c: task_pb2.Constraint) -> Constraint | None:
 def task_request(t: rpb.Task) -> TaskRequest:
     r = t.resource
     return TaskRequest(t.mesosTaskId, t.id, t.shard, Resources(r.cpu, r.memMb, r.diskMb, r.gpu),
-                       t.numPorts, constraint_of(t.constraint), job_id=t.jobId)
+                       t.numPorts, constraint_of(t.constraint), job_id=t.jobId,
+                       revocable=t.revocable)
+
+
+def _least(tasks: list[TaskRequest]) -> rpb.Resources:
+    """Per kind, the least any of ``tasks`` needs."""
+    return rpb.Resources(cpu=min(t.resources.cpu for t in tasks),
+                         memMb=min(t.resources.memory for t in tasks),
+                         diskMb=min(t.resources.disk for t in tasks),
+                         gpu=min(t.resources.gpu for t in tasks))
 
 
 class PlacementWorker:
@@ -146,14 +155,16 @@ class PlacementWorker:
         t = self._phase("dequeue", began)
         gangs = [GangRequest(tuple(task_request(t) for t in g.tasks)) for g in reply.gangs]
         tasks = [t for g in gangs for t in g.tasks]
-        minimum = Resources(*(min(getattr(t.resources, k) for t in tasks)
-                              for k in ("cpu", "memory", "disk", "gpu")))
+        # Revocable tasks take their cpu from slack: a host with enough slack
+        # for the smallest of them qualifies too (hostmgr's revocableMinimum).
+        regular = [t for t in tasks if not t.revocable]
+        revocable = [t for t in tasks if t.revocable] if len(regular) < len(tasks) else []
         need = Resources.sum([t.resources for t in tasks])
         # Constraints can rule out most hosts: then lease without a demand bound.
         bounded = all(t.constraint is None for t in tasks)
         host_filter = hpb.HostFilter(
-            minimum=rpb.Resources(cpu=minimum.cpu, memMb=minimum.memory,
-                                  diskMb=minimum.disk, gpu=minimum.gpu),
+            minimum=_least(regular) if regular else None,
+            revocableMinimum=_least(revocable) if revocable else None,
             numPorts=min(t.num_ports for t in tasks), maxHosts=min(len(tasks), 500),
             # Ports enough for every task of the batch on one host (a port
             # list on each of 500 leases is most of a reply's size).
@@ -176,7 +187,7 @@ class PlacementWorker:
                 HostOffer(lease.leaseId, lease.hostname, lease.agentId, lease.cluster or cluster,
                           Resources(lease.available.cpu, lease.available.memMb,
                                     lease.available.diskMb, lease.available.gpu),
-                          tuple(lease.ports), dict(lease.attributes))
+                          tuple(lease.ports), dict(lease.attributes), lease.slackCpu)
                 for lease in got.leases]
 
         # Every cluster at once; the one offered first (packed first) takes turns,

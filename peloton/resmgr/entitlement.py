@@ -36,7 +36,8 @@ One cycle
      ``slackAssign = min(available, slackReq)``. The child's
      ``non_slack_entitlement = entitlement - slackAssign`` (so its cpu equals
      the entitlement's cpu). The slack cpu already allocated is kept:
-     ``slackAssign.cpu = slack allocation cpu``, and ``S`` loses it.
+     ``slackAssign.cpu = slack allocation cpu`` (scaled down in proportion
+     when the children hold more than ``S``), and ``S`` loses it.
    * Phase 2: the rest of ``S`` goes by cpu share to the children's slack cpu
      demand, exactly like phase 2 above.
    * Phase 3: whatever remains is split by cpu share over all children, with
@@ -77,6 +78,15 @@ Where this deviates from Peloton's code, and why
   parent's entitlement (capacity below the reservations, e.g. after hosts
   left), they are scaled down in proportion so children never sum to more
   than the parent. Peloton clamps the remainder at 0 and overcommits.
+* **Slack that shrank is not kept.** Peloton's slack phase 1 keeps every
+  child's current slack cpu allocation whatever the parent's slack cpu, so
+  revocable cpu never looks over-allocated to resmgr (Mesos's QoS
+  controller reclaimed it on the agents). Here, when the children hold
+  more slack cpu than their parent's slack entitlement (the host managers'
+  slack fell: non-revocable tasks got busier), what each keeps is scaled
+  down in proportion, so children never sum to more than the parent and a
+  pool's slack allocation above its slack entitlement is the excess that
+  preemption reclaims, revocable tasks first.
 * Epsilon: Peloton skips phases 2 and 3 when less than its epsilon is left;
   we hand out every positive remainder (the difference is dust).
 """
@@ -327,12 +337,16 @@ def _slack_level(pools: Mapping[str, PoolInput], rolled: Mapping[str, Rollup],
     kids = sorted(pools[parent].children)
     non_slack: list[Resources] = []
     assigned: list[Resources] = []
-    for c in kids:
+    kept = [rolled[c].slack_allocation.cpu for c in kids]
+    held = math.fsum(kept)
+    if held > slack.cpu:  # deviation: slack shrank below what revocable tasks hold
+        kept = [k * max(0.0, slack.cpu) / held for k in kept]
+    for j, c in enumerate(kids):
         roll = rolled[c]
         available = (entitlement[c] - (roll.allocation + roll.demand)).clamp_zero()
         assign = _min(available, _slack_requirement(pools[c], roll))
         non_slack.append(entitlement[c] - assign)
-        assigned.append(assign._replace(cpu=roll.slack_allocation.cpu))
+        assigned.append(assign._replace(cpu=kept[j]))
     left = max(0.0, slack.cpu - math.fsum(a.cpu for a in assigned))
     shares = [pools[c].share.cpu for c in kids]
     extra = water_fill(left, [rolled[c].slack_demand.cpu for c in kids], shares)

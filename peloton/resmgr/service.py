@@ -28,9 +28,11 @@ from peloton.core import errors
 from peloton.core.errors import InvalidArgument, NotFound, NotLeader, PelotonError, Unavailable
 from peloton.core.resources import KINDS, Resources
 from peloton.core.states import TaskState
+from peloton.observability.http import serve_http
 from peloton.raft.codec import MAX_COMMAND_BYTES, Command, encode
 from peloton.raft.node import RaftNode
 from peloton.resmgr import respool
+from peloton.resmgr.metrics import metrics_route
 from peloton.resmgr.state import (
     TASK_CONTROLLER,
     TASK_PREEMPTIBLE,
@@ -43,7 +45,9 @@ from peloton.rpc import Channels, call_once, serve_grpc
 log = logging.getLogger(__name__)
 
 TICK_PERIOD = 0.5
-CAPACITY_PERIOD = 5.0
+# Capacity and slack are asked for this often (an O(1) call per host manager;
+# only changes are replicated), so slack that appears or shrinks shows soon.
+CAPACITY_PERIOD = 2.0
 COMMIT_SAMPLES = 2000
 
 
@@ -51,6 +55,25 @@ COMMIT_SAMPLES = 2000
 # the state lock, so a bounded batch keeps reads and heartbeats flowing.
 TASKS_PER_COMMAND = 400
 MAX_DEQUEUE = 1000
+
+
+# Slack moves with every task's usage: it is replicated only when it moved
+# to or from zero, or by at least SLACK_MIN_CHANGE cpus and SLACK_REL_CHANGE
+# of the replicated figure (against that figure, so small steps add up).
+SLACK_MIN_CHANGE = 1.0
+SLACK_REL_CHANGE = 0.05
+
+
+def slack_changed(known: Resources | None, reported: list[float]) -> bool:
+    """Whether a cluster's reported slack differs enough from the replicated
+    one to propose it (see SLACK_MIN_CHANGE)."""
+    if known is None:
+        return True
+    for old, new in zip(known, reported, strict=True):
+        if (old > 0.0) != (new > 0.0) or abs(new - old) >= max(SLACK_MIN_CHANGE,
+                                                                 SLACK_REL_CHANGE * old):
+            return True
+    return False
 
 
 def _chunks(items: list[Any], weight: Any, limit: int = TASKS_PER_COMMAND) -> list[list[Any]]:
@@ -236,7 +259,7 @@ class Resmgr:
                         known = self.state.capacity.get(reply.cluster)
                         known_slack = self.state.slack_capacity.get(reply.cluster)
                     if (known is None or list(known) != physical
-                            or known_slack is None or list(known_slack) != slack):
+                            or slack_changed(known_slack, slack)):
                         await self.propose("cluster.capacity", {
                             "cluster": reply.cluster, "physical": physical, "slack": slack})
                 except PelotonError as error:
@@ -539,6 +562,13 @@ async def serve(config: ClusterConfig, name: str, *,
                 (cluster_grpc.ClusterServiceBase,
                  ClusterHandler(rm, config.resmgr_addresses, me.grpc)),
             ], host, int(port))
+            metrics = me.options.get("metrics")
+            if metrics:  # Prometheus /metrics (config.py checked it is loopback)
+                mhost, mport = str(metrics).rsplit(":", 1)
+                where = await nursery.start(serve_http, {
+                    "/metrics": metrics_route(state, node, config.raft_to_grpc())},
+                    mhost, int(mport))
+                log.info("metrics on http://%s:%d/metrics", where[0], where[1])
             nursery.start_soon(rm.run_leader_loops)
             task_status.started(address)
     finally:

@@ -46,6 +46,14 @@ gang's resources count as allocation, split by kind, until its tasks end.
 clusters is zero), entitlements are all zero; admission then uses the limit
 rule alone, so a fresh cluster still runs jobs.
 
+**Slack.** ``slack_capacity`` holds, per cluster, the cpu its non-revocable
+tasks were given but leave idle (its hostmgr measures or models it;
+``cluster.capacity`` carries it, and the leader proposes it only when it
+moved enough). It is the root of the slack entitlement revocable gangs are
+admitted against. When it shrinks below what revocable gangs hold, pools
+keep their slack allocation only in proportion, so a pool's slack
+allocation above its slack entitlement is what preemption reclaims.
+
 Entitlement (``peloton.resmgr.entitlement.compute``) is a function of the
 tree, each leaf's demand and allocation, the capacity and the slack capacity
 (allocated-but-idle resources) the hostmgr shards report. Commands that

@@ -198,3 +198,55 @@ async def test_ten_true_tasks(client: PelotonClient) -> None:
     _, state = await run_job(client, job_yaml("true", 10))
     assert state == "SUCCEEDED"
     print(f"10 x true: create to SUCCEEDED in {trio.current_time() - start:.2f}s")
+
+
+REVOCABLE_JOB = """
+name: revocable
+instancecount: 3
+sla: {preemptible: true, revocable: true}
+defaultconfig:
+  resource: {cpulimit: 1, memlimitmb: 64, disklimitmb: 10}
+  command: {shell: true, value: 'sleep 0.5'}
+"""
+
+
+async def pending_gangs(client: PelotonClient, path: str) -> list[respool_pb2.PendingGang]:
+    """What `peloton resmgr pending PATH` shows."""
+    pool_id = await client.lookup_respool(path)
+    reply = await client.respools.call("GetResourcePool", respool_pb2.GetRequest(
+        id=peloton_pb2.ResourcePoolID(value=pool_id), pendingLimit=10))
+    return list(reply.pending)
+
+
+async def test_a_revocable_job_waits_for_slack_then_runs_only_on_it(
+        client: PelotonClient) -> None:
+    """No slack: the revocable job waits, and resmgr says why. A
+    non-revocable task that idles on its 3 cpus makes them slack (measured
+    from /proc); the revocable tasks then run, on that host only."""
+    config, _ = load_job_config(REVOCABLE_JOB)
+    revocable = await client.create_job("/DefaultResPool", config)
+    reasons: list[str] = []
+    with trio.fail_after(30):
+        while not reasons:
+            reasons = [g.reason for g in await pending_gangs(client, "/DefaultResPool")
+                       if g.queue == "revocable"]
+            await trio.sleep(0.2)
+    assert reasons[0] == "slack entitlement: cpu 0 + 1 > 0", reasons
+    info = await client.get_job(revocable)
+    assert job_pb2.JobState.Name(info.runtime.state) in ("INITIALIZED", "PENDING")
+    # An idle non-revocable task: allocated 3 cpus, uses none of them.
+    config, _ = load_job_config(job_yaml("sleep 60", 1, cpu=3, name="idle"))
+    idle = await client.create_job("/DefaultResPool", config)
+    try:
+        info = await client.wait_for_job(revocable, TERMINAL, timeout=60)
+        assert job_pb2.JobState.Name(info.runtime.state) == "SUCCEEDED"
+        tasks = await client.tasks.call("List", task_pb2.ListRequest(
+            jobId=peloton_pb2.JobID(value=idle)))
+        [slack_host] = {t.runtime.host for t in tasks.result.value.values()}
+        tasks = await client.tasks.call("List", task_pb2.ListRequest(
+            jobId=peloton_pb2.JobID(value=revocable)))
+        assert {t.runtime.host for t in tasks.result.value.values()} == {slack_host}
+    finally:
+        await client.tasks.call("Stop", task_pb2.StopRequest(
+            jobId=peloton_pb2.JobID(value=idle)))
+        await client.wait_for_job(idle, TERMINAL, timeout=30)

@@ -291,6 +291,89 @@ def test_capacity():
     assert hosts == 2
 
 
+# -- slack --------------------------------------------------------------------
+
+
+def test_slack_is_allocated_but_idle_cpu_and_revocable_tasks_use_only_that():
+    pool = pool_of(spec("a", Resources(cpu=8, memory=1000)))
+    assert pool.slack() == (0.0, 0.0)
+    [lease], _ = pool.acquire(Resources(cpu=4), 0, 1, now=0, lease_ttl=TTL)
+    pool.launch(lease.lease_id, [("busy", Resources(cpu=4, memory=100), [])], now=0)
+    # Until measured, a task counts as using all its cpu: no slack.
+    assert pool.slack() == (0.0, 0.0)
+    pool.set_usage([("busy", 1.0)])
+    assert pool.slack() == (3.0, 0.0)
+    # Regular free cpu (4) is no slack; a revocable lease sees the 3 idle cpus.
+    [lease], counts = pool.acquire(None, 0, 1, now=1, lease_ttl=TTL,
+                                   slack_minimum=Resources(cpu=2, memory=100))
+    assert counts == {MATCH: 1} and lease.slack == 3.0 and lease.free.cpu == 4.0
+    pool.launch(lease.lease_id, [("rev", Resources(cpu=2, memory=100), [])], now=1,
+                revocable={"rev"})
+    view = pool.host("a")
+    assert view is not None
+    # Its cpu is lent from slack; its memory is regular.
+    assert view.allocated == Resources(cpu=4, memory=200) and view.lent == 2.0
+    assert pool.slack() == (3.0, 2.0)
+    # Only 1 slack cpu is free now: a revocable task of 2 is refused at launch...
+    [lease], _ = pool.acquire(Resources(cpu=1), 0, 1, now=2, lease_ttl=TTL)
+    assert lease.slack == 1.0
+    with pytest.raises(InvalidArgument, match="need 2 cpu of slack; host a has 1 slack"):
+        pool.launch(lease.lease_id, [("rev2", Resources(cpu=2), [])], now=2,
+                    revocable={"rev2"})
+    # ... and not leased for revocable work either.
+    pool.release([lease.lease_id])
+    assert pool.acquire(None, 0, 1, now=3, lease_ttl=TTL,
+                        slack_minimum=Resources(cpu=2)) == ([], {INSUFFICIENT_OFFER_RESOURCES: 1})
+    # The busy task gets busier: slack shrinks below what was lent.
+    pool.set_usage([("busy", 3.5)])
+    assert pool.slack() == (0.5, 2.0)
+    assert pool.host("a").slack == 0.5
+    pool.task_ended("rev")
+    assert pool.slack() == (0.5, 0.0)
+    pool.task_ended("busy")
+    assert pool.slack() == (0.0, 0.0) and pool.host("a").allocated == ZERO
+
+
+def test_a_modelled_usage_makes_slack_at_launch_and_a_removed_host_takes_its_slack():
+    pool = HostPool(assumed_cpu_usage=0.25)
+    for name in ("a", "b"):
+        pool.add_host(spec(name, Resources(cpu=8, memory=1000)))
+    leases, _ = pool.acquire(Resources(cpu=4), 0, 2, now=0, lease_ttl=TTL)
+    for n, lease in enumerate(leases):
+        pool.launch(lease.lease_id, [(f"t{n}", Resources(cpu=4), [])], now=0)
+    assert pool.slack() == (6.0, 0.0)
+    pool.remove_host("a")
+    assert pool.slack() == (3.0, 0.0)
+    with pytest.raises(InvalidArgument, match="cpu_usage"):
+        HostPool(assumed_cpu_usage=1.5)
+
+
+def test_non_revocable_tasks_never_use_slack():
+    pool = HostPool(assumed_cpu_usage=0.0)
+    pool.add_host(spec("a", Resources(cpu=4, memory=1000)))
+    [lease], _ = pool.acquire(Resources(cpu=4), 0, 1, now=0, lease_ttl=TTL)
+    pool.launch(lease.lease_id, [("idle", Resources(cpu=4), [])], now=0)
+    assert pool.slack() == (4.0, 0.0)
+    # 4 slack cpus, no regular cpu: a non-revocable lease finds nothing.
+    assert pool.acquire(Resources(cpu=1), 0, 1, now=1, lease_ttl=TTL)[0] == []
+    [lease], _ = pool.acquire(Resources(cpu=1), 0, 1, now=1, lease_ttl=TTL,
+                              slack_minimum=Resources(cpu=1))
+    with pytest.raises(InvalidArgument, match="cpu 1 > 0"):
+        pool.launch(lease.lease_id, [("regular", Resources(cpu=1), [])], now=1)
+
+
+def test_a_revocable_lease_counts_slack_towards_the_demand():
+    pool = HostPool(assumed_cpu_usage=0.0)
+    for i in range(4):
+        pool.add_host(spec(f"h{i}", Resources(cpu=4, memory=1000)))
+    leases, _ = pool.acquire(Resources(cpu=4), 0, 4, now=0, lease_ttl=TTL)
+    for n, lease in enumerate(leases):
+        pool.launch(lease.lease_id, [(f"t{n}", Resources(cpu=4), [])], now=0)
+    leases, _ = pool.acquire(None, 0, 4, now=1, lease_ttl=TTL, demand=Resources(cpu=6),
+                             slack_minimum=Resources(cpu=1))
+    assert len(leases) == 2 and all(x.slack == 4.0 for x in leases)
+
+
 # -- property: never overcommitted, allocated == sum of tasks ----------------
 
 RESOURCES = st.builds(Resources, cpu=st.sampled_from([0, 0.1, 0.5, 1, 2, 3]),
@@ -298,10 +381,21 @@ RESOURCES = st.builds(Resources, cpu=st.sampled_from([0, 0.1, 0.5, 1, 2, 3]),
                       disk=st.just(0.0), gpu=st.sampled_from([0, 0, 0, 1]))
 
 
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6
+
+
 class PoolMachine(RuleBasedStateMachine):
+    """Random acquires, launches (some tasks revocable), usage changes,
+    ends, releases, expiry and hosts coming and going. Invariants: no host
+    is over-committed in regular resources, a launch never lends more slack
+    cpu than the host has free, slack is never negative, and the pool's
+    running sums equal the sums over its hosts."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.pool = HostPool()
+        # Half a task's cpu counts as used at launch: slack exists from the start.
+        self.pool = HostPool(assumed_cpu_usage=0.5)
         for i in range(4):
             self.pool.add_host(spec(f"h{i}", Resources(cpu=4, memory=2000, gpu=i % 2),
                                     ports=(1000, 1004)))
@@ -310,35 +404,53 @@ class PoolMachine(RuleBasedStateMachine):
         self.tasks: list[str] = []
         self.counter = 0
 
-    @rule(minimum=RESOURCES, num_ports=st.integers(0, 3), max_hosts=st.integers(1, 5),
+    @rule(minimum=st.none() | RESOURCES, slack_minimum=st.none() | RESOURCES,
+          num_ports=st.integers(0, 3), max_hosts=st.integers(1, 5),
           ttl=st.sampled_from([1.0, 5.0]), seed=st.none() | st.integers(0, 3))
-    def acquire(self, minimum, num_ports, max_hosts, ttl, seed):
-        leases, counts = self.pool.acquire(minimum, num_ports, max_hosts, self.now, ttl, seed)
+    def acquire(self, minimum, slack_minimum, num_ports, max_hosts, ttl, seed):
+        if minimum is None and slack_minimum is None:
+            with pytest.raises(InvalidArgument):
+                self.pool.acquire(None, num_ports, max_hosts, self.now, ttl, seed)
+            return
+        leases, counts = self.pool.acquire(minimum, num_ports, max_hosts, self.now, ttl, seed,
+                                           slack_minimum=slack_minimum)
         assert len(leases) <= max_hosts
         assert counts.get(MATCH, 0) == len(leases)
         assert sum(counts.values()) <= len(self.pool.hosts())
         for lease in leases:
-            assert minimum.fits_in(lease.free) and len(lease.ports) >= num_ports
+            regular = minimum is not None and minimum.fits_in(lease.free)
+            on_slack = slack_minimum is not None and slack_minimum._replace(cpu=0).fits_in(
+                lease.free) and slack_minimum.cpu <= lease.slack + EPSILON
+            assert regular or on_slack
+            assert len(lease.ports) >= num_ports and lease.slack >= 0.0
         self.leases.extend(x.lease_id for x in leases)
 
     @precondition(lambda self: self.leases)
-    @rule(data=st.data(), batch=st.lists(st.tuples(RESOURCES, st.integers(0, 2)), max_size=3))
+    @rule(data=st.data(), batch=st.lists(st.tuples(RESOURCES, st.integers(0, 2), st.booleans()),
+                                         max_size=3))
     def launch(self, data, batch):
         lease_id = data.draw(st.sampled_from(self.leases))
         lease = self.pool.lease(lease_id)
         tasks = []
-        for resources, nports in batch:
+        revocable = set()
+        for resources, nports, is_revocable in batch:
             self.counter += 1
             ports = data.draw(st.lists(st.integers(999, 1005), max_size=nports))
             tasks.append((f"t{self.counter}", resources, ports))
+            if is_revocable:
+                revocable.add(f"t{self.counter}")
         if data.draw(st.booleans()) and self.tasks:  # sometimes relaunch a known task
             known = data.draw(st.sampled_from(self.tasks))
             tasks.append((known, Resources(cpu=1), []))
+        host = self.pool._hosts.get(lease.hostname) if lease is not None else None
+        before = host.view() if host is not None else None
         try:
-            self.pool.launch(lease_id, tasks, self.now)
+            self.pool.launch(lease_id, tasks, self.now, revocable=revocable)
         except (FailedPrecondition, InvalidArgument):
             if lease is not None and lease.expires > self.now:
                 assert self.pool.lease(lease_id) == lease  # unchanged
+            if host is not None:
+                assert host.view() == before
             event("launch rejected")
             return
         event("launch accepted")
@@ -346,6 +458,54 @@ class PoolMachine(RuleBasedStateMachine):
         # shard's part of the placement) until it expires.
         assert self.pool.lease(lease_id) is None
         self.tasks.extend(t[0] for t in tasks)
+        host = self.pool._hosts[self.pool.host_of(tasks[0][0])] if tasks else None
+        if host is not None and before is not None and host.lent > before.lent + EPSILON:
+            event("slack lent")
+            # Lent only what was free: the host's slack covers what it lent.
+            assert host.lent - before.lent <= max(0.0, before.slack - before.lent) + EPSILON
+            assert host.lent <= host.slack() + EPSILON
+
+    @rule(cpu=st.sampled_from([0.1, 0.5, 1.0, 2.0]), over=st.sampled_from([0.0, 0.5]))
+    def revocable_on_slack(self, cpu, over):
+        """Make slack (a non-revocable task that uses half its cpu), lease for
+        revocable work and launch one task of the slack it offers, or more
+        (refused)."""
+        leases, _ = self.pool.acquire(Resources(cpu=2), 0, 1, self.now, 5.0)
+        if leases:
+            self.counter += 1
+            self.pool.launch(leases[0].lease_id, [(f"t{self.counter}", Resources(cpu=2), [])],
+                             self.now)
+            self.tasks.append(f"t{self.counter}")
+        leases, _ = self.pool.acquire(None, 0, 1, self.now, 5.0,
+                                      slack_minimum=Resources(cpu=cpu, memory=64))
+        if not leases:
+            return
+        lease = leases[0]
+        self.counter += 1
+        task_id = f"t{self.counter}"
+        want = lease.slack + over
+        try:
+            self.pool.launch(lease.lease_id, [(task_id, Resources(cpu=want, memory=64), [])],
+                             self.now, revocable={task_id})
+        except InvalidArgument:
+            assert over > 0
+            self.pool.release([lease.lease_id])
+            event("revocable launch refused: not enough slack")
+            return
+        assert over == 0
+        event("revocable launch on slack")
+        self.tasks.append(task_id)
+        host = self.pool._hosts[lease.hostname]
+        assert host.free_slack() <= EPSILON and host.lent <= host.slack() + EPSILON
+
+    @precondition(lambda self: self.tasks)
+    @rule(data=st.data(), fraction=st.sampled_from([0.0, 0.3, 1.0, 1.5]))
+    def usage_changes(self, data, fraction):
+        """Non-revocable tasks get busier or idler (the local backend's samples)."""
+        task_id = data.draw(st.sampled_from(self.tasks))
+        name = self.pool.host_of(task_id)
+        cpu = self.pool._hosts[name].tasks[task_id][0].cpu if name else 1.0
+        self.pool.set_usage([(task_id, cpu * fraction), ("unknown", 3.0)])
 
     @precondition(lambda self: self.tasks)
     @rule(data=st.data())
@@ -367,25 +527,40 @@ class PoolMachine(RuleBasedStateMachine):
     def never_overcommitted_and_allocation_is_the_sum_of_tasks(self):
         hosts = {v.spec.hostname: v for v in self.pool.hosts()}
         on_host: dict[str, list[Resources]] = {name: [] for name in hosts}
+        lent = dict.fromkeys(hosts, 0.0)
+        usage = dict.fromkeys(hosts, 0.0)
         for t in set(self.tasks):
             name = self.pool.host_of(t)
             if name is not None:
-                on_host[name].append(self.pool._hosts[name].tasks[t][0])
+                resources, _, revocable, used = self.pool._hosts[name].tasks[t]
+                if revocable:
+                    on_host[name].append(resources._replace(cpu=0.0))
+                    lent[name] += resources.cpu
+                else:
+                    on_host[name].append(resources)
+                    usage[name] += used
         for name, view in hosts.items():
             assert view.allocated.fits_in(view.spec.capacity), name
             total = Resources.sum(on_host[name])
             assert all(abs(a - b) <= EPSILON for a, b in zip(view.allocated, total, strict=True))
             assert view.tasks == len(on_host[name])
+            assert _close(view.lent, lent[name]) and _close(view.usage, usage[name])
+            assert _close(view.slack, max(0.0, view.allocated.cpu - view.usage))
+            assert view.slack >= 0.0 and self.pool._hosts[name].free_slack() >= 0.0
             internal = self.pool._hosts[name]
-            used = [p for _, ports in internal.tasks.values() for p in ports]
+            used = [p for _, ports, _, _ in internal.tasks.values() for p in ports]
             assert len(used) == len(set(used)) and set(used) == internal.used_ports
             assert all(1000 <= p <= 1004 for p in used)
-        # capacity() keeps its sums as hosts and tasks change.
+        # capacity() and slack() keep their sums as hosts and tasks change.
         physical, allocated, _, count = self.pool.capacity()
         assert count == len(hosts)
         assert physical == Resources.sum([v.spec.capacity for v in hosts.values()])
         want = Resources.sum([v.allocated for v in hosts.values()])
         assert all(abs(a - b) <= EPSILON for a, b in zip(allocated, want, strict=True))
+        slack, lent_total = self.pool.slack()
+        assert slack >= 0.0 and lent_total >= 0.0
+        assert _close(slack, sum(v.slack for v in hosts.values()))
+        assert _close(lent_total, sum(v.lent for v in hosts.values()))
 
     @rule(i=st.integers(0, 5))
     def host_comes_and_goes(self, i):

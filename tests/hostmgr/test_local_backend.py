@@ -20,7 +20,7 @@ from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TaskState
 from peloton.hostmgr.backends.base import REASON_KILLED_ON_REQUEST, LaunchSpec, StatusUpdate
-from peloton.hostmgr.backends.local import LocalBackend
+from peloton.hostmgr.backends.local import LocalBackend, read_group_cpu
 
 JOB = "7f0c2a52-1d7e-4a3f-9a53-3f1d2e6c0b11"
 TERMINAL = {TaskState.SUCCEEDED, TaskState.FAILED, TaskState.KILLED, TaskState.LOST}
@@ -293,3 +293,75 @@ def _state_of(pid: int) -> str | None:
     except FileNotFoundError:
         return None
     return stat.rsplit(")", 1)[1].split()[0]
+
+
+# -- usage -----------------------------------------------------------------------
+
+
+async def test_usage_is_cpu_time_over_a_sliding_window(tmp_path: Path,
+                                                       mock_clock: trio.testing.MockClock):
+    """A fake /proc reader under a clock moved by hand, samples taken by
+    hand (the loop's period is too long to fire): exact figures."""
+    cpu_seconds = {"now": 0.0}
+    groups: list[list[int]] = []
+
+    def reader(pgids):
+        groups.append(sorted(pgids))
+        return dict.fromkeys(pgids, cpu_seconds["now"])
+
+    backend = LocalBackend(tmp_path, hosts=1, usage_period=1e9, usage_window=4,
+                           cpu_reader=reader)
+    reported: list[tuple[str, float]] = []
+    backend.on_usage = reported.extend
+    harness = Harness(backend, tmp_path)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(backend.run, harness.report)
+        s = spec(1, "sleep 30")
+        await backend.launch([s])
+        pgid = backend._live[s.mesos_task_id].pid
+        figures = []
+        # cpu seconds used by each sample, one sample every 2 s.
+        for cpu in (0.5, 1.5, 1.5, 3.5):
+            cpu_seconds["now"] = cpu
+            mock_clock.jump(2)
+            figures.append(await backend.sample_usage())
+        mid = s.mesos_task_id
+        # Nothing from the first sample alone; 1 cpu s over 2 s; then over
+        # the 4 s window: (1.5 - 0.5) / 4, (3.5 - 1.5) / 4.
+        assert figures == [[], [(mid, 0.5)], [(mid, 0.25)], [(mid, 0.5)]]
+        assert reported == [(mid, 0.5), (mid, 0.25), (mid, 0.5)]
+        assert groups == [[pgid]] * 4
+        await backend.kill([s.mesos_task_id], 0)
+        await harness.wait_terminal(s.mesos_task_id)
+        assert not backend._live and not backend._samples  # a finished run is not sampled
+        assert await backend.sample_usage() == []
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_sleeping_process_measures_idle_and_a_busy_group_reads_its_time(tmp_path: Path):
+    """Real processes and the real /proc, on short real periods."""
+    # This test's own process group has used at least this process's cpu time.
+    import time
+
+    own = read_group_cpu([os.getpgrp(), 999_999_999])
+    assert own[os.getpgrp()] >= time.process_time() - 0.1 and own[999_999_999] == 0.0
+    backend = LocalBackend(tmp_path, hosts=1, usage_period=0.1, usage_window=0.3)
+    reports: list[tuple[str, float]] = []
+    three = trio.Event()
+
+    def on_usage(updates):
+        reports.extend(updates)
+        if len(reports) >= 3:
+            three.set()
+
+    backend.on_usage = on_usage
+    harness = Harness(backend, tmp_path)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(backend.run, harness.report)
+        s = spec(1, "sleep 30")
+        await backend.launch([s])
+        with trio.fail_after(10):
+            await three.wait()
+        await backend.kill([s.mesos_task_id], 0)
+        assert all(mid == s.mesos_task_id and 0.0 <= cpu < 0.2 for mid, cpu in reports)
+        nursery.cancel_scope.cancel()

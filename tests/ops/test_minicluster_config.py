@@ -28,7 +28,7 @@ from peloton.ops.minicluster import ClusterNotReady, DaemonRecord, Sizes, State
 
 
 def addresses(config: cluster_config.ClusterConfig) -> list[str]:
-    return [a for d in config.daemons for a in (d.grpc, d.raft) if a]
+    return [a for d in config.daemons for a in (d.grpc, d.raft, d.options.get("metrics")) if a]
 
 
 # --------------------------------------------------------------------------- cluster.yaml
@@ -52,7 +52,7 @@ def test_generated_cluster_file_parses(tmp_path: pathlib.Path) -> None:
     assert hostmgr.options == {"cluster": "local", "backend": "local", "hosts": 3, "cpu": 4,
                                "memory_mb": 8192, "disk_mb": 102400, "gpu": 0}
     ports = addresses(config)
-    assert len(ports) == 9 == len(set(ports)) == Sizes().ports_needed
+    assert len(ports) == 12 == len(set(ports)) == Sizes().ports_needed
     assert all(a.startswith("127.0.0.1:") for a in ports)
     assert minicluster.sizes_of(config) == Sizes()
 
@@ -63,7 +63,7 @@ def test_sizes_shape_the_cluster(tmp_path: pathlib.Path) -> None:
     config, _ = minicluster.prepare(tmp_path, sizes)
     assert minicluster.sizes_of(config) == sizes
     assert len(config.jobmgr_addresses) == 3
-    assert len(set(addresses(config))) == sizes.ports_needed == 6
+    assert len(set(addresses(config))) == sizes.ports_needed == 7
 
 
 def test_cluster_file_is_reused(tmp_path: pathlib.Path) -> None:
@@ -76,9 +76,9 @@ def test_cluster_file_is_reused(tmp_path: pathlib.Path) -> None:
 
 def test_cluster_data_uses_the_ports_in_order(tmp_path: pathlib.Path) -> None:
     data = minicluster.cluster_data(tmp_path, Sizes(resmgrs=1, jobmgrs=1),
-                                    [10, 11, 12, 13])
+                                    [10, 11, 12, 13, 14])
     assert data["resmgr"] == [{"name": "resmgr-0", "grpc": "127.0.0.1:10",
-                               "raft": "127.0.0.1:11"}]
+                               "raft": "127.0.0.1:11", "metrics": "127.0.0.1:14"}]
     assert data["jobmgr"] == [{"name": "jobmgr-0", "grpc": "127.0.0.1:12"}]
     assert data["hostmgr"][0]["grpc"] == "127.0.0.1:13"
     with pytest.raises(ValueError):
@@ -322,3 +322,14 @@ def test_status_of_no_cluster(tmp_path: pathlib.Path) -> None:
     info = minicluster.status(tmp_path)
     assert info["stopped"] is True
     assert "is stopped" in minicluster.format_status(info)
+
+
+def test_status_shows_each_resmgr_metrics_url() -> None:
+    info = {"dir": "/c", "running": True, "daemons": [
+        {"name": "resmgr-0", "kind": "resmgr", "pid": 10, "address": "127.0.0.1:1",
+         "alive": True, "metrics": "http://127.0.0.1:9/metrics"},
+        {"name": "jobmgr-0", "kind": "jobmgr", "pid": 11, "address": "127.0.0.1:2",
+         "alive": True}]}
+    lines = minicluster.format_status(info).splitlines()
+    assert lines[1].endswith("127.0.0.1:1  metrics http://127.0.0.1:9/metrics")
+    assert lines[2].endswith("127.0.0.1:2")

@@ -25,9 +25,9 @@ from peloton.placement.model import (
 
 def offer(name: str, cpu: float = 4, memory: float = 1024, disk: float = 1024,
           gpu: float = 0, ports: tuple[int, ...] = (),
-          attributes: dict[str, str] | None = None) -> HostOffer:
+          attributes: dict[str, str] | None = None, slack: float = 0.0) -> HostOffer:
     return HostOffer(f"lease-{name}", name, f"agent-{name}", "c1",
-                     Resources(cpu, memory, disk, gpu), ports, attributes or {})
+                     Resources(cpu, memory, disk, gpu), ports, attributes or {}, slack)
 
 
 _ids = iter(range(1_000_000))
@@ -35,10 +35,11 @@ _ids = iter(range(1_000_000))
 
 def task(cpu: float = 1, memory: float = 128, disk: float = 0, gpu: float = 0,
          num_ports: int = 0, constraint: Constraint | None = None,
-         labels: tuple[tuple[str, str], ...] = (), job_id: str = "j1") -> TaskRequest:
+         labels: tuple[tuple[str, str], ...] = (), job_id: str = "j1",
+         revocable: bool = False) -> TaskRequest:
     n = next(_ids)
     return TaskRequest(f"{job_id}-{n}-1", f"{job_id}-{n}", 0, Resources(cpu, memory, disk, gpu),
-                       num_ports, constraint, labels, job_id)
+                       num_ports, constraint, labels, job_id, revocable)
 
 
 def gang(*tasks: TaskRequest, strategy: str = "pack") -> GangRequest:
@@ -200,16 +201,49 @@ def test_input_offers_are_not_modified_and_result_is_deterministic() -> None:
     assert place_batch(gangs, offers) == first
 
 
+# --- revocable tasks: slack cpu only ------------------------------------------
+
+
+def test_revocable_tasks_go_only_where_slack_is_and_others_never_use_it() -> None:
+    offers = [offer("idle", cpu=4), offer("slack", cpu=0, slack=3),
+              offer("little", cpu=4, slack=0.5)]
+    revocable = [task(cpu=1, revocable=True) for _ in range(3)]
+    result = place_batch([gang(t) for t in revocable] + [gang(task(cpu=4)), gang(task(cpu=1))],
+                         offers)
+    # Revocable: on the host with slack (not on regular cpu, not on 0.5 of
+    # slack); non-revocable: regular cpu only, the slack host has none.
+    placed = hosts_of(result)
+    assert placed[:3] == [["slack"]] * 3
+    assert sorted(h for [h] in placed[3:]) == ["idle", "little"]
+    # A fourth revocable task finds no slack left; the reason says so.
+    result = place_batch([gang(*revocable), gang(task(cpu=1, revocable=True))], offers)
+    assert hosts_of(result) == [["slack"] * 3]
+    [(_, reason)] = result.failed
+    assert reason == ("no host has 1 slack cpu free for a revocable task (most free slack "
+                      "0.5); 3 hosts leased (insufficient_slack_cpu 3)")
+
+
+def test_a_revocable_gang_that_fails_gives_its_slack_back() -> None:
+    offers = [offer("a", cpu=0, memory=300, slack=2)]
+    big = gang(task(cpu=1, memory=128, revocable=True), task(cpu=1, memory=256, revocable=True))
+    result = place_batch([big, gang(task(cpu=2, memory=256, revocable=True))], offers)
+    # The gang's second task is short of memory (regular): undone, and the
+    # next gang gets the whole 2 cpus of slack.
+    assert hosts_of(result) == [["a"]] and result.failed[0][0] is big
+    assert "memory" in result.failed[0][1]
+
+
 # --- property: invariants for random offers and gangs ----------------------
 
 _offers = st.lists(
     st.builds(
-        lambda i, cpu, mem, gpu, nports, rack: HostOffer(
+        lambda i, cpu, mem, gpu, nports, rack, slack: HostOffer(
             f"lease-{i}", f"h{i}", f"agent-{i}", "c1", Resources(cpu, mem, 100.0, gpu),
-            tuple(range(1000, 1000 + nports)), {"rack": rack}),
+            tuple(range(1000, 1000 + nports)), {"rack": rack}, slack),
         st.integers(0, 10_000), st.sampled_from([0.5, 2.0, 4.0, 8.0]),
         st.sampled_from([128.0, 1024.0, 4096.0]), st.sampled_from([0.0, 0.0, 0.0, 1.0, 2.0]),
-        st.integers(0, 6), st.sampled_from(["r1", "r2"])),
+        st.integers(0, 6), st.sampled_from(["r1", "r2"]),
+        st.sampled_from([0.0, 0.0, 0.5, 2.0, 6.0])),
     min_size=1, max_size=8, unique_by=lambda o: o.lease_id)
 
 _constraints = st.one_of(
@@ -221,12 +255,12 @@ _constraints = st.one_of(
 )
 
 _tasks = st.builds(
-    lambda cpu, mem, gpu, ports, constraint, app, job: task(
+    lambda cpu, mem, gpu, ports, constraint, app, job, revocable: task(
         cpu=cpu, memory=mem, disk=10.0, gpu=gpu, num_ports=ports, constraint=constraint,
-        labels=(("app", app),), job_id=job),
+        labels=(("app", app),), job_id=job, revocable=revocable),
     st.sampled_from([0.5, 1.0, 1.5]), st.sampled_from([64.0, 256.0]),
     st.sampled_from([0.0, 0.0, 0.0, 1.0]), st.integers(0, 2), _constraints,
-    st.sampled_from(["a", "b"]), st.sampled_from(["j1", "j2"]))
+    st.sampled_from(["a", "b"]), st.sampled_from(["j1", "j2"]), st.booleans())
 
 _gangs = st.lists(
     st.builds(lambda ts, s: GangRequest(tuple(ts), s), st.lists(_tasks, max_size=4),
@@ -252,14 +286,20 @@ def test_placement_invariants(offers: list[HostOffer], gangs: list[GangRequest],
     assert (i, j) == (len(result.placed), len(result.failed))
     assert all(reason for _, reason in result.failed)
 
-    # No host's placed resources exceed its free; no port twice; GPU hosts only for GPU work.
+    # No host's placed resources exceed its free, nor revocable cpu its slack;
+    # no port twice; GPU hosts only for GPU work.
     used: dict[str, Resources] = defaultdict(lambda: ZERO)
+    slack: dict[str, float] = defaultdict(float)
     ports: dict[str, list[int]] = defaultdict(list)
     for placed in result.placed:
         for p in placed:
             o = by_lease[p.lease_id]
             assert p.hostname == o.hostname
-            used[p.lease_id] = used[p.lease_id] + p.task.resources
+            need = p.task.resources
+            if p.task.revocable:
+                slack[p.lease_id] += need.cpu
+                need = need._replace(cpu=0.0)
+            used[p.lease_id] = used[p.lease_id] + need
             assert len(p.ports) == p.task.num_ports
             ports[p.lease_id].extend(p.ports)
             if o.free.gpu > 0:
@@ -269,6 +309,7 @@ def test_placement_invariants(offers: list[HostOffer], gangs: list[GangRequest],
                 assert satisfies(HostState.from_offer(o), c)
     for lease, total in used.items():
         assert total.fits_in(by_lease[lease].free), (lease, total)
+        assert slack[lease] <= by_lease[lease].slack_cpu + 1e-6, (lease, slack[lease])
     for lease, assigned in ports.items():
         assert len(assigned) == len(set(assigned))
         assert set(assigned) <= set(by_lease[lease].ports)

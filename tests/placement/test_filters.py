@@ -15,6 +15,7 @@ from peloton.placement.filters import (
     has_task_leaf,
     ports_available,
     resources_fit,
+    slack_fits,
 )
 from peloton.placement.model import (
     AndConstraint,
@@ -31,18 +32,23 @@ from peloton.placement.scorers import pack, spread
 
 def host(cpu: float = 4, memory: float = 1024, disk: float = 1024, gpu: float = 0,
          ports: tuple[int, ...] = (), attributes: dict[str, str] | None = None,
-         hostname: str = "h1", scale: Resources | None = None) -> HostState:
+         hostname: str = "h1", scale: Resources | None = None, slack: float = 0.0) -> HostState:
     offer = HostOffer(f"lease-{hostname}", hostname, f"agent-{hostname}", "c1",
-                      Resources(cpu, memory, disk, gpu), ports, attributes or {})
+                      Resources(cpu, memory, disk, gpu), ports, attributes or {}, slack)
     return HostState.from_offer(offer, scale)
 
 
 def task(cpu: float = 1, memory: float = 128, disk: float = 0, gpu: float = 0,
          num_ports: int = 0, constraint: Constraint | None = None,
          labels: tuple[tuple[str, str], ...] = (), job_id: str = "j1",
-         task_id: str = "j1-0") -> TaskRequest:
+         task_id: str = "j1-0", revocable: bool = False) -> TaskRequest:
     return TaskRequest(f"{task_id}-1", task_id, 0, Resources(cpu, memory, disk, gpu),
-                       num_ports, constraint, labels, job_id)
+                       num_ports, constraint, labels, job_id, revocable)
+
+
+def revocable(cpu: float = 1, memory: float = 128, disk: float = 0,
+              gpu: float = 0) -> TaskRequest:
+    return task(cpu, memory, disk, gpu, revocable=True)
 
 
 def label(kind: str, key: str, value: str, condition: str, requirement: int) -> LabelConstraint:
@@ -61,6 +67,47 @@ def label(kind: str, key: str, value: str, condition: str, requirement: int) -> 
 ])
 def test_resources_fit(h: HostState, t: TaskRequest, want: str | None) -> None:
     assert resources_fit(h, t) == want
+
+
+@pytest.mark.parametrize(("h", "t", "want"), [
+    # Revocable: cpu from slack only, regular free cpu does not count.
+    (host(cpu=4, slack=0), revocable(cpu=1), "insufficient_slack_cpu"),
+    (host(cpu=0, slack=2), revocable(cpu=2), None),
+    (host(cpu=0, slack=1.0), revocable(cpu=0.1 * 10), None),  # epsilon
+    (host(cpu=8, slack=1), revocable(cpu=1.5), "insufficient_slack_cpu"),
+    # ... memory, disk and gpu from the regular free resources.
+    (host(slack=4, memory=100), revocable(memory=128), "insufficient_memory"),
+    (host(slack=4, disk=10), revocable(disk=11), "insufficient_disk"),
+    (host(slack=4, gpu=0), revocable(gpu=1), "insufficient_gpu"),
+    (host(cpu=0, slack=0, memory=0), revocable(cpu=1, memory=1), "insufficient_slack_cpu"),
+    # Non-revocable tasks are resources_fit's: this filter passes them.
+    (host(cpu=0, slack=0), task(cpu=1), None),
+])
+def test_slack_fits(h: HostState, t: TaskRequest, want: str | None) -> None:
+    assert slack_fits(h, t) == want
+
+
+@pytest.mark.parametrize(("h", "t", "want"), [
+    # A non-revocable task never uses slack, however much there is.
+    (host(cpu=0, slack=8), task(cpu=1), "insufficient_cpu"),
+    (host(cpu=1, slack=8), task(cpu=1), None),
+    # A revocable task is checked against slack, not regular cpu.
+    (host(cpu=8, slack=0), revocable(cpu=1), "insufficient_slack_cpu"),
+    (host(cpu=0, slack=1), revocable(cpu=1), None),
+])
+def test_each_task_runs_the_resource_filter_of_its_kind(h: HostState, t: TaskRequest,
+                                                        want: str | None) -> None:
+    assert first_rejection(h, t) == want
+
+
+def test_revocable_tasks_take_slack_and_give_it_back() -> None:
+    h = host(cpu=2, memory=1024, slack=3)
+    t = revocable(cpu=2, memory=512)
+    h.take(t)
+    assert (h.slack, h.free.cpu, h.free.memory) == (1.0, 2.0, 512.0)
+    assert slack_fits(h, revocable(cpu=2)) == "insufficient_slack_cpu"
+    h.give_back(t)
+    assert (h.slack, h.free.cpu, h.free.memory) == (3.0, 2.0, 1024.0)
 
 
 def test_resources_fit_sees_batch_usage() -> None:
@@ -170,6 +217,7 @@ def test_filters_run_in_order(h: HostState, t: TaskRequest, want: str | None) ->
 
 def test_filters_for_skips_what_cannot_reject() -> None:
     assert filters_for(task()) == (resources_fit, gpu_scarce)
+    assert filters_for(revocable(), any_gpu_host=False) == (slack_fits,)
     assert filters_for(task(), any_gpu_host=False) == (resources_fit,)
     assert filters_for(task(gpu=1, num_ports=1, constraint=AndConstraint(()))) == (
         resources_fit, ports_available, constraint_satisfied)
@@ -226,6 +274,19 @@ def test_pack_prefers_fuller_host_and_spread_emptier() -> None:
     t = task(cpu=1, memory=128)
     assert pack(small, t) > pack(big, t)
     assert spread(big, t) > spread(small, t)
+
+
+def test_revocable_scorers_count_slack_for_cpu() -> None:
+    from peloton.placement.scorers import REVOCABLE_SCORERS
+
+    scale = Resources(8, 1000, 0, 0)
+    lots = host(cpu=0, memory=1000, slack=8, scale=scale, hostname="lots")
+    some = host(cpu=8, memory=1000, slack=2, scale=scale, hostname="some")
+    t = revocable(cpu=2, memory=0)
+    # pack leaves the least slack (fills "some"), spread the most.
+    assert REVOCABLE_SCORERS["pack"](some, t) > REVOCABLE_SCORERS["pack"](lots, t)
+    assert REVOCABLE_SCORERS["spread"](lots, t) > REVOCABLE_SCORERS["spread"](some, t)
+    assert REVOCABLE_SCORERS["pack"](some, t) == pytest.approx(50.0)  # 0/8 cpu, 1000/1000 mem
 
 
 def test_spread_scores_zero_on_host_with_same_job() -> None:

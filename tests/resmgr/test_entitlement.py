@@ -226,6 +226,16 @@ def test_slack_memory_is_capped_by_slack_limit_and_what_entitlement_leaves() -> 
     assert tight["A"].non_slack_entitlement.memory == pytest.approx(30)
 
 
+def test_slack_that_shrank_below_what_is_held_is_kept_in_proportion() -> None:
+    pools = tree(pool("A", "root", slack_allocation=Resources(cpu=3)),
+                 pool("B", "root", slack_allocation=Resources(cpu=1), slack_demand=uni(2)),
+                 pool("C", "root"))
+    out = compute(pools, "root", Resources(100, 100, 100, 0), Resources(cpu=2))
+    # 4 held, 2 left: each keeps half of what it holds; nothing for demand.
+    assert [out[p].slack_entitlement.cpu for p in "ABC"] == pytest.approx([1.5, 0.5, 0])
+    assert out["A"].slack_allocation.cpu - out["A"].slack_entitlement.cpu == pytest.approx(1.5)
+
+
 def test_slack_flows_down_two_levels() -> None:
     pools = tree(pool("A", share=1), pool("B", share=1),
                  pool("A1", "A", slack_demand=Resources(cpu=8)), pool("A2", "A"))
@@ -457,7 +467,9 @@ def trees(draw: st.DrawFn, *, covered: bool = True
     top = Resources.sum([res[c] for c in kids[0]])
     capacity = top + vec(draw, values) if covered else vec(draw, values)
     slack_alloc = sum(p.slack_allocation.cpu for p in pools.values())
-    slack_capacity = Resources(cpu=slack_alloc + draw(values))
+    # Mostly more slack than revocable tasks hold; sometimes less (it shrank).
+    slack_capacity = Resources(cpu=slack_alloc * draw(st.sampled_from([0.0, 0.5, 1.0, 1.0]))
+                               + draw(values))
     return pools, capacity, slack_capacity
 
 

@@ -13,6 +13,11 @@ given to ``run()``. The contract every backend keeps:
   then exits (Mesos's command executor does the same).
 - ``known`` gives the latest status of a run for reconciliation; None means
   the backend has never heard of it (the caller may declare it lost).
+
+Usage (for slack, see ``peloton.hostmgr.hostpool``): the host pool counts a
+non-revocable run as using ``assumed_cpu_usage`` of its cpu from launch; a
+backend that measures what runs use calls ``on_usage`` (set by the host
+manager; may be None) with ``(mesos task id, cpu)`` pairs now and then.
 """
 
 from __future__ import annotations
@@ -84,6 +89,7 @@ class StatusUpdate:
 
 
 Report = Callable[[StatusUpdate], None]
+UsageReport = Callable[[Sequence[tuple[str, float]]], None]
 
 
 class Backend(abc.ABC):
@@ -91,6 +97,14 @@ class Backend(abc.ABC):
 
     capabilities: frozenset[str] = frozenset()
     """What the backend can run beyond plain commands, e.g. ``"DOCKER"``."""
+
+    assumed_cpu_usage: float = 1.0
+    """The fraction of a non-revocable run's cpu counted as used until the
+    backend reports a measurement (1.0: a run makes no slack before it has
+    been measured)."""
+
+    on_usage: UsageReport | None = None
+    """Set by the host manager: called with measured cpu per run."""
 
     @abc.abstractmethod
     def hosts(self) -> list[HostSpec]:

@@ -20,6 +20,14 @@ When ``run()`` is cancelled every live run is SIGKILLed and reaped (no update
 is reported; ``known`` says LOST): the children of a stopped hostmgr cannot be
 re-adopted. When a run's main process exits, whatever it left behind in its
 process group is SIGKILLed too, as Mesos destroys a container.
+
+**Usage.** Every ``usage_period`` seconds (2 by default) one pass over
+``/proc`` (in a worker thread) sums the cpu time (user + system, and that of
+reaped children) of each live run's process group. A run's usage is the cpu
+time it gained over the last ``usage_window`` seconds (10; at least one
+period) divided by the time that took, once it has two samples; it goes to ``on_usage`` and from
+there to the host pool's slack. Until then the pool counts a run as using
+all its cpu (``assumed_cpu_usage`` 1.0), so a new run makes no slack.
 """
 
 from __future__ import annotations
@@ -28,7 +36,8 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -54,6 +63,43 @@ from peloton.hostmgr.hostpool import HostSpec
 MAX_LISTED_FILES = 1000
 """``read_sandbox_file`` lists at most this many sandbox files."""
 
+USAGE_PERIOD = 2.0
+USAGE_WINDOW = 10.0
+
+CpuReader = Callable[[Collection[int]], dict[int, float]]
+"""process group ids -> cpu seconds their processes have used so far."""
+
+
+def read_group_cpu(pgids: Collection[int], proc: str = "/proc") -> dict[int, float]:
+    """Cpu seconds (user + system, reaped children included) of the live
+    processes of each process group in ``pgids``, from one pass over
+    ``proc``. Groups with no process read 0. Blocking: call it in a thread."""
+    wanted = set(pgids)
+    out = dict.fromkeys(wanted, 0.0)
+    if not wanted:
+        return out
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    with os.scandir(proc) as entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(os.path.join(entry.path, "stat"), "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue  # gone meanwhile
+            # After "(comm)": field 3 is rest[0]; pgrp is field 5, utime,
+            # stime, cutime, cstime are fields 14-17.
+            rest = data.rpartition(b")")[2].split()
+            try:
+                group = int(rest[2])
+                if group in wanted:
+                    out[group] += (int(rest[11]) + int(rest[12]) + int(rest[13])
+                                   + int(rest[14])) / tick
+            except (IndexError, ValueError):
+                continue
+    return out
+
 
 @dataclass(eq=False, slots=True)
 class _Run:
@@ -77,9 +123,17 @@ class LocalBackend(Backend):
 
     def __init__(self, root: Path, hosts: int = 3, cpu: float = 4, memory_mb: float = 8192,
                  disk_mb: float = 102400, gpu: float = 0, cluster: str = "local", *,
-                 first_port: int = 31000, ports_per_host: int = 200) -> None:
+                 first_port: int = 31000, ports_per_host: int = 200,
+                 usage_period: float = USAGE_PERIOD, usage_window: float = USAGE_WINDOW,
+                 cpu_reader: CpuReader | None = None) -> None:
         if hosts < 0:
             raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
+        if not 0 < usage_period < float("inf"):
+            raise InvalidArgument(f"must be a positive number of seconds, got {usage_period}",
+                                  field="usage_period")
+        if not 0 < usage_window < float("inf"):
+            raise InvalidArgument(f"must be a positive number of seconds, got {usage_window}",
+                                  field="usage_window")
         if ports_per_host < 0 or first_port < 1 or first_port + hosts * ports_per_host > 65536:
             raise InvalidArgument(
                 f"{hosts} hosts x {ports_per_host} ports from {first_port} exceed 65535",
@@ -97,6 +151,11 @@ class LocalBackend(Backend):
         self._runs: dict[str, _Run] = {}
         self._nursery: trio.Nursery | None = None
         self._report: Report | None = None
+        self._usage_period = usage_period
+        self._usage_window = usage_window
+        self._read_cpu: CpuReader = cpu_reader or read_group_cpu
+        self._live: dict[str, trio.Process] = {}  # runs that have a process group
+        self._samples: dict[str, deque[tuple[float, float]]] = {}  # (time, cpu seconds)
 
     def hosts(self) -> list[HostSpec]:
         return list(self._hosts)
@@ -109,6 +168,7 @@ class LocalBackend(Backend):
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
+                nursery.start_soon(self._usage_loop)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
@@ -193,6 +253,7 @@ class LocalBackend(Backend):
             run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
             return
         self._set(run, _status(spec, TaskState.RUNNING))
+        self._live[spec.mesos_task_id] = process
         nursery.start_soon(self._supervise, run, process)
         if run.kill_requested:  # kill() came while the process was starting
             self._begin_kill(run, process)
@@ -209,8 +270,47 @@ class LocalBackend(Backend):
             raise
         finally:
             run.exited.set()
+            self._live.pop(run.spec.mesos_task_id, None)
+            self._samples.pop(run.spec.mesos_task_id, None)
         _signal_group(process, signal.SIGKILL)  # whatever the task left in its group
         self._finish(run, _exit_status(run, process.returncode))
+
+    # -- usage ---------------------------------------------------------------
+
+    async def _usage_loop(self) -> None:
+        while True:
+            await trio.sleep(self._usage_period)
+            if self.on_usage is not None:  # nobody listening: no /proc pass
+                await self.sample_usage()
+
+    async def sample_usage(self) -> list[tuple[str, float]]:
+        """Take one sample of every live run's cpu time and report (and
+        return) the usage of the runs with two samples or more."""
+        live = {process.pid: mid for mid, process in self._live.items()}
+        if not live:
+            return []
+        cpu = await trio.to_thread.run_sync(self._read_cpu, list(live))
+        now = trio.current_time()
+        window = self._usage_window
+        updates: list[tuple[str, float]] = []
+        for pgid, mid in live.items():
+            if mid not in self._live:
+                continue  # ended while we read
+            samples = self._samples.get(mid)
+            if samples is None:
+                samples = self._samples[mid] = deque()
+            samples.append((now, cpu.get(pgid, 0.0)))
+            # Keep one sample at or before the window's start: the span is
+            # the whole window once the run is that old.
+            while len(samples) > 2 and samples[1][0] <= now - window:
+                samples.popleft()
+            if len(samples) >= 2:
+                (t0, c0), (t1, c1) = samples[0], samples[-1]
+                if t1 > t0:
+                    updates.append((mid, max(0.0, (c1 - c0) / (t1 - t0))))
+        if updates and self.on_usage is not None:
+            self.on_usage(updates)
+        return updates
 
     # -- kill ----------------------------------------------------------------
 

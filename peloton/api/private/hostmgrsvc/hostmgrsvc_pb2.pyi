@@ -10,23 +10,25 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class HostFilter(_message.Message):
-    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample", "demand")
+    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample", "demand", "revocableMinimum")
     MINIMUM_FIELD_NUMBER: _ClassVar[int]
     NUMPORTS_FIELD_NUMBER: _ClassVar[int]
     MAXHOSTS_FIELD_NUMBER: _ClassVar[int]
     REVOCABLE_FIELD_NUMBER: _ClassVar[int]
     PORTSAMPLE_FIELD_NUMBER: _ClassVar[int]
     DEMAND_FIELD_NUMBER: _ClassVar[int]
+    REVOCABLEMINIMUM_FIELD_NUMBER: _ClassVar[int]
     minimum: _resmgrsvc_pb2.Resources
     numPorts: int
     maxHosts: int
     revocable: bool
     portSample: int
     demand: _resmgrsvc_pb2.Resources
-    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ..., demand: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ...) -> None: ...
+    revocableMinimum: _resmgrsvc_pb2.Resources
+    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ..., demand: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., revocableMinimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ...) -> None: ...
 
 class HostLease(_message.Message):
-    __slots__ = ("leaseId", "hostname", "agentId", "available", "ports", "attributes", "cluster")
+    __slots__ = ("leaseId", "hostname", "agentId", "available", "ports", "attributes", "cluster", "slackCpu")
     class AttributesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -41,6 +43,7 @@ class HostLease(_message.Message):
     PORTS_FIELD_NUMBER: _ClassVar[int]
     ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_FIELD_NUMBER: _ClassVar[int]
+    SLACKCPU_FIELD_NUMBER: _ClassVar[int]
     leaseId: str
     hostname: str
     agentId: str
@@ -48,7 +51,8 @@ class HostLease(_message.Message):
     ports: _containers.RepeatedScalarFieldContainer[int]
     attributes: _containers.ScalarMap[str, str]
     cluster: str
-    def __init__(self, leaseId: _Optional[str] = ..., hostname: _Optional[str] = ..., agentId: _Optional[str] = ..., available: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., attributes: _Optional[_Mapping[str, str]] = ..., cluster: _Optional[str] = ...) -> None: ...
+    slackCpu: float
+    def __init__(self, leaseId: _Optional[str] = ..., hostname: _Optional[str] = ..., agentId: _Optional[str] = ..., available: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., attributes: _Optional[_Mapping[str, str]] = ..., cluster: _Optional[str] = ..., slackCpu: _Optional[float] = ...) -> None: ...
 
 class AcquireHostsRequest(_message.Message):
     __slots__ = ("filter",)
@@ -92,7 +96,7 @@ class ReleaseHostsResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class LaunchableTask(_message.Message):
-    __slots__ = ("taskId", "mesosTaskId", "config", "ports", "shard", "jobId", "instanceId")
+    __slots__ = ("taskId", "mesosTaskId", "config", "ports", "shard", "jobId", "instanceId", "revocable")
     TASKID_FIELD_NUMBER: _ClassVar[int]
     MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +104,7 @@ class LaunchableTask(_message.Message):
     SHARD_FIELD_NUMBER: _ClassVar[int]
     JOBID_FIELD_NUMBER: _ClassVar[int]
     INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    REVOCABLE_FIELD_NUMBER: _ClassVar[int]
     taskId: str
     mesosTaskId: str
     config: _task_pb2.TaskConfig
@@ -107,7 +112,8 @@ class LaunchableTask(_message.Message):
     shard: int
     jobId: str
     instanceId: int
-    def __init__(self, taskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., config: _Optional[_Union[_task_pb2.TaskConfig, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., shard: _Optional[int] = ..., jobId: _Optional[str] = ..., instanceId: _Optional[int] = ...) -> None: ...
+    revocable: bool
+    def __init__(self, taskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., config: _Optional[_Union[_task_pb2.TaskConfig, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., shard: _Optional[int] = ..., jobId: _Optional[str] = ..., instanceId: _Optional[int] = ..., revocable: _Optional[bool] = ...) -> None: ...
 
 class LaunchTasksRequest(_message.Message):
     __slots__ = ("leaseId", "hostname", "tasks")

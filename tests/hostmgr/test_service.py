@@ -1,0 +1,104 @@
+"""The hostmgr's internal service over the sim backend: slack from modelled
+usage reaches ClusterCapacity, revocable work is leased and launched only
+where slack is free, and launching more than that is refused."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.config import DaemonConfig
+from peloton.core.errors import InvalidArgument
+from peloton.core.states import TaskState
+from peloton.hostmgr.backends.base import StatusUpdate
+from peloton.hostmgr.backends.sim import SimBackend
+from peloton.hostmgr.service import Hostmgr, InternalHandler, make_backend
+
+JOB = "5b7c2a52-1d7e-4a3f-9a53-3f1d2e6c0b11"
+
+
+async def start(nursery: trio.Nursery, **options: object) -> InternalHandler:
+    backend = SimBackend(cluster="sim", **options)  # type: ignore[arg-type]
+    hm = Hostmgr(backend, "sim")
+    await nursery.start(backend.run, hm.report)
+    return InternalHandler(hm)
+
+
+def res(cpu: float = 0, mem: float = 0) -> rpb.Resources:
+    return rpb.Resources(cpu=cpu, memMb=mem)
+
+
+async def acquire(handler: InternalHandler, *, minimum: rpb.Resources | None = None,
+                  revocable: rpb.Resources | None = None, hosts: int = 10,
+                  ) -> hpb.AcquireHostsResponse:
+    f = hpb.HostFilter(maxHosts=hosts, portSample=0)
+    if minimum is not None:
+        f.minimum.CopyFrom(minimum)
+    if revocable is not None:
+        f.revocableMinimum.CopyFrom(revocable)
+    return await handler.AcquireHosts(hpb.AcquireHostsRequest(filter=f))
+
+
+async def launch(handler: InternalHandler, lease: hpb.HostLease, instance: int, cpu: float,
+                 *, revocable: bool = False, command: str = "sleep 100") -> None:
+    task = hpb.LaunchableTask(taskId=f"{JOB}-{instance}", mesosTaskId=f"{JOB}-{instance}-1",
+                              jobId=JOB, instanceId=instance, revocable=revocable)
+    task.config.resource.cpuLimit = cpu
+    task.config.resource.memLimitMb = 64
+    task.config.command.value = command
+    await handler.LaunchTasks(hpb.LaunchTasksRequest(leaseId=lease.leaseId,
+                                                     hostname=lease.hostname, tasks=[task]))
+
+
+async def slack(handler: InternalHandler) -> float:
+    reply = await handler.ClusterCapacity(hpb.ClusterCapacityRequest())
+    return reply.slack.cpu
+
+
+async def test_sim_slack_feeds_capacity_and_revocable_leases(
+        autojump_clock: trio.testing.MockClock, nursery: trio.Nursery):
+    handler = await start(nursery, hosts=3, cpu_usage=0.25)
+    assert await slack(handler) == 0.0
+    # Nothing runs: no slack anywhere, so revocable work leases nothing.
+    empty = await acquire(handler, revocable=res(1, 64))
+    assert not empty.leases and empty.filterResultCounts == {"INSUFFICIENT_OFFER_RESOURCES": 3}
+    # Non-revocable tasks of 16 cpu on one host use a quarter of it: 12 idle.
+    [lease] = (await acquire(handler, minimum=res(16), hosts=1)).leases
+    await launch(handler, lease, 0, 16)
+    busy = lease.hostname
+    assert await slack(handler) == 12.0
+    capacity = await handler.ClusterCapacity(hpb.ClusterCapacityRequest())
+    assert capacity.allocated.cpu == 16.0
+    # A revocable-only filter leases the one host with slack, and says so.
+    got = await acquire(handler, revocable=res(4, 64))
+    assert [(x.hostname, x.slackCpu) for x in got.leases] == [(busy, 12.0)]
+    assert got.filterResultCounts == {"MATCH": 1, "INSUFFICIENT_OFFER_RESOURCES": 2}
+    await launch(handler, got.leases[0], 2, 10, revocable=True)
+    capacity = await handler.ClusterCapacity(hpb.ClusterCapacityRequest())
+    assert capacity.slack.cpu == 12.0 and capacity.allocated.cpu == 26.0
+    # 2 slack cpus left on it: a revocable task of 4 is refused at launch,
+    # on that host as on any other.
+    [lease] = (await acquire(handler, minimum=res(1), revocable=res(1, 64), hosts=1)).leases
+    with pytest.raises(InvalidArgument, match="slack"):
+        await launch(handler, lease, 3, 4, revocable=True)
+    # The tasks end: the slack goes with them.
+    for instance in (0, 2):
+        handler.hm.report(StatusUpdate(f"{JOB}-{instance}-1", TaskState.KILLED, busy))
+    assert await slack(handler) == 0.0
+
+
+def test_cpu_usage_and_usage_period_options(tmp_path):
+    assert SimBackend.from_options({"hosts": 1}).assumed_cpu_usage == 0.5
+    assert SimBackend.from_options({"hosts": 1, "cpu_usage": 1}).assumed_cpu_usage == 1.0
+    for bad in (1.5, -0.1, "half"):
+        with pytest.raises(InvalidArgument) as info:
+            SimBackend.from_options({"hosts": 1, "cpu_usage": bad})
+        assert info.value.field == "cpu_usage"
+    for key, bad in (("usage_period", "2s"), ("usage_period", 0), ("usage_window", -1)):
+        options = {"backend": "local", "hosts": 1, "usage_period": 1, key: bad}
+        with pytest.raises(InvalidArgument) as info:
+            make_backend(DaemonConfig("hostmgr", "hm", "127.0.0.1:1", "", options), tmp_path)
+        assert info.value.field is not None and info.value.field.endswith(key)
