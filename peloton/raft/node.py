@@ -134,6 +134,29 @@ def _is_loopback(address: str) -> bool:
 ELECTION_TIMEOUT = (2.0, 4.0)
 
 
+def raft_conf(data_dir: pathlib.Path, *, password: str | None = None,
+              election_timeout: tuple[float, float] = ELECTION_TIMEOUT,
+              append_entries_period: float = 0.05) -> SyncObjConf:
+    """pysyncobj's configuration for a member keeping its files in ``data_dir``."""
+    return SyncObjConf(
+        journalFile=str(data_dir / "raft.journal"),
+        fullDumpFile=str(data_dir / "raft.dump"),
+        password=password,
+        raftMinTimeout=election_timeout[0],
+        raftMaxTimeout=election_timeout[1],
+        # pysyncobj requires connectionTimeout >= raftMaxTimeout (3.5 s default).
+        connectionTimeout=max(3.5, election_timeout[1]),
+        appendEntriesPeriod=append_entries_period,
+        autoTickPeriod=0.01,
+        connectionRetryTime=0.5,
+        commandsWaitLeader=False,
+        appendEntriesBatchSizeBytes=APPEND_BATCH_BYTES,
+        logCompactionMinEntries=20000,
+        logCompactionMinTime=600,
+        useFork=True,
+    )
+
+
 class RaftNode:
     """One member of a pysyncobj Raft group, driven from trio."""
 
@@ -152,21 +175,8 @@ class RaftNode:
         self._applied = trio.Event()
         self._wake_pending = False
         data_dir.mkdir(parents=True, exist_ok=True)
-        conf = SyncObjConf(
-            journalFile=str(data_dir / "raft.journal"),
-            fullDumpFile=str(data_dir / "raft.dump"),
-            password=password,
-            raftMinTimeout=election_timeout[0],
-            raftMaxTimeout=election_timeout[1],
-            appendEntriesPeriod=append_entries_period,
-            autoTickPeriod=0.01,
-            connectionRetryTime=0.5,
-            commandsWaitLeader=False,
-            appendEntriesBatchSizeBytes=APPEND_BATCH_BYTES,
-            logCompactionMinEntries=20000,
-            logCompactionMinTime=600,
-            useFork=True,
-        )
+        conf = raft_conf(data_dir, password=password, election_timeout=election_timeout,
+                         append_entries_period=append_entries_period)
         self._replica = _Replica(machine, self.lock, self._notify_applied)
         self._sync = SyncObj(self_address, partners, conf, consumers=[self._replica])
 

@@ -1,4 +1,5 @@
-"""What pysyncobj's log compaction gets from ``_Replica._serialize``.
+"""RaftNode's pysyncobj configuration, and what log compaction gets from
+``_Replica._serialize``.
 
 pysyncobj calls ``_serialize`` on its tick thread and pickles the result in a
 forked child, so the snapshot must be taken there, at low priority and
@@ -85,3 +86,12 @@ def test_a_forked_child_snapshots_while_the_lock_is_held_elsewhere() -> None:
     assert zlib.decompress(stored[len(SNAPSHOT_PREFIX):]) == b"v1"
     assert int(nice) >= 19  # the child yields the CPU to the daemons
     assert machine.snapshots == 0  # the parent encoded nothing
+
+
+def test_the_raft_configuration_is_one_pysyncobj_accepts(tmp_path: Any) -> None:
+    from peloton.raft.node import ELECTION_TIMEOUT, raft_conf
+
+    conf = raft_conf(tmp_path)
+    conf.validate()  # pysyncobj asserts its rules here, when a node starts
+    assert (conf.raftMinTimeout, conf.raftMaxTimeout) == ELECTION_TIMEOUT
+    assert conf.connectionTimeout >= conf.raftMaxTimeout
