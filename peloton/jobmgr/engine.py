@@ -49,6 +49,9 @@ PENDING_MESSAGE = "waiting for admission and placement"
 IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING})
 
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
+# A kill is under way: a report that the run is (still) running, late or from
+# a reconcile during the grace period, does not undo it.
+STOPPING_STATES = frozenset({TaskState.KILLING, TaskState.PREEMPTING})
 
 
 @dataclass
@@ -242,6 +245,9 @@ class ShardEngine:
                     elif ports:
                         assigned[port.name] = ports.pop(0)
                 task.state, task.host, task.agent = TaskState.LAUNCHING, p.hostname, p.agentId
+                # A new launch attempt: an unknown-mark of an earlier one
+                # (refused or lost) says nothing about this one.
+                self._unknown.discard(task.mesos_task_id)
                 task.lease, task.cluster, task.ports = p.leaseId, p.cluster, assigned
                 task.message = f"launching on {p.hostname}"
                 chosen.append((job, task))
@@ -334,6 +340,8 @@ class ShardEngine:
             if state == task.state:
                 continue
             if state not in TERMINAL_TASK_STATES:
+                if task.state in STOPPING_STATES:
+                    continue
                 if state in (TaskState.RUNNING, TaskState.STARTING, TaskState.LAUNCHED):
                     task.state = state
                     task.host = e.hostname or task.host

@@ -350,10 +350,9 @@ async def test_failed_requeue_after_a_refusal_does_not_stop_the_batch(
     assert [t.state for t in nxt.jobs[JOB].tasks] == [T.LAUNCHING, T.PENDING, T.PENDING]
 
 
-# -- known engine bugs (strict: an XPASS means the bug was fixed; drop the mark) --------
+# -- reports that must not undo what the engine is doing -------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a RUNNING report undoes KILLING")
 async def test_a_running_report_does_not_undo_a_kill_in_progress(
         mock_clock: trio.testing.MockClock, h: Harness) -> None:
     job = await new_job(h, 1)
@@ -361,11 +360,9 @@ async def test_a_running_report_does_not_undo_a_kill_in_progress(
     await h.engine.kill(job.tasks)
     h.hostmgr.known = {mid(0): T.RUNNING}  # still in its kill grace period
     await h.engine.reconcile(full=False)
-    # Actual: RUNNING (goal KILLED), so partial rounds stop watching the kill.
     assert h.states() == [T.KILLING]
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: an unknown-mark outlives a refused launch")
 async def test_a_relaunched_run_is_not_requeued_after_one_unknown_round(
         mock_clock: trio.testing.MockClock, h: Harness) -> None:
     await new_job(h, 1)
@@ -378,6 +375,5 @@ async def test_a_relaunched_run_is_not_requeued_after_one_unknown_round(
             await h.engine.reconcile(full=False)  # the launch is in flight: unknown
             h.hostmgr.hold.set()
     # The hB launch was unknown in one round only; the mark came from the hA one.
-    # Actual: PENDING and requeued, while hB accepted the launch.
     assert h.states() == [T.LAUNCHING]
     assert [requeue for requeue, _ in h.resmgr.enqueues()] == [False, True]
