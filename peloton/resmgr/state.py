@@ -85,12 +85,15 @@ launched (PLACED, LAUNCHING), so a launch is never cut in half.
   never undo PREEMPTING.
 
 Priority preemption (our extension; Peloton never built it), in leaves whose
-config sets ``priorityPreemption``: the leaf's highest-priority waiting
-gang, refused by entitlement or a limit but not by the controller limit or
-the reservation rule (so a non-preemptible gang is never admitted beyond
-the reservation), may take from the same leaf's preemptible tasks of its
-own kind (revocable or not) of strictly lower priority, in the same order,
-all it needs or none, once it has waited ``sustain`` seconds.
+config sets ``priorityPreemption``: the leaf's waiting gangs, highest
+priority first (at most PRIORITY_GANGS_PER_TICK a tick), each take the room
+their entitlement or a limit denies them from the same leaf's preemptible
+tasks of their own kind (revocable or not) and of strictly lower priority,
+in the same order: all a gang needs or none, and the walk stops at the
+first gang it cannot serve. A gang the controller limit or the reservation
+rule refuses is passed over (so a non-preemptible gang is never admitted
+beyond the reservation). Nothing is taken until the first gang lacking
+room has waited ``sustain`` seconds (``starved_since``).
 
 Candidates come from ``victims``, an index per (leaf, revocable) of
 priority -> admitted tasks of preemptible gangs, in the order they were
@@ -106,8 +109,9 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import heapq
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -139,6 +143,8 @@ PREEMPTION_SUSTAIN_S = 10.0
 # A victim handed to its jobmgr shard owner and still not ended is handed
 # out again after this long (the owner may have died before killing it).
 PREEMPTION_REDELIVER_S = 60.0
+# Waiting gangs priority preemption walks per leaf and tick, at most.
+PRIORITY_GANGS_PER_TICK = 1000
 LAUNCHING_TIMEOUT = 60.0
 MEMBER_TTL = 5.0  # for heartbeats that name no ttl (the service sends config.MEMBER_LEASE)
 # Results kept for idempotent retries: the last RECENT_KEYS commands, and of
@@ -715,15 +721,13 @@ class ResmgrState:
             if any(self.queues.get(leaf, {}).values()):
                 self._admit(leaf)
 
-    def refusal(self, gang: Gang, *, kind_only: bool = False) -> str | None:
+    def refusal(self, gang: Gang) -> str | None:
         """Why ``gang`` cannot be admitted now (the admitter and the numbers),
-        or None if every admitter passes. With ``kind_only``, only the
-        admitters that count what gangs of its kind hold (controller limit,
-        reservation): what preempting other kinds cannot change."""
+        or None if every admitter passes."""
         pool = self.pools[gang.pool]
         need = gang.resources
         if self.capacity_known():
-            ent = None if kind_only else self.entitlements.get(pool.id)
+            ent = self.entitlements.get(pool.id)
             if ent is not None:
                 if gang.revocable:
                     over = _over(pool.slack_allocation, need, ent.slack_entitlement)
@@ -744,8 +748,6 @@ class ResmgrState:
                 over = _over(pool.np_allocation, need, pool.reservation())
                 if over:
                     return "reservation (non-preemptible): " + ", ".join(over)
-        if kind_only:
-            return None
         for p in respool.ancestors(self.pools, pool.id):
             over = _over(p.allocation, need, p.limit())
             if over:
@@ -1023,55 +1025,103 @@ class ResmgrState:
                 self.starved_since.pop(leaf, None)
 
     def _priority_preempt(self, leaf: str, sustain: float) -> None:
-        """Our extension: the leaf's highest-priority waiting gang, refused
-        by its entitlement or a limit (of the leaf or an ancestor), takes
-        room from the leaf's strictly lower-priority preemptible tasks of its
-        own kind (revocable or not): all it needs, or nothing."""
-        gang = self._starving(leaf)
-        need = ZERO
-        if gang is not None:
-            self._entitle()
-            pool, ent = self.pools[leaf], self.entitlements[leaf]
-            freeing = self.freeing.get(leaf, [ZERO, ZERO])
-            if gang.revocable:
-                used = pool.slack_allocation - freeing[1]
-                need = excess(used + gang.resources, ent.slack_entitlement)
-            else:
-                used = (pool.allocation - pool.slack_allocation).clamp_zero() - freeing[0]
-                need = excess(used + gang.resources, ent.non_slack_entitlement)
-            for p in respool.ancestors(self.pools, leaf):
-                over = excess(p.allocation - freeing[0] - freeing[1] + gang.resources, p.limit())
-                need = Resources(*map(max, need, over))
-        if gang is None or not needs(need):
+        """Our extension (module docstring). The leaf's waiting gangs,
+        highest priority first, each take the room they lack from the leaf's
+        preemptible tasks of their own kind (revocable or not) and of strictly
+        lower priority: all a gang needs or none, and the walk stops at the
+        first gang it cannot serve. Nothing happens until the first gang that
+        lacks room has waited ``sustain`` seconds. Plans first, then acts."""
+        self._entitle()
+        pool, ent = self.pools[leaf], self.entitlements[leaf]
+        freeing = self.freeing.get(leaf, [ZERO, ZERO])
+        # What the pool will hold once its PREEMPTING tasks ended, the
+        # victims chosen so far are gone and the gangs served so far admitted.
+        used = [(pool.allocation - pool.slack_allocation).clamp_zero() - freeing[0],
+                pool.slack_allocation - freeing[1]]
+        bound = [ent.non_slack_entitlement, ent.slack_entitlement]
+        ancestors = respool.ancestors(self.pools, leaf)
+        limits = [p.limit() for p in ancestors]
+        held = [p.allocation - freeing[0] - freeing[1] for p in ancestors]
+        kinds = [pool.np_allocation, pool.controller_allocation]
+        streams: dict[bool, Iterator[tuple[Any, Resources, int]]] = {}
+        plan: list[tuple[Gang, list[Any]]] = []
+        first: Gang | None = None
+        for n, gang in enumerate(self._waiting(leaf)):
+            if n >= PRIORITY_GANGS_PER_TICK:
+                break
+            r, c = gang.resources, int(gang.revocable)
+            if not self._kind_admits(pool, gang, kinds):
+                continue  # preempting other tasks cannot help it
+            need = excess(used[c] + r, bound[c])
+            for amount, limit in zip(held, limits, strict=True):
+                need = Resources(*map(max, need, excess(amount + r, limit)))
+            if needs(need):
+                if first is None:
+                    first = gang
+                    mark = self.starved_since.get(leaf)
+                    if mark is None or mark[0] != gang.id:
+                        mark = self.starved_since[leaf] = [gang.id, self.now]
+                    if self.now - mark[1] < sustain:
+                        return
+                if gang.revocable not in streams:
+                    streams[gang.revocable] = self._units(
+                        self.victims.get((leaf, gang.revocable), {}), None)
+                lower = ((key, res) for key, res, priority in streams[gang.revocable]
+                         if priority < gang.priority)
+                chosen, _ = preemption.select(lower, need, whole=True)
+                if not chosen:
+                    break
+                freed = Resources.sum([self.gangs[k].resources if isinstance(k, int)
+                                       else self.tasks[k].resources for k in chosen])
+                used[c] = used[c] - freed
+                held = [amount - freed for amount in held]
+                plan.append((gang, chosen))
+            used[c] = used[c] + r
+            held = [amount + r for amount in held]
+            if not gang.preemptible and not gang.revocable:
+                kinds[0] = kinds[0] + r
+            if gang.controller and not gang.revocable:
+                kinds[1] = kinds[1] + r
+        if first is None:
             self.starved_since.pop(leaf, None)
             return
-        mark = self.starved_since.get(leaf)
-        if mark is None or mark[0] != gang.id:
-            mark = self.starved_since[leaf] = [gang.id, self.now]
-        if self.now - mark[1] < sustain:
-            return
-        del self.starved_since[leaf]
-        why = (f"priority preemption in pool {respool.path_of(self.pools, leaf)}: a gang of "
-               f"priority {gang.priority} waits ({self.refusal(gang)})")
-        self._give_back(leaf, gang.revocable, need, why, below=gang.priority, whole=True)
+        del self.starved_since[leaf]  # acted (or could not): wait a period again
+        path = respool.path_of(self.pools, leaf)
+        whys = [f"priority preemption in pool {path}: a gang of priority {gang.priority} "
+                f"waits ({self.refusal(gang)})" for gang, _ in plan]
+        for (gang, chosen), why in zip(plan, whys, strict=True):
+            for key in chosen:
+                if isinstance(key, int):
+                    self._gang_to_pending(self.gangs[key], why)
+                else:
+                    self._to_preempting(self.tasks[key], gang.revocable, why)
 
-    def _starving(self, leaf: str) -> Gang | None:
-        """The highest-priority head gang of the leaf's queues (the earlier
-        queue on a tie) unless an admitter that preempting other kinds of
-        tasks cannot satisfy refuses it (controller limit, reservation)."""
-        best: Gang | None = None
+    def _waiting(self, leaf: str) -> Iterator[Gang]:
+        """The leaf's waiting gangs by descending priority, across its queues
+        (QUEUES order on a tie, FIFO within a queue and priority)."""
         queues = self.queues.get(leaf) or {}
-        for queue in (queues[name] for name in QUEUES if queues.get(name)):
+
+        def of(queue: dict[int, deque[int]]) -> Iterator[Gang]:
             for priority in sorted(queue, reverse=True):
-                head = next((g for g in map(self.gangs.get, queue[priority])
-                             if g is not None and g.tasks), None)
-                if head is not None:
-                    if best is None or head.priority > best.priority:
-                        best = head
-                    break
-        if best is None or self.refusal(best, kind_only=True) is not None:
-            return None
-        return best
+                for gid in queue[priority]:
+                    gang = self.gangs.get(gid)
+                    if gang is not None and gang.tasks:
+                        yield gang
+
+        return heapq.merge(*(of(queues[name]) for name in QUEUES if queues.get(name)),
+                           key=lambda g: -g.priority)
+
+    def _kind_admits(self, pool: Pool, gang: Gang, kinds: list[Resources]) -> bool:
+        """The admitters preemption cannot satisfy: the controller limit and
+        the reservation rule, against ``kinds`` = [non-preemptible,
+        controller] allocation (including gangs planned ahead of this one)."""
+        r = gang.resources
+        limit = pool.controller_limit_resources()
+        if gang.controller and not gang.revocable and limit is not None and _over(
+                kinds[1], r, limit):
+            return False
+        return not (PREEMPTION_ENABLED and not gang.preemptible and not gang.revocable
+                    and _over(kinds[0], r, pool.reservation()))
 
     def _give_back(self, leaf: str, revocable: bool, need: Resources, why: str, *,
                    below: int | None = None, whole: bool = False) -> None:
@@ -1080,7 +1130,8 @@ class ResmgrState:
         buckets = self.victims.get((leaf, revocable))
         if not buckets:
             return
-        chosen, _ = preemption.select(self._units(buckets, below), need, whole=whole)
+        units = ((key, held) for key, held, _ in self._units(buckets, below))
+        chosen, _ = preemption.select(units, need, whole=whole)
         for key in chosen:
             if isinstance(key, int):
                 self._gang_to_pending(self.gangs[key], why)
@@ -1088,17 +1139,18 @@ class ResmgrState:
                 self._to_preempting(self.tasks[key], revocable, why)
 
     def _units(self, buckets: dict[int, dict[str, None]],
-               below: int | None) -> Any:
-        """Candidates as ``(key, resources)`` in rank order: a RUNNING task
-        alone (key: its id), a READY or PLACING task with its whole gang
-        (key: the gang id) when the gang is all in that state; a gang part of
-        which moved on is left alone this time (it is being placed)."""
+               below: int | None) -> Iterator[tuple[Any, Resources, int]]:
+        """Candidates as ``(key, resources, priority)`` in rank order: a
+        RUNNING task alone (key: its id), a READY or PLACING task with its
+        whole gang (key: the gang id, priority: the gang's) when the gang is
+        all in that state; a gang part of which moved on is left alone this
+        time (it is being placed). Reads the state: consume before changing it."""
         tasks, gangs = self.tasks, self.gangs
         seen: set[int] = set()
         for mid in preemption.ranked(buckets, lambda m: tasks[m].state, below=below):
             entry = tasks[mid]
             if entry.state == TaskState.RUNNING:
-                yield mid, entry.resources
+                yield mid, entry.resources, entry.priority
                 continue
             if entry.gang in seen:
                 continue
@@ -1106,7 +1158,7 @@ class ResmgrState:
             gang = gangs[entry.gang]
             if (below is None or gang.priority < below) and all(
                     tasks[m].state == entry.state for m in gang.tasks):
-                yield gang.id, gang.resources
+                yield gang.id, gang.resources, gang.priority
 
     def _gang_to_pending(self, gang: Gang, why: str) -> None:
         """A READY or PLACING victim: back to PENDING, whole, as a new gang
@@ -1344,8 +1396,11 @@ class ResmgrState:
         """The victim index, timers and queues of a snapshot; a snapshot from
         before preemption gets an index in tracker order and none of the rest."""
         if "victims" in d:
+            tasks = self.tasks
             for pool, revocable, priority, mids in d["victims"]:
-                self.victims.setdefault((pool, revocable), {})[priority] = dict.fromkeys(mids)
+                # The tracker's own strings: one copy of each id in memory.
+                self.victims.setdefault((pool, revocable), {})[priority] = dict.fromkeys(
+                    tasks[m].mesos_task_id for m in mids)
         else:
             for e in self.tasks.values():
                 gang = self.gangs[e.gang]

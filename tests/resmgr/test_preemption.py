@@ -481,6 +481,29 @@ def test_priority_preemption_takes_strictly_lower_priority_tasks() -> None:
     assert state_of(s, mid(0, job="hi")) == T.READY
 
 
+def test_priority_preemption_serves_every_waiting_gang_it_can_at_once() -> None:
+    s = one_pool(priority_preemption=True)
+    enqueue(s, "p", *[[task(i)] for i in range(4)])
+    running(s, *[mid(i) for i in range(4)])
+    enqueue(s, "p", *[[task(i, priority=9, job="hi")] for i in range(3)])
+    tick(s, 1.0, sustain=0.0)
+    assert states(s, *[mid(i) for i in range(4)]).count(T.PREEMPTING) == 3
+    update(s, *[(m, T.KILLED) for m in s.tasks if state_of(s, m) == T.PREEMPTING])
+    assert states(s, *[mid(i, job="hi") for i in range(3)]) == [T.READY] * 3
+
+
+def test_priority_preemption_stops_at_the_first_gang_it_cannot_serve() -> None:
+    s = one_pool(priority_preemption=True)
+    enqueue(s, "p", [task(0)], [task(1)], [task(2, priority=5)], [task(3, priority=5)])
+    running(s, *[mid(i) for i in range(4)])
+    # a (9) takes one priority-0 task; b (3) needs two below 3, and one is
+    # left: b gets nothing, and c (1), behind it, is not looked at.
+    enqueue(s, "p", [task(0, priority=9, job="a")], [task(0, cpu=2, priority=3, job="b")],
+            [task(0, priority=1, job="c")])
+    tick(s, 1.0, sustain=0.0)
+    assert states(s, *[mid(i) for i in range(4)]) == [T.RUNNING, T.PREEMPTING] + [T.RUNNING] * 2
+
+
 def test_priority_preemption_takes_all_it_needs_or_nothing() -> None:
     s = one_pool(priority_preemption=True)
     enqueue(s, "p", [task(0, priority=1)], [task(1, priority=7)], [task(2, priority=7)],
@@ -598,14 +621,17 @@ def test_a_snapshot_from_before_preemption_restores() -> None:
 # --------------------------------------------------------------------------- properties
 
 POOLS = ["p", "q"]
-PMIDS = [mid(i, r, job) for job in POOLS for i in range(3) for r in (1, 2)]
+# Each pool's tasks belong to two jobs of its own (runs never move between pools).
+JOBS = {"p": ["p", "px"], "q": ["q", "qx"]}
+PMIDS = [mid(i, r, job) for jobs in JOBS.values() for job in jobs for i in range(3)
+         for r in (1, 2)]
 
 
 @st.composite
 def preempting_enqueues(draw: st.DrawFn) -> dict[str, Any]:
-    """A gangs.enqueue of 1-3 gangs of the pool's own job (one job a pool,
-    so runs of one task never move between pools)."""
+    """A gangs.enqueue of 1-3 gangs of one of the pool's own jobs."""
     pool_id = draw(st.sampled_from(POOLS))
+    job = draw(st.sampled_from(JOBS[pool_id]))
     gangs = []
     for _ in range(draw(st.integers(1, 3))):
         instances = draw(st.lists(st.integers(0, 2), min_size=1, max_size=2, unique=True))
@@ -614,7 +640,7 @@ def preempting_enqueues(draw: st.DrawFn) -> dict[str, Any]:
         gangs.append([task(i, draw(st.sampled_from([1, 1, 2])), cpu=draw(st.sampled_from([0.5, 1.0, 2.0])),
                            memory=draw(st.sampled_from([0.0, 100.0])),
                            priority=draw(st.integers(0, 2)), shard=draw(st.integers(0, 1)),
-                           job=pool_id, **flags) for i in instances])
+                           job=job, **flags) for i in instances])
     return {"pool": pool_id, "gangs": gangs, "requeue": False}
 
 
@@ -663,14 +689,14 @@ preempting_logs = st.lists(
 
 
 def seeded_for_preemption() -> ResmgrState:
-    """p (priority preemption off) and q (on), 6 cpu of capacity, p running
-    three 2-cpu tasks and q two low-priority half-cpu ones: more demand in q,
-    or less capacity, puts p over its entitlement, and a higher-priority gang
-    in q waits for q's own tasks."""
+    """p (priority preemption off) and q (on) with 6 cpu of capacity, each
+    running three 1-cpu tasks (q's of priority 0, one revocable on slack):
+    both at their entitlement, so a higher-priority gang in q preempts q's
+    own tasks, and less capacity (or a pool update) puts pools over."""
     s = ResmgrState(num_shards=2)
-    p_tasks = [task(i, cpu=2.0, priority=i, shard=i % 2, job="p") for i in range(3)]
-    q_tasks = [task(i, cpu=0.5, priority=0, shard=i % 2, job="q", revocable=i == 1)
-               for i in (1, 2)]
+    p_tasks = [task(i, cpu=1.0, priority=i, shard=i % 2, job="p") for i in range(3)]
+    q_tasks = [task(i, cpu=1.0, priority=0, shard=i % 2, job="q", revocable=i == 2)
+               for i in range(3)]
     for blob in log_of([("pool.create", pool("p", cpu=(2, 6), memory=(500, 1000)), -1),
                         ("pool.create", {**pool("q", cpu=(2, 6), memory=(500, 1000)),
                                          "priority_preemption": True}, -1),
