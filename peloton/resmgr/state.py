@@ -1064,8 +1064,10 @@ class ResmgrState:
                     if self.now - mark[1] < sustain:
                         return
                 if gang.revocable not in streams:
+                    # Gangs come by descending priority: nothing at or above
+                    # this one's priority is ever a candidate (not even walked).
                     streams[gang.revocable] = self._units(
-                        self.victims.get((leaf, gang.revocable), {}), None)
+                        self.victims.get((leaf, gang.revocable), {}), gang.priority)
                 lower = ((key, res) for key, res, priority in streams[gang.revocable]
                          if priority < gang.priority)
                 chosen, _ = preemption.select(lower, need, whole=True)

@@ -734,3 +734,22 @@ def test_replicas_and_restored_snapshots_agree_while_preempting(
         result = one.apply(blob)
         assert restored.apply(blob) == result
     assert one.digest() == restored.digest()
+
+
+def test_priority_preemption_never_walks_tasks_of_equal_or_higher_priority(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full pool of priority-0 tasks with priority-0 gangs waiting (the
+    usual busy pool) costs no walk of its tasks, however many."""
+    s = one_pool(priority_preemption=True)
+    enqueue(s, "p", *[[task(i, cpu=0.01)] for i in range(400)])
+    running(s, *[mid(i) for i in range(400)])
+    enqueue(s, "p", *[[task(i, job="more")] for i in range(3)])
+    walked: list[str] = []
+    real = preemption.ranked
+
+    def counting(buckets: Any, state_of: Any, **kw: Any) -> Any:
+        yield from real(buckets, lambda m: walked.append(m) or state_of(m), **kw)
+
+    monkeypatch.setattr(preemption, "ranked", counting)
+    tick(s, 1.0, sustain=0.0)
+    assert walked == [] and T.PREEMPTING not in states(s, *[mid(i) for i in range(400)])
