@@ -30,17 +30,18 @@ from peloton.resmgr.state import ResmgrState
 RUNNING, SUCCEEDED = int(TaskState.RUNNING), int(TaskState.SUCCEEDED)
 
 
-def task(job: str, instance: int, shard: int) -> rpb.Task:
+def task(job: str, instance: int, shard: int, preemptible: bool = False) -> rpb.Task:
     return rpb.Task(
         id=f"{job}-{instance}", jobId=job, mesosTaskId=f"{job}-{instance}-1",
         resource=rpb.Resources(cpu=1, memMb=1024, diskMb=1024), priority=0,
-        preemptible=False, shard=shard, type=rpb.BATCH, minInstances=1,
+        preemptible=preemptible, shard=shard, type=rpb.BATCH, minInstances=1,
         name=f"bulk-{instance}")
 
 
 class Bench:
-    def __init__(self, shards: int = 32) -> None:
+    def __init__(self, shards: int = 32, preemptible: bool = False) -> None:
         self.state = ResmgrState(shards)
+        self.preemptible = preemptible  # admitted tasks then sit in the victim index
         self.now = 1_000_000.0
         self.seconds: dict[str, float] = collections.defaultdict(float)
         self.calls: collections.Counter[str] = collections.Counter()
@@ -69,7 +70,7 @@ class Bench:
         for j in range(jobs):
             job = uuid.uuid4().hex[:8] + "-" + uuid.uuid4().hex[:4] + "-0000-0000-000000000000"
             shard = j % self.state.num_shards
-            tasks = [task_row(task(job, i, shard)) for i in range(instances)]
+            tasks = [task_row(task(job, i, shard, self.preemptible)) for i in range(instances)]
             for i in range(0, instances, 250):
                 self.apply("gangs.enqueue", {"pool": "bulk", "requeue": False,
                                              "gangs": [[t] for t in tasks[i:i + 250]]})
@@ -114,10 +115,12 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=1000)
     parser.add_argument("--cycles", type=int, default=40)
     parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--preemptible", action="store_true",
+                        help="preemptible tasks (each admitted one in the victim index)")
     args = parser.parse_args()
     total = args.jobs * args.instances
 
-    bench = Bench()
+    bench = Bench(preemptible=args.preemptible)
     bench.setup()
     gc.collect()
     base = rss_bytes()

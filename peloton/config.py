@@ -15,6 +15,9 @@
     hostmgr:
       - {name: hostmgr-0, grpc: 127.0.0.1:5391, cluster: local, backend: local,
          hosts: 3, cpu: 4, memory_mb: 8192, disk_mb: 102400, gpu: 0}
+    preemption:                       # optional
+      sustain_s: 10                   # seconds a pool stays over its entitlement
+                                      # (or a gang waits) before tasks are preempted
 
 Every daemon reads the whole file and picks its own entry by ``name``; the
 rest tells it where its peers are. Errors name the offending key.
@@ -48,6 +51,8 @@ class ClusterConfig:
     storage: dict[str, Any]
     daemons: tuple[DaemonConfig, ...]
     raft_password: str | None = None
+    # preemption.sustain_s; None: resmgr's default (PREEMPTION_SUSTAIN_S).
+    preemption_sustain_s: float | None = None
 
     def of_kind(self, kind: str) -> list[DaemonConfig]:
         return [d for d in self.daemons if d.kind == kind]
@@ -113,7 +118,7 @@ def _loopback_address(value: Any, where: str) -> str:
 def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     if not isinstance(data, dict):
         raise InvalidArgument("the cluster file must be a mapping", field="")
-    known = {"data_dir", "num_shards", "storage", "raft_password", *KINDS}
+    known = {"data_dir", "num_shards", "storage", "raft_password", "preemption", *KINDS}
     for key in data:
         if key not in known:
             raise InvalidArgument(f"unknown key; known keys are {', '.join(sorted(known))}",
@@ -167,7 +172,27 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     if storage.get("kind", "sqlite") != "sqlite":
         raise InvalidArgument(f"unknown storage kind {storage.get('kind')!r}; known: sqlite",
                               field="storage.kind")
-    return ClusterConfig(data_dir, num_shards, storage, tuple(daemons), data.get("raft_password"))
+    return ClusterConfig(data_dir, num_shards, storage, tuple(daemons), data.get("raft_password"),
+                         _preemption_sustain(data.get("preemption")))
+
+
+def _preemption_sustain(section: Any) -> float | None:
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise InvalidArgument(f"must be a mapping, got {section!r}", field="preemption")
+    for key in section:
+        if key != "sustain_s":
+            raise InvalidArgument("unknown key; known keys are sustain_s",
+                                  field=f"preemption.{key}")
+    if "sustain_s" not in section:
+        return None
+    value = section["sustain_s"]
+    if (not isinstance(value, int | float) or isinstance(value, bool)
+            or not 0 <= value <= 86400):
+        raise InvalidArgument(f"must be a number of seconds in 0..86400, got {value!r}",
+                              field="preemption.sustain_s")
+    return float(value)
 
 
 def load(path: str | pathlib.Path) -> ClusterConfig:

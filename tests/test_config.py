@@ -64,8 +64,15 @@ def test_a_valid_file_parses() -> None:
 def test_defaults() -> None:
     c = config.parse({"data_dir": "/d", "resmgr": [{"name": "r", "grpc": "h:1", "raft": "h:2"}]})
     assert (c.num_shards, c.storage, c.raft_password) == (16, {"kind": "sqlite"}, None)
+    assert c.preemption_sustain_s is None
     assert c.storage_path() == pathlib.Path("/d/jobs.db")
     assert c.of_kind("jobmgr") == [] and c.jobmgr_addresses == []
+
+
+@pytest.mark.parametrize(("section", "want"), [
+    ({"sustain_s": 2}, 2.0), ({"sustain_s": 0.5}, 0.5), ({}, None), (None, None)])
+def test_preemption_sustain(section: Any, want: float | None) -> None:
+    assert config.parse(valid() | {"preemption": section}).preemption_sustain_s == want
 
 
 def test_a_relative_data_dir_is_relative_to_the_file(tmp_path: pathlib.Path) -> None:
@@ -122,7 +129,17 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 
 @pytest.mark.parametrize(("edit", "field", "message"), [
     (set_("grpc_port", 1), "grpc_port", "unknown key; known keys are data_dir, hostmgr, jobmgr, "
-                                        "num_shards, placement, raft_password, resmgr, storage"),
+                                        "num_shards, placement, preemption, raft_password, "
+                                        "resmgr, storage"),
+    (set_("preemption", 10), "preemption", "must be a mapping, got 10"),
+    (set_("preemption", {"sustain": 1}), "preemption.sustain",
+     "unknown key; known keys are sustain_s"),
+    (set_("preemption", {"sustain_s": -1}), "preemption.sustain_s",
+     "must be a number of seconds in 0..86400, got -1"),
+    (set_("preemption", {"sustain_s": "10s"}), "preemption.sustain_s",
+     "must be a number of seconds in 0..86400, got '10s'"),
+    (set_("preemption", {"sustain_s": True}), "preemption.sustain_s",
+     "must be a number of seconds in 0..86400, got True"),
     (set_("data_dir", None), "data_dir", "required"),
     (set_("data_dir", 5), "data_dir", "must be a path, got 5"),
     (set_("data_dir", ""), "data_dir", "must be a path, got ''"),

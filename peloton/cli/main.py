@@ -295,6 +295,7 @@ def _pool_text(info: respool_pb2.ResourcePoolInfo) -> str:
     controller = (f"controller limit {number(c.controllerLimit.maxPercent)}%"
                   if c.controllerLimit.maxPercent else "no controller limit")
     lines.append(f"limits:   {controller}, {limits}")
+    lines.append("priority preemption: " + ("on" if c.priorityPreemption else "off"))
     return "\n".join(lines) + "\n\n" + _usage_table(info)
 
 
@@ -324,6 +325,8 @@ def _pool_entry(info: respool_pb2.ResourcePoolInfo) -> dict[str, Any]:
         entry["parent"] = info.parent.value
     if info.children:
         entry["children"] = [c.value for c in info.children]
+    if info.config.priorityPreemption:
+        entry["priorityPreemption"] = True
     entry["resources"] = resources
     return entry
 

@@ -9,6 +9,13 @@ fails with ``Aborted`` and the engine stops.
 
 Batching: one storage transaction and one resmgr call per batch of
 placements or events, never per task.
+
+Preemption: resmgr hands a shard's owner the runs it preempted
+(``preempt``); each is written PREEMPTING, then killed with its own grace
+period. Its end starts a new run (not counted against
+``restartPolicy.maxFailures``) unless ``preemptionPolicy.killOnPreempt``
+made its goal KILLED. Victims may come twice and a new owner finds
+PREEMPTING runs in storage: both are killed (again), which is harmless.
 """
 
 from __future__ import annotations
@@ -46,9 +53,12 @@ log = logging.getLogger(__name__)
 PENDING_MESSAGE = "waiting for admission and placement"
 # Runs whose next event matters most: a launch that never happened, a kill
 # that never landed. Reconciled more often than runs simply running.
-IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING})
+IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING, TaskState.PREEMPTING})
 
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
+# A kill is under way: a report that the run is (still) running, late or from
+# a reconcile during the grace period, does not undo it.
+STOPPING_STATES = frozenset({TaskState.KILLING, TaskState.PREEMPTING})
 
 
 @dataclass
@@ -62,15 +72,20 @@ class Context:
     clock: Callable[[], float] = time.time
 
 
+def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
+    """The job's ``sla.preemptible``, unless the task's preemptionPolicy says otherwise."""
+    if cfg.preemptionPolicy.type == task_pb2.PreemptionPolicy.TYPE_PREEMPTIBLE:
+        return True
+    if cfg.preemptionPolicy.type == task_pb2.PreemptionPolicy.TYPE_NON_PREEMPTIBLE:
+        return False
+    return config.sla.preemptible
+
+
 def resmgr_task(job: Job, task: Task) -> rpb.Task:
     cfg = job.task_config(task.instance)
     r = cfg.resource
     sla = job.config.sla
-    preemptible = sla.preemptible
-    if cfg.preemptionPolicy.type == task_pb2.PreemptionPolicy.TYPE_PREEMPTIBLE:
-        preemptible = True
-    elif cfg.preemptionPolicy.type == task_pb2.PreemptionPolicy.TYPE_NON_PREEMPTIBLE:
-        preemptible = False
+    preemptible = is_preemptible(job.config, cfg)
     return rpb.Task(
         id=task_id(job.id, task.instance), jobId=job.id, mesosTaskId=task.mesos_task_id,
         resource=rpb.Resources(cpu=r.cpuLimit, memMb=r.memLimitMb, diskMb=r.diskLimitMb,
@@ -136,9 +151,13 @@ class ShardEngine:
         to_enqueue: list[Task] = []
         requeue: list[Task] = []
         launching: list[Task] = []
+        preempting: list[Task] = []
         for job in self.jobs.values():
             for task in job.tasks:
                 if task.terminal:
+                    continue
+                if task.state == TaskState.PREEMPTING:
+                    preempting.append(task)  # the old owner may not have sent the kill
                     continue
                 if task.goal == TaskState.KILLED:
                     continue
@@ -153,6 +172,10 @@ class ShardEngine:
         await self.enqueue(to_enqueue)
         await self.enqueue(requeue, requeue=True)
         await self._kill_pending_kills()
+        try:
+            await self._send_kills(preempting)
+        except PelotonError as error:  # resmgr hands them out again later
+            log.warning("shard %d: killing preempted runs: %s", self.shard, error)
 
     async def _reconcile_launching(self, tasks: list[Task]) -> list[Task]:
         """Runs whose launch the old owner may or may not have sent.
@@ -172,9 +195,20 @@ class ShardEngine:
 
     async def _kill_pending_kills(self) -> None:
         tasks = [t for job in self.jobs.values() for t in job.tasks
-                 if t.goal == TaskState.KILLED and not t.terminal]
+                 if t.goal == TaskState.KILLED and not t.terminal
+                 and t.state != TaskState.PREEMPTING]
         if tasks:
             await self.kill(tasks)
+
+    async def _send_kills(self, tasks: Sequence[Task]) -> None:
+        """Ask the tasks' host managers to kill their runs (each with its own
+        grace period; a repeated kill never extends it)."""
+        by_cluster: dict[str, list[str]] = defaultdict(list)
+        for t in tasks:
+            by_cluster[t.cluster].append(t.mesos_task_id)
+        for cluster, ids in by_cluster.items():
+            await self.ctx.hostmgr_for(cluster).call("KillTasks",
+                                                     hpb.KillTasksRequest(mesosTaskIds=ids))
 
     # -- enqueue --------------------------------------------------------------
     async def enqueue(self, tasks: Sequence[Task], *, requeue: bool = False) -> None:
@@ -209,7 +243,10 @@ class ShardEngine:
                                                          failed[t.mesos_task_id], now)
                 changed.append(t)
             elif t.state != TaskState.PENDING:
-                t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
+                # A new run says why it exists (a retry, a preemption).
+                t.message = (f"{PENDING_MESSAGE} ({t.message})"
+                             if t.state == TaskState.INITIALIZED and t.message else PENDING_MESSAGE)
+                t.state = TaskState.PENDING
                 changed.append(t)
         jobs = [self.jobs[j] for j in by_job]
         for job in jobs:
@@ -242,6 +279,9 @@ class ShardEngine:
                     elif ports:
                         assigned[port.name] = ports.pop(0)
                 task.state, task.host, task.agent = TaskState.LAUNCHING, p.hostname, p.agentId
+                # A new launch attempt: an unknown-mark of an earlier one
+                # (refused or lost) says nothing about this one.
+                self._unknown.discard(task.mesos_task_id)
                 task.lease, task.cluster, task.ports = p.leaseId, p.cluster, assigned
                 task.message = f"launching on {p.hostname}"
                 chosen.append((job, task))
@@ -335,6 +375,8 @@ class ShardEngine:
             if state == task.state:
                 continue
             if state not in TERMINAL_TASK_STATES:
+                if task.state in STOPPING_STATES:
+                    continue
                 if state in (TaskState.RUNNING, TaskState.STARTING, TaskState.LAUNCHED):
                     task.state = state
                     task.host = e.hostname or task.host
@@ -347,30 +389,40 @@ class ShardEngine:
                     jobs[job.id] = job
                 continue
             cfg = job.task_config(task.instance)
-            record, again = on_task_exit(state, task.goal, task.failures,
-                                         cfg.restartPolicy.maxFailures)
-            if task.restart and task.goal != TaskState.KILLED:
-                again = True
-            ended = dataclasses.replace(task, state=record, message=e.message,
-                                        exit_code=e.exitCode,
+            preempted = task.state == TaskState.PREEMPTING and state != TaskState.SUCCEEDED
+            if preempted:
+                # Killed to give its resources back: run again (not a
+                # failure), unless killOnPreempt made the goal KILLED.
+                record, again = TaskState.KILLED, task.goal != TaskState.KILLED
+            else:
+                record, again = on_task_exit(state, task.goal, task.failures,
+                                             cfg.restartPolicy.maxFailures)
+                if task.restart and task.goal != TaskState.KILLED:
+                    again = True
+            ended_why = task.message  # "preempted: <the pool and the numbers>"
+            message = f"{ended_why}; {e.message}" if preempted and e.message else (
+                ended_why if preempted else e.message)
+            ended = dataclasses.replace(task, state=record, message=message,
+                                        exit_code=e.exitCode, preempted=preempted,
                                         completion_time=e.timestamp or now)
             report.append(ended)
             if again:
-                if state != TaskState.SUCCEEDED and not task.restart:
+                if state != TaskState.SUCCEEDED and not task.restart and not preempted:
                     task.failures += 1
-                task.restart = False
+                task.restart = task.preempted = False
                 # The ended run stays as an event; the task starts run + 1.
                 ended_runs.append(ended)
                 task.run += 1
                 task.state, task.host, task.lease, task.ports = TaskState.INITIALIZED, "", "", {}
                 task.start_time = task.completion_time = 0.0
-                task.message = f"retry {task.failures} of {cfg.restartPolicy.maxFailures}" \
-                    if state != TaskState.SUCCEEDED else "restarting"
+                task.message = (f"run {task.run - 1} {ended_why}" if preempted
+                                else f"retry {task.failures} of {cfg.restartPolicy.maxFailures}"
+                                if state != TaskState.SUCCEEDED else "restarting")
                 retry.append(task)
             else:
-                task.state, task.exit_code, task.message = record, e.exitCode, e.message
+                task.state, task.exit_code, task.message = record, e.exitCode, message
                 task.completion_time = e.timestamp or now
-                task.reason = e.reason
+                task.reason, task.preempted = e.reason, preempted
             changed[(job.id, task.instance)] = task
             jobs[job.id] = job
         if not changed:
@@ -431,7 +483,9 @@ class ShardEngine:
                 task.message = "launch was lost; placing again"
                 requeue.append(task)
             else:
-                state = TaskState.KILLED if task.goal == TaskState.KILLED else TaskState.LOST
+                # A preempted run that is gone ended as it was meant to.
+                state = (TaskState.KILLED if task.goal == TaskState.KILLED
+                         or task.state == TaskState.PREEMPTING else TaskState.LOST)
                 lost.append(hpb.TaskEvent(mesosTaskId=mid, state=int(state),  # type: ignore[arg-type]
                                           message="the host manager does not know this run",
                                           timestamp=now))
@@ -440,6 +494,43 @@ class ShardEngine:
             await self.enqueue(requeue, requeue=True)
         if lost:
             await self.on_events(lost)
+
+    # -- preemption -------------------------------------------------------------
+    async def preempt(self, victims: Sequence[tuple[str, str]]) -> None:
+        """Kill runs resmgr preempted, ``(mesos task id, why)`` each.
+
+        A run on a host is written PREEMPTING (before the kill, so a new owner
+        knows to finish it), then killed with its own grace period; its end
+        (``on_events``) decides what follows. A run already PREEMPTING is
+        killed again (the first kill may never have been sent). A run that
+        ended, was superseded, or is being stopped is left alone: its end
+        reaches resmgr anyway. Safe to repeat.
+        """
+        now = self.ctx.clock()
+        changed: list[Task] = []
+        jobs: dict[str, Job] = {}
+        kill: list[Task] = []
+        for mid, why in victims:
+            task, job = self.find(mid)
+            if task is None or job is None or task.terminal or task.state == TaskState.KILLING:
+                continue
+            if task.state == TaskState.PREEMPTING:
+                kill.append(task)
+                continue
+            if task.state not in ON_HOST_TASK_STATES:
+                continue
+            task.state, task.preempted = TaskState.PREEMPTING, True
+            task.message = f"preempted: {why}"
+            if job.task_config(task.instance).preemptionPolicy.killOnPreempt:
+                task.goal = TaskState.KILLED  # Peloton's kill-on-preempt: not run again
+            changed.append(task)
+            jobs[job.id] = job
+            kill.append(task)
+        if changed:
+            for job in jobs.values():
+                job.refresh_state(now)
+            await self.persist(jobs.values(), changed)
+        await self._send_kills(kill)
 
     # -- stop / start / restart / delete ---------------------------------------
     async def kill(self, tasks: Sequence[Task]) -> None:
@@ -453,7 +544,8 @@ class ShardEngine:
             if t.terminal:
                 continue
             if t.state in ON_HOST_TASK_STATES:
-                t.state, t.message = TaskState.KILLING, "killing on request"
+                # A stop overrides a preemption in progress: no new run.
+                t.state, t.message, t.preempted = TaskState.KILLING, "killing on request", False
                 on_host[t.cluster].append(t.mesos_task_id)
             else:
                 t.state, t.message, t.completion_time = (TaskState.KILLED,
@@ -478,6 +570,7 @@ class ShardEngine:
             t.goal = TaskState.SUCCEEDED
             if t.terminal:
                 t.run += 1
+                t.preempted = False
                 t.state, t.host, t.lease, t.ports = TaskState.INITIALIZED, "", "", {}
                 t.start_time = t.completion_time = 0.0
                 t.message = "started on request"
@@ -499,7 +592,7 @@ class ShardEngine:
         if running:
             on_host = [t for t in running if t.state in ON_HOST_TASK_STATES]
             for t in on_host:
-                t.state, t.message = TaskState.KILLING, "restarting"
+                t.state, t.message, t.preempted = TaskState.KILLING, "restarting", False
             await self.persist([self.jobs[t.job_id] for t in running], running)
             by_cluster: dict[str, list[str]] = defaultdict(list)
             for t in on_host:

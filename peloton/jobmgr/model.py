@@ -52,6 +52,9 @@ class Task:
     start_time: float = 0.0
     completion_time: float = 0.0
     restart: bool = False
+    # This run was preempted (resmgr took its resources back): it is
+    # PREEMPTING, or ended so, and its termination reason says so.
+    preempted: bool = False
 
     @property
     def mesos_task_id(self) -> str:
@@ -80,7 +83,9 @@ class Task:
             else:
                 rt.terminationStatus.signal = str(-self.exit_code)
             rt.terminationStatus.reason = (
-                task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_KILLED_ON_REQUEST
+                task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES
+                if self.preempted
+                else task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_KILLED_ON_REQUEST
                 if self.state == TaskState.KILLED
                 else task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_FAILED)
         return rt
@@ -102,7 +107,9 @@ class Task:
                    (-int(rt.terminationStatus.signal) if rt.terminationStatus.signal
                     else rt.terminationStatus.exitCode),
                    rt.failureCount, from_rfc3339(rt.startTime), from_rfc3339(rt.completionTime),
-                   rt.restartRequested)
+                   rt.restartRequested,
+                   row.state == TaskState.PREEMPTING or rt.terminationStatus.reason
+                   == task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES)
 
 
 @dataclass(slots=True)

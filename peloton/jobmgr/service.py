@@ -47,7 +47,7 @@ from peloton.core.errors import (
 from peloton.core.ids import is_job_id, new_job_id, shard_of
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
-from peloton.jobmgr.engine import Context, ShardEngine
+from peloton.jobmgr.engine import Context, ShardEngine, is_preemptible
 from peloton.jobmgr.model import Job, Task
 from peloton.rpc import Channels, ServiceClient, serve_grpc
 from peloton.spec.job import validate_job_config
@@ -264,6 +264,41 @@ class Jobmgr:
                     continue
                 nursery.start_soon(self._launch_batch, list(reply.placements), slots)
 
+    async def preemption_loop(self) -> None:
+        """Pull, for every owned shard at once, the runs resmgr preempted (a
+        batch a call, long-polled) and have each shard's engine kill them.
+        At least once: resmgr hands a victim out again if its run has not
+        ended a while later, and ``ShardEngine.preempt`` is safe to repeat."""
+        while True:
+            shards = [s for s, e in self.engines.items() if e.ready.is_set() and not e.stopped]
+            if not shards:
+                await trio.sleep(0.2)
+                continue
+            try:
+                reply = await self.resmgr.call("GetPreemptibleTasks",
+                                               rpb.GetPreemptibleTasksRequest(
+                                                   shards=shards, limit=100, timeout=1000),
+                                               timeout=5.0)
+            except PelotonError as error:
+                log.info("get preemptible tasks: %s", error)
+                await trio.sleep(0.5)
+                continue
+            by_shard: dict[int, list[tuple[str, str]]] = {}
+            for victim in reply.tasks:
+                try:
+                    shard = shard_of(victim.mesosTaskId[:36], self.config.num_shards)
+                except ValueError:
+                    continue
+                by_shard.setdefault(shard, []).append((victim.mesosTaskId, victim.message))
+            for shard, victims in by_shard.items():
+                engine = self.engines.get(shard)
+                if engine is None:
+                    continue  # moved away: resmgr hands them to the new owner later
+                try:
+                    await engine.preempt(victims)
+                except PelotonError as error:
+                    log.warning("shard %d preemption: %s", shard, error)
+
     async def _launch_batch(self, placements: list[rpb.Placement], slots: trio.Semaphore) -> None:
         try:
             by_shard: dict[int, list[rpb.Placement]] = {}
@@ -382,11 +417,13 @@ class JobHandler:
             raise InvalidArgument(f"resource pool {info.path.value} is not a leaf; submit jobs "
                                   "to a leaf pool", field="respoolID")
         limits = {r.kind: r.limit for r in info.config.resources}
+        reserved = {r.kind: r.reservation for r in info.config.resources}
         largest, _ = await self.jm.capacity()
         gang = max(1, config.sla.minimumRunningInstances)
         from peloton.spec.job import merged_task_config
         for i in range(config.instanceCount):
-            r = merged_task_config(config, i).resource
+            cfg = merged_task_config(config, i)
+            r = cfg.resource
             need = Resources(r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit)
             scale = gang if i < gang else 1
             for kind, amount in zip(("cpu", "memory", "disk", "gpu"), need.scale(scale),
@@ -397,6 +434,21 @@ class JobHandler:
                         f"{' (as a gang of ' + str(gang) + ')' if scale > 1 else ''}, more than "
                         f"the limit {limits[kind]:g} of pool {info.path.value}; it could never "
                         "run", field="defaultconfig.resource")
+            if not is_preemptible(config, cfg) and not (config.sla.revocable or cfg.revocable):
+                # Non-preemptible work runs only within the pool's reservation
+                # (nothing could take elastic capacity back from it): a gang
+                # that does not fit would wait for ever.
+                for kind, amount in zip(("cpu", "memory", "disk", "gpu"), need.scale(scale),
+                                        strict=True):
+                    if amount > reserved.get(kind, 0.0) + 1e-9:
+                        raise InvalidArgument(
+                            f"instance {i} is non-preemptible and needs {kind} {amount:g}"
+                            f"{' (as a gang of ' + str(gang) + ')' if scale > 1 else ''}, "
+                            f"more than pool {info.path.value} reserves "
+                            f"({reserved.get(kind, 0.0):g}); non-preemptible tasks run only "
+                            f"within their pool's reservation: reserve {kind} in the pool, or "
+                            "make the job preemptible (sla.preemptible: true)",
+                            field="sla.preemptible")
             if largest != Resources() and not need.fits_in(largest):
                 raise InvalidArgument(
                     f"instance {i} needs more than the largest host has: "
@@ -708,6 +760,7 @@ async def serve(config: ClusterConfig, name: str, *,
             ], host, int(port))
             nursery.start_soon(jm.heartbeat_loop, nursery)
             nursery.start_soon(jm.placement_loop)
+            nursery.start_soon(jm.preemption_loop)
             task_status.started(address)
     finally:
         jm.channels.close()

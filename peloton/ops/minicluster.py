@@ -247,16 +247,20 @@ def sizes_of(config: ClusterConfig) -> Sizes:
         resmgrs=len(config.of_kind("resmgr")), shards=config.num_shards)
 
 
-def prepare(directory: pathlib.Path, sizes: Sizes | None = None) -> tuple[ClusterConfig, bool]:
+def prepare(directory: pathlib.Path, sizes: Sizes | None = None, *,
+            extra: Mapping[str, Any] | None = None) -> tuple[ClusterConfig, bool]:
     """The cluster file of ``directory``: read if it exists, else written for
-    ``sizes`` on free ports. Returns (config, whether it was written now)."""
+    ``sizes`` on free ports, with the top-level keys of ``extra`` added (e.g.
+    ``{"preemption": {"sustain_s": 1}}``). Returns (config, whether it was
+    written now)."""
     path = cluster_path(directory)
     if path.exists():
         return cluster_config.load(path), False
     sizes = sizes or Sizes()
     sizes.check()
     directory.mkdir(parents=True, exist_ok=True)
-    data = cluster_data(directory, sizes, free_ports(sizes.ports_needed))
+    data = cluster_data(directory, sizes, free_ports(sizes.ports_needed)) | dict(extra or {})
+    cluster_config.parse(data)  # a bad extra key fails here, before anything is written
     tmp = path.with_suffix(".yaml.tmp")
     tmp.write_text(_HEADER + yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
     tmp.replace(path)
@@ -647,7 +651,8 @@ def _record(directory: pathlib.Path, d: DaemonConfig, pid: int) -> DaemonRecord:
 
 
 def up(directory: str | os.PathLike[str] | None = None, sizes: Sizes | None = None, *,
-       clean: bool = False, timeout: float = READY_TIMEOUT, out: Out = print) -> State:
+       clean: bool = False, timeout: float = READY_TIMEOUT, out: Out = print,
+       extra: Mapping[str, Any] | None = None) -> State:
     """Start the local cluster in ``directory`` and wait until it can take a job.
 
     Reuses ``cluster.yaml`` when it exists (``sizes`` is then ignored, with a
@@ -669,7 +674,7 @@ def up(directory: str | os.PathLike[str] | None = None, sizes: Sizes | None = No
                     f"`peloton minicluster down` (--clean deletes its data)")
             _wipe(directory)
             state = None
-        config, written = prepare(directory, sizes)
+        config, written = prepare(directory, sizes, extra=extra)
         config_file = cluster_path(directory)
         if state is None:
             # Daemons of this cluster that no state.json lists (it was lost).

@@ -46,6 +46,9 @@ class Pool:
     controller_allocation: Resources = ZERO  # of allocation: controller gangs
     slack_allocation: Resources = ZERO  # of allocation: revocable gangs
     slack_demand: Resources = ZERO  # revocable gangs waiting for admission
+    # Our extension (ResourcePoolConfig.priorityPreemption): a higher-priority
+    # gang waiting in this leaf may preempt its lower-priority tasks.
+    priority_preemption: bool = False
 
     def has_tasks(self) -> bool:
         return not (self.allocation.is_zero() and self.demand.is_zero()

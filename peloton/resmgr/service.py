@@ -55,6 +55,9 @@ COMMIT_SAMPLES = 2000
 # the state lock, so a bounded batch keeps reads and heartbeats flowing.
 TASKS_PER_COMMAND = 400
 MAX_DEQUEUE = 1000
+# Victims per preemptions.get: its result (ids and reasons, ~200 bytes
+# each) is kept for idempotent retries, like a dequeue's.
+MAX_PREEMPTIONS = 100
 
 
 # Slack moves with every task's usage: it is replicated only when it moved
@@ -145,10 +148,14 @@ def task_message(entry: TaskEntry) -> rpb.Task:
 class Resmgr:
     """The leader-side logic shared by the three gRPC services."""
 
-    def __init__(self, node: RaftNode, state: ResmgrState, raft_to_grpc: dict[str, str]) -> None:
+    def __init__(self, node: RaftNode, state: ResmgrState, raft_to_grpc: dict[str, str], *,
+                 preemption_sustain: float | None = None) -> None:
         self.node = node
         self.state = state
         self.raft_to_grpc = raft_to_grpc
+        # Stamped into each tick (the log, not the replica, says how long).
+        self.tick_payload: dict[str, Any] = (
+            {} if preemption_sustain is None else {"sustain": preemption_sustain})
         self.channels = Channels()
         self.commit_s: collections.deque[float] = collections.deque(maxlen=COMMIT_SAMPLES)
 
@@ -237,7 +244,8 @@ class Resmgr:
             await trio.sleep(TICK_PERIOD)
             if self.node.is_leader():
                 try:
-                    await self.propose("cluster.tick", {"now": time.time()}, deadline=1.0)
+                    await self.propose("cluster.tick", {**self.tick_payload, "now": time.time()},
+                                       deadline=1.0)
                 except PelotonError as error:
                     log.debug("tick not applied: %s", error)
 
@@ -285,6 +293,7 @@ def pool_payload(pool_id: str, config: respool_pb2.ResourcePoolConfig, parent: s
         "policy": config.policy or 1,
         "controller_limit": config.controllerLimit.maxPercent,
         "slack_limit": config.slackLimit.maxPercent if config.HasField("slackLimit") else 20.0,
+        "priority_preemption": config.priorityPreemption,
         "force": force,
     }
 
@@ -479,6 +488,21 @@ class ResmgrServiceHandler:
                                                    for i in range(0, len(updates), 500)])
         return rpb.UpdateTasksStateResponse()
 
+    async def GetPreemptibleTasks(self, request: rpb.GetPreemptibleTasksRequest) -> Any:
+        """The shard owners' batch of victims to kill (at least once)."""
+        self.rm.require_leader()
+        shards = sorted(set(request.shards))
+        state = self.rm.state
+        if not shards or not await self.rm.wait_until(lambda: state.preemptions_due(shards),
+                                                       request.timeout):
+            return rpb.GetPreemptibleTasksResponse()
+        got = await self.rm.propose("preemptions.get", {
+            "shards": shards, "limit": min(request.limit or MAX_PREEMPTIONS, MAX_PREEMPTIONS)})
+        return rpb.GetPreemptibleTasksResponse(tasks=[
+            rpb.PreemptionCandidate(mesosTaskId=mid, message=why,
+                                    reason=rpb.PREEMPTION_REASON_REVOKE_RESOURCES)
+            for mid, why in got])
+
     async def GetPendingTasks(self, request: rpb.GetPendingTasksRequest) -> Any:
         self.rm.require_leader()
         with self.rm.node.lock:
@@ -552,7 +576,8 @@ async def serve(config: ClusterConfig, name: str, *,
     node = RaftNode(state, me.raft, [d.raft for d in members if d.name != name],
                     data_dir=config.data_dir / name, password=config.raft_password)
     node.attach()
-    rm = Resmgr(node, state, config.raft_to_grpc())
+    rm = Resmgr(node, state, config.raft_to_grpc(),
+                preemption_sustain=config.preemption_sustain_s)
     host, port = me.grpc.rsplit(":", 1)
     try:
         async with trio.open_nursery() as nursery:

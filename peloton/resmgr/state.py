@@ -15,6 +15,8 @@ Task life in resmgr::
     LAUNCHING --update--> RUNNING ... --update(terminal)--> forgotten
     PLACING/LAUNCHING past their deadline -> READY (placed again; a PLACING
     gang goes back whole, a LAUNCHING task alone)
+    READY/PLACING --preempted--> PENDING (the gang whole, admitted again later)
+    RUNNING --preempted--> PREEMPTING --update(terminal)--> forgotten
 
 Admission (reference/peloton.md §4.5, Peloton's ``respool/admission.go``).
 Every leaf has four queues, each PriorityFIFO (highest priority first, FIFO
@@ -29,10 +31,9 @@ admits a queue's head gang, whole, when every admitter passes:
   controller limit needs ``controller allocation + gang <= limit % x reservation``;
 * reservation: a non-preemptible, non-revocable gang needs
   ``non-preemptible allocation + gang <= reservation`` (such work never uses
-  elastic resources). As in Peloton, only with preemption enabled: it keeps
-  elastic capacity reclaimable, and until preemption lands
-  (``PREEMPTION_ENABLED``) nothing reclaims it, while non-preemptible is
-  Peloton's default (``sla.preemptible: false``);
+  elastic resources). As in Peloton, only with preemption enabled
+  (``PREEMPTION_ENABLED``, on): elastic capacity stays reclaimable because
+  only preemptible work uses it;
 * limit: the allocation of the pool and of each ancestor plus the gang stays
   within their limits (entitlement never exceeds limits, but allocations
   made before capacity was known can).
@@ -63,14 +64,62 @@ runs and once at the end of the command, so ``entitlements`` always equals
 snapshot recomputes the same numbers). Whatever changed the inputs runs an
 admission pass over every leaf, in tree order; ``cluster.tick`` runs one too,
 as Peloton's periodic task scheduler does.
+
+Preemption (reference/peloton.md §4.7; the ranking is
+``peloton.resmgr.preemption``) runs in ``cluster.tick``, before its
+admission pass, once capacity is known. A leaf is *over* when its non-slack
+allocation exceeds its non-slack entitlement, or its slack allocation its
+slack entitlement, in any kind, by more than its PREEMPTING tasks will free.
+``over_since`` notes the tick time a leaf was first seen over and forgets
+it as soon as a tick sees it within; a leaf over for ``sustain`` seconds
+(the tick's ``sustain``, else PREEMPTION_SUSTAIN_S) gives back the excess
+and its timer starts again: revocable tasks cover the slack excess, then
+preemptible non-revocable ones the non-slack excess, taken greedily in
+Peloton's order (READY, PLACING, RUNNING; ascending priority; most
+recently started first; a task that frees no needed kind is skipped).
+Non-preemptible tasks are never candidates; nor are tasks being placed or
+launched (PLACED, LAUNCHING), so a launch is never cut in half.
+
+* A READY or PLACING victim goes back to PENDING with its whole gang (under
+  a new gang id: the READY queue and the placement worker holding the old
+  one find it gone) when the whole gang is in that state; its allocation
+  becomes demand again. A gang part of which has moved on is left alone.
+* A RUNNING victim becomes PREEMPTING: still allocated (and counted in
+  ``freeing``) until its run's terminal update, queued once in its jobmgr
+  shard's ``PreemptionQueue``. The shard's owner takes victims in batches
+  (``preemptions.get``), kills them and reports their end; a victim
+  handed out and still tracked PREEMPTION_REDELIVER_S later is handed out
+  again (at least once: an owner may die mid-kill). Non-terminal reports
+  never undo PREEMPTING.
+
+Priority preemption (our extension; Peloton never built it), in leaves whose
+config sets ``priorityPreemption``: the leaf's waiting gangs, highest
+priority first (at most PRIORITY_GANGS_PER_TICK a tick), each take the room
+their entitlement or a limit denies them from the same leaf's preemptible
+tasks of their own kind (revocable or not) and of strictly lower priority,
+in the same order: all a gang needs or none, and the walk stops at the
+first gang it cannot serve. A gang the controller limit or the reservation
+rule refuses is passed over (so a non-preemptible gang is never admitted
+beyond the reservation). Nothing is taken until the first gang lacking
+room has waited ``sustain`` seconds (``starved_since``).
+
+Candidates come from ``victims``, an index per (leaf, revocable) of
+priority -> admitted tasks of preemptible gangs, in the order they were
+admitted or last became RUNNING (one dict entry a task; PENDING and
+PREEMPTING tasks are not in it). A tick costs O(pools); a pool's index is
+walked only when it has been over for the sustain period, and only as far
+as the victims go (READY and PLACING tasks are found in one sweep). The
+index order, the timers and the queues are part of the snapshot; a
+snapshot from before preemption gets an index in tracker order.
 """
 
 from __future__ import annotations
 
 import collections
 import hashlib
+import heapq
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,14 +134,25 @@ from peloton.core.errors import (
 from peloton.core.resources import EPSILON, KINDS, ZERO, Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.raft.codec import decode
-from peloton.resmgr import entitlement, respool
+from peloton.resmgr import entitlement, preemption, respool
 from peloton.resmgr.entitlement import Entitlement, PoolInput
+from peloton.resmgr.preemption import excess, needs
 from peloton.resmgr.respool import ROOT, Pool, ResourceSpec
 
 PLACING_TIMEOUT = 30.0
-# The reservation admitter is Peloton's ``preemption.enabled`` rule; on once
-# inter-pool preemption exists to take elastic resources back.
-PREEMPTION_ENABLED = False
+# Peloton's ``preemption.enabled``: pools over their entitlement give back
+# the excess, and the reservation admitter keeps non-preemptible work
+# within reservations (elastic capacity stays reclaimable).
+PREEMPTION_ENABLED = True
+# How long a leaf must stay over its entitlement (or a gang wait for
+# priority preemption) before tasks are preempted, in state seconds; a
+# cluster.tick may name another (the cluster file's preemption.sustain_s).
+PREEMPTION_SUSTAIN_S = 10.0
+# A victim handed to its jobmgr shard owner and still not ended is handed
+# out again after this long (the owner may have died before killing it).
+PREEMPTION_REDELIVER_S = 60.0
+# Waiting gangs priority preemption walks per leaf and tick, at most.
+PRIORITY_GANGS_PER_TICK = 1000
 LAUNCHING_TIMEOUT = 60.0
 MEMBER_TTL = 5.0  # for heartbeats that name no ttl (the service sends config.MEMBER_LEASE)
 # Results kept for idempotent retries: the last RECENT_KEYS commands, and of
@@ -242,6 +302,70 @@ class ReadyQueue:
             self._size += len(ids)
 
 
+class PreemptionQueue:
+    """RUNNING victims of one jobmgr shard, until their runs end.
+
+    ``fresh`` holds victims never handed out, in the order chosen;
+    ``handed`` those given to the shard's owner, each with the time from
+    which it is handed out again. ``take`` moves what it hands out to the
+    end of ``handed`` with ``now + delay``; ``now`` never goes back and the
+    delay is constant, so ``handed`` stays sorted by that time and both
+    ``due`` and ``take`` look only at the front. A victim leaves the queue
+    when its run is forgotten (ended or superseded).
+    """
+
+    __slots__ = ("fresh", "handed")
+
+    def __init__(self) -> None:
+        self.fresh: OrderedDict[str, None] = OrderedDict()
+        self.handed: OrderedDict[str, float] = OrderedDict()
+
+    def add(self, mid: str) -> None:
+        if mid not in self.handed:
+            self.fresh[mid] = None
+
+    def discard(self, mid: str) -> None:
+        self.fresh.pop(mid, None)
+        self.handed.pop(mid, None)
+
+    def due(self, now: float) -> bool:
+        return bool(self.fresh) or (bool(self.handed)
+                                    and next(iter(self.handed.values())) <= now)
+
+    def take(self, now: float, limit: int, again_at: float) -> list[str]:
+        """Up to ``limit`` victims to kill: fresh ones first, then those
+        handed out before whose time to be handed out again has come."""
+        out: list[str] = []
+        while self.fresh and len(out) < limit:
+            mid, _ = self.fresh.popitem(last=False)
+            self.handed[mid] = again_at
+            out.append(mid)
+        while self.handed and len(out) < limit:
+            mid, at = next(iter(self.handed.items()))
+            if at > now:
+                break
+            self.handed[mid] = again_at
+            self.handed.move_to_end(mid)
+            out.append(mid)
+        return out
+
+    def __len__(self) -> int:
+        return len(self.fresh) + len(self.handed)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PreemptionQueue) and self.dump() == other.dump()
+
+    def dump(self) -> list[Any]:
+        return [list(self.fresh), [[m, at] for m, at in self.handed.items()]]
+
+    @classmethod
+    def load(cls, row: list[Any]) -> PreemptionQueue:
+        queue = cls()
+        queue.fresh.update((m, None) for m in row[0])
+        queue.handed.update((m, at) for m, at in row[1])
+        return queue
+
+
 class ResmgrState:
     """See the module docstring. Mutated only through ``apply``."""
 
@@ -277,6 +401,23 @@ class ResmgrState:
         # One Resources tuple per distinct task shape (a million tasks of a
         # thousand jobs share a handful).
         self._shapes: dict[Resources, Resources] = {}
+        # Preemption (module docstring). The candidates of each leaf, split
+        # by revocable: priority -> mesos task ids of admitted tasks of
+        # preemptible gangs, in the order they were admitted or last became
+        # RUNNING (the last is the most recently started). PENDING and
+        # PREEMPTING tasks are not in it. One dict entry a task.
+        self.victims: dict[tuple[str, bool], dict[int, dict[str, None]]] = {}
+        # Leaf -> the state time since which it has been over its
+        # entitlement (by more than its PREEMPTING tasks will free).
+        self.over_since: dict[str, float] = {}
+        # Leaf -> [gang id, since]: the waiting gang priority preemption is
+        # for, and since when it has waited for it.
+        self.starved_since: dict[str, list[Any]] = {}
+        # jobmgr shard -> RUNNING victims to kill (PREEMPTING tasks).
+        self.preemptions: dict[int, PreemptionQueue] = {}
+        # Derived (rebuilt on restore): what each leaf's PREEMPTING tasks
+        # still hold, [non-slack, slack]; freed when their runs end.
+        self.freeing: dict[str, list[Resources]] = {}
         self._stale = True
         self._entitle()
         # Diagnostics of this replica since it started; not part of the state.
@@ -328,6 +469,7 @@ class ResmgrState:
             resources={k: ResourceSpec(*v) for k, v in p["resources"].items()},
             policy=p.get("policy", 1), controller_limit=p.get("controller_limit", 0.0),
             slack_limit=p.get("slack_limit", 20.0),
+            priority_preemption=_flag(p, "priority_preemption", "priorityPreemption"),
         )
 
     def pool_create(self, p: dict[str, Any]) -> str:
@@ -366,6 +508,9 @@ class ResmgrState:
         self.pools[pool.parent].children.remove(pool.id)  # type: ignore[index]
         del self.pools[pool.id]
         self.queues.pop(pool.id, None)
+        self.over_since.pop(pool.id, None)
+        self.starved_since.pop(pool.id, None)
+        self.freeing.pop(pool.id, None)
         self._stale = True
         self._schedule()
 
@@ -379,6 +524,10 @@ class ResmgrState:
         pool = self.pools.get(entry.pool)
         gang = self.gangs.get(entry.gang)
         revocable = gang is not None and gang.revocable
+        if entry.state == TaskState.PREEMPTING:
+            self._unfree(entry, revocable)
+        elif entry.state != TaskState.PENDING and gang is not None and gang.preemptible:
+            self._unindex(entry, revocable)
         if entry.state == TaskState.PENDING:
             if pool is not None:
                 if revocable:
@@ -423,6 +572,40 @@ class ResmgrState:
         for p in respool.ancestors(self.pools, gang.pool):
             p.allocation = p.allocation + amount
         self._stale = True
+
+    # -- the victim index ------------------------------------------------
+    def _index(self, entry: TaskEntry, revocable: bool) -> None:
+        """Add an admitted task of a preemptible gang (or move it to the end:
+        it is the most recently started now)."""
+        bucket = self.victims.setdefault((entry.pool, revocable), {}).setdefault(
+            entry.priority, {})
+        bucket.pop(entry.mesos_task_id, None)
+        bucket[entry.mesos_task_id] = None
+
+    def _unindex(self, entry: TaskEntry, revocable: bool) -> None:
+        key = (entry.pool, revocable)
+        buckets = self.victims.get(key)
+        bucket = buckets.get(entry.priority) if buckets is not None else None
+        if bucket is None or entry.mesos_task_id not in bucket:
+            return
+        del bucket[entry.mesos_task_id]
+        if not bucket:
+            del buckets[entry.priority]  # type: ignore[union-attr]
+            if not buckets:
+                del self.victims[key]
+
+    def _unfree(self, entry: TaskEntry, revocable: bool) -> None:
+        """A PREEMPTING task ends or is superseded: it frees what it held."""
+        freeing = self.freeing.get(entry.pool)
+        if freeing is not None:
+            freeing[revocable] = (freeing[revocable] - entry.resources).clamp_zero()
+            if freeing[0].is_zero() and freeing[1].is_zero():
+                del self.freeing[entry.pool]
+        queue = self.preemptions.get(entry.shard)
+        if queue is not None:
+            queue.discard(entry.mesos_task_id)
+            if not queue:
+                del self.preemptions[entry.shard]
 
     def enqueue(self, p: dict[str, Any]) -> list[list[str]]:
         """Queue gangs in a leaf pool. Idempotent per run; newer runs supersede.
@@ -651,7 +834,10 @@ class ResmgrState:
                     room = room - need
                     admitted.append(need)
                     for mid in gang.tasks:
-                        self._set_state(self.tasks[mid], TaskState.READY)
+                        entry = self.tasks[mid]
+                        self._set_state(entry, TaskState.READY)
+                        if gang.preemptible:
+                            self._index(entry, gang.revocable)
                     self.ready.append(gang.id)
                 del queue[priority]
         finally:
@@ -671,8 +857,16 @@ class ResmgrState:
             gang = self.gangs.get(self.ready.popleft())
             if gang is None or not gang.tasks:
                 continue
-            for mid in gang.tasks:
-                entry = self.tasks[mid]
+            entries = [self.tasks[mid] for mid in gang.tasks]
+            if any(e.state != TaskState.READY for e in entries):
+                # A task of it moved on meanwhile (a late RUNNING report of a
+                # run that timed out, a preempted run): never place that one
+                # again; its READY mates go on alone.
+                for e in entries:
+                    if e.state == TaskState.READY:
+                        self._to_ready_single(e)
+                continue
+            for entry in entries:
                 self._set_state(entry, TaskState.PLACING)
                 entry.deadline = deadline
             out.append(list(gang.tasks))
@@ -754,9 +948,15 @@ class ResmgrState:
             if state in TERMINAL_TASK_STATES:
                 self._forget(entry)
                 released = True
-            elif state != entry.state and entry.state != TaskState.PENDING:
+            elif (state != entry.state and entry.state not in (TaskState.PENDING,
+                                                                 TaskState.PREEMPTING)
+                  and state != TaskState.PREEMPTING):
+                # A PREEMPTING task waits for its end; only resmgr preempts.
                 self._set_state(entry, state)
                 entry.deadline = 0.0
+                gang = self.gangs[entry.gang]
+                if state == TaskState.RUNNING and gang.preemptible:
+                    self._index(entry, gang.revocable)  # the most recently started now
         # Released allocation frees the ancestors' limits and changes
         # entitlements: any leaf's queue may move.
         if released:
@@ -800,7 +1000,242 @@ class ResmgrState:
                 self.ready.append(gang.id)
             else:
                 self._to_ready_single(entry)
+        self._preempt(float(p.get("sustain", PREEMPTION_SUSTAIN_S)))
         self._schedule()  # Peloton's periodic task scheduler
+
+    # -- preemption -----------------------------------------------------
+    def _preempt(self, sustain: float) -> None:
+        """Inter-pool preemption of every leaf over its entitlement for
+        ``sustain`` seconds, then priority preemption in leaves that ask for
+        it (module docstring). Leaves in tree order: replicas agree."""
+        if not PREEMPTION_ENABLED or not self.capacity_known():
+            self.over_since.clear()
+            self.starved_since.clear()
+            return
+        self._entitle()
+        for leaf in respool.leaves(self.pools, ROOT):
+            ent = self.entitlements.get(leaf)
+            if ent is None:
+                continue
+            pool = self.pools[leaf]
+            freeing = self.freeing.get(leaf, [ZERO, ZERO])
+            used = (pool.allocation - pool.slack_allocation).clamp_zero() - freeing[0]
+            slack_used = pool.slack_allocation - freeing[1]
+            non_slack = excess(used, ent.non_slack_entitlement)
+            slack = excess(slack_used, ent.slack_entitlement)
+            if needs(non_slack) or needs(slack):
+                since = self.over_since.setdefault(leaf, self.now)
+                if self.now - since >= sustain:
+                    del self.over_since[leaf]  # Peloton resets its counter
+                    path = respool.path_of(self.pools, leaf)
+                    if needs(slack):
+                        self._give_back(leaf, True, slack, (
+                            f"pool {path} uses more slack than its slack entitlement: "
+                            + ", ".join(slack_used.exceeding(ent.slack_entitlement))))
+                    if needs(non_slack):
+                        self._give_back(leaf, False, non_slack, (
+                            f"pool {path} uses more than its entitlement: "
+                            + ", ".join(used.exceeding(ent.non_slack_entitlement))))
+            else:
+                self.over_since.pop(leaf, None)
+            if pool.priority_preemption:
+                self._priority_preempt(leaf, sustain)
+            else:
+                self.starved_since.pop(leaf, None)
+
+    def _priority_preempt(self, leaf: str, sustain: float) -> None:
+        """Our extension (module docstring). The leaf's waiting gangs,
+        highest priority first, each take the room they lack from the leaf's
+        preemptible tasks of their own kind (revocable or not) and of strictly
+        lower priority: all a gang needs or none, and the walk stops at the
+        first gang it cannot serve. Nothing happens until the first gang that
+        lacks room has waited ``sustain`` seconds. Plans first, then acts."""
+        self._entitle()
+        pool, ent = self.pools[leaf], self.entitlements[leaf]
+        freeing = self.freeing.get(leaf, [ZERO, ZERO])
+        # What the pool will hold once its PREEMPTING tasks ended, the
+        # victims chosen so far are gone and the gangs served so far admitted.
+        used = [(pool.allocation - pool.slack_allocation).clamp_zero() - freeing[0],
+                pool.slack_allocation - freeing[1]]
+        bound = [ent.non_slack_entitlement, ent.slack_entitlement]
+        ancestors = respool.ancestors(self.pools, leaf)
+        limits = [p.limit() for p in ancestors]
+        held = [p.allocation - freeing[0] - freeing[1] for p in ancestors]
+        kinds = [pool.np_allocation, pool.controller_allocation]
+        streams: dict[bool, Iterator[tuple[Any, Resources, int]]] = {}
+        plan: list[tuple[Gang, list[Any]]] = []
+        first: Gang | None = None
+        for n, gang in enumerate(self._waiting(leaf)):
+            if n >= PRIORITY_GANGS_PER_TICK:
+                break
+            r, c = gang.resources, int(gang.revocable)
+            if not self._kind_admits(pool, gang, kinds):
+                continue  # preempting other tasks cannot help it
+            need = excess(used[c] + r, bound[c])
+            for amount, limit in zip(held, limits, strict=True):
+                need = Resources(*map(max, need, excess(amount + r, limit)))
+            if needs(need):
+                if first is None:
+                    first = gang
+                    mark = self.starved_since.get(leaf)
+                    if mark is None or mark[0] != gang.id:
+                        mark = self.starved_since[leaf] = [gang.id, self.now]
+                    if self.now - mark[1] < sustain:
+                        return
+                if gang.revocable not in streams:
+                    # Gangs come by descending priority: nothing at or above
+                    # this one's priority is ever a candidate (not even walked).
+                    streams[gang.revocable] = self._units(
+                        self.victims.get((leaf, gang.revocable), {}), gang.priority)
+                lower = ((key, res) for key, res, priority in streams[gang.revocable]
+                         if priority < gang.priority)
+                chosen, _ = preemption.select(lower, need, whole=True)
+                if not chosen:
+                    break
+                freed = Resources.sum([self.gangs[k].resources if isinstance(k, int)
+                                       else self.tasks[k].resources for k in chosen])
+                used[c] = used[c] - freed
+                held = [amount - freed for amount in held]
+                plan.append((gang, chosen))
+            used[c] = used[c] + r
+            held = [amount + r for amount in held]
+            if not gang.preemptible and not gang.revocable:
+                kinds[0] = kinds[0] + r
+            if gang.controller and not gang.revocable:
+                kinds[1] = kinds[1] + r
+        if first is None:
+            self.starved_since.pop(leaf, None)
+            return
+        del self.starved_since[leaf]  # acted (or could not): wait a period again
+        path = respool.path_of(self.pools, leaf)
+        whys = [f"priority preemption in pool {path}: a gang of priority {gang.priority} "
+                f"waits ({self.refusal(gang)})" for gang, _ in plan]
+        for (gang, chosen), why in zip(plan, whys, strict=True):
+            for key in chosen:
+                if isinstance(key, int):
+                    self._gang_to_pending(self.gangs[key], why)
+                else:
+                    self._to_preempting(self.tasks[key], gang.revocable, why)
+
+    def _waiting(self, leaf: str) -> Iterator[Gang]:
+        """The leaf's waiting gangs by descending priority, across its queues
+        (QUEUES order on a tie, FIFO within a queue and priority)."""
+        queues = self.queues.get(leaf) or {}
+
+        def of(queue: dict[int, deque[int]]) -> Iterator[Gang]:
+            for priority in sorted(queue, reverse=True):
+                for gid in queue[priority]:
+                    gang = self.gangs.get(gid)
+                    if gang is not None and gang.tasks:
+                        yield gang
+
+        return heapq.merge(*(of(queues[name]) for name in QUEUES if queues.get(name)),
+                           key=lambda g: -g.priority)
+
+    def _kind_admits(self, pool: Pool, gang: Gang, kinds: list[Resources]) -> bool:
+        """The admitters preemption cannot satisfy: the controller limit and
+        the reservation rule, against ``kinds`` = [non-preemptible,
+        controller] allocation (including gangs planned ahead of this one)."""
+        r = gang.resources
+        limit = pool.controller_limit_resources()
+        if gang.controller and not gang.revocable and limit is not None and _over(
+                kinds[1], r, limit):
+            return False
+        return not (PREEMPTION_ENABLED and not gang.preemptible and not gang.revocable
+                    and _over(kinds[0], r, pool.reservation()))
+
+    def _give_back(self, leaf: str, revocable: bool, need: Resources, why: str, *,
+                   below: int | None = None, whole: bool = False) -> None:
+        """Preempt the leaf's candidates of one kind (revocable or not) in
+        Peloton's order until ``need`` is covered (``preemption.select``)."""
+        buckets = self.victims.get((leaf, revocable))
+        if not buckets:
+            return
+        units = ((key, held) for key, held, _ in self._units(buckets, below))
+        chosen, _ = preemption.select(units, need, whole=whole)
+        for key in chosen:
+            if isinstance(key, int):
+                self._gang_to_pending(self.gangs[key], why)
+            else:
+                self._to_preempting(self.tasks[key], revocable, why)
+
+    def _units(self, buckets: dict[int, dict[str, None]],
+               below: int | None) -> Iterator[tuple[Any, Resources, int]]:
+        """Candidates as ``(key, resources, priority)`` in rank order: a
+        RUNNING task alone (key: its id), a READY or PLACING task with its
+        whole gang (key: the gang id, priority: the gang's) when the gang is
+        all in that state; a gang part of which moved on is left alone this
+        time (it is being placed). Reads the state: consume before changing it."""
+        tasks, gangs = self.tasks, self.gangs
+        seen: set[int] = set()
+        for mid in preemption.ranked(buckets, lambda m: tasks[m].state, below=below):
+            entry = tasks[mid]
+            if entry.state == TaskState.RUNNING:
+                yield mid, entry.resources, entry.priority
+                continue
+            if entry.gang in seen:
+                continue
+            seen.add(entry.gang)
+            gang = gangs[entry.gang]
+            if (below is None or gang.priority < below) and all(
+                    tasks[m].state == entry.state for m in gang.tasks):
+                yield gang.id, gang.resources, gang.priority
+
+    def _gang_to_pending(self, gang: Gang, why: str) -> None:
+        """A READY or PLACING victim: back to PENDING, whole, as a new gang
+        (its old id may still sit in the READY queue or with a placement
+        worker; both find it gone); its allocation becomes demand again."""
+        pool = self.pools[gang.pool]
+        self._release(gang.pool, gang.resources, gang)
+        if gang.revocable:
+            pool.slack_demand = pool.slack_demand + gang.resources
+        else:
+            pool.demand = pool.demand + gang.resources
+        new = Gang(self.next_gang, gang.pool, gang.priority, list(gang.tasks), gang.resources,
+                   gang.preemptible, gang.controller, gang.revocable)
+        self.next_gang += 1
+        del self.gangs[gang.id]
+        self.gangs[new.id] = new
+        for mid in new.tasks:
+            entry = self.tasks[mid]
+            self._unindex(entry, gang.revocable)
+            self._set_state(entry, TaskState.PENDING)
+            entry.gang, entry.deadline, entry.placement, entry.reason = new.id, 0.0, None, why
+        self._queue(gang.pool, PENDING, new)
+        self._stale = True
+
+    def _to_preempting(self, entry: TaskEntry, revocable: bool, why: str) -> None:
+        """A RUNNING victim: PREEMPTING, still allocated until its run ends,
+        queued for its shard's owner to kill."""
+        self._unindex(entry, revocable)
+        self._set_state(entry, TaskState.PREEMPTING)
+        entry.reason = why
+        freeing = self.freeing.setdefault(entry.pool, [ZERO, ZERO])
+        freeing[revocable] = freeing[revocable] + entry.resources
+        queue = self.preemptions.get(entry.shard)
+        if queue is None:
+            queue = self.preemptions[entry.shard] = PreemptionQueue()
+        queue.add(entry.mesos_task_id)
+
+    def get_preemptions(self, p: dict[str, Any]) -> list[list[str]]:
+        """Hand up to ``limit`` RUNNING victims of ``shards`` to their owner
+        to kill, as ``[mesos task id, why]``. At least once: a victim still
+        tracked ``PREEMPTION_REDELIVER_S`` later is handed out again."""
+        out: list[list[str]] = []
+        again_at = self.now + PREEMPTION_REDELIVER_S
+        for shard in p["shards"]:
+            queue = self.preemptions.get(shard)
+            if queue is None:
+                continue
+            for mid in queue.take(self.now, p["limit"] - len(out), again_at):
+                out.append([mid, self.tasks[mid].reason])
+            if len(out) >= p["limit"]:
+                break
+        return out
+
+    def preemptions_due(self, shards: list[int]) -> bool:
+        """Whether ``get_preemptions`` would hand out something now (a read)."""
+        return any(q.due(self.now) for s in shards if (q := self.preemptions.get(s)))
 
     def set_capacity(self, p: dict[str, Any]) -> None:
         """A cluster's physical capacity and, optionally, its slack (commands
@@ -898,7 +1333,7 @@ class ResmgrState:
                        p.policy, p.controller_limit, p.slack_limit, p.children,
                        list(p.allocation), list(p.demand), list(p.np_allocation),
                        list(p.controller_allocation), list(p.slack_allocation),
-                       list(p.slack_demand)] for p in self.pools.values()],
+                       list(p.slack_demand), p.priority_preemption] for p in self.pools.values()],
             "tasks": [[e.mesos_task_id, e.task_id, e.pool, e.shard, e.state, list(e.resources),
                        e.priority, e.gang, e.task, e.deadline, e.placement, e.reason]
                       for e in self.tasks.values()],
@@ -915,6 +1350,13 @@ class ResmgrState:
             "capacity": {c: list(r) for c, r in self.capacity.items()},
             "slack_capacity": {c: list(r) for c, r in self.slack_capacity.items()},
             "recent": [[k, at, result] for k, (at, result) in self.recent.items()],
+            # The victim index's order is part of the state (it ranks victims).
+            "victims": [[pool, revocable, priority, list(bucket)]
+                        for (pool, revocable), buckets in self.victims.items()
+                        for priority, bucket in buckets.items()],
+            "over_since": [[pool, since] for pool, since in self.over_since.items()],
+            "starved_since": [[pool, *mark] for pool, mark in self.starved_since.items()],
+            "preemptions": [[s, q.dump()] for s, q in self.preemptions.items()],
         }, use_bin_type=True)
 
     def restore(self, blob: bytes) -> None:
@@ -923,12 +1365,16 @@ class ResmgrState:
         self.now, self.next_gang, self.applied = d["now"], d["next_gang"], d["applied"]
         self.pools = {}
         for row in d["pools"]:
-            # Snapshots before issue 4 lack the split accounting: all zero.
-            pid, name, parent, config, res, policy, cl, sl, children, *vectors = row
-            vectors += [[0.0] * 4] * (6 - len(vectors))
+            # Snapshots before issue 4 lack the split accounting (all zero)
+            # and the priority preemption flag (off).
+            pid, name, parent, config, res, policy, cl, sl, children, *rest = row
+            vectors = rest[:6] + [[0.0] * 4] * (6 - len(rest[:6]))
+            alloc, demand, np_alloc, ctl_alloc, slack_alloc, slack_demand = (
+                Resources(*v) for v in vectors)
             self.pools[pid] = Pool(pid, name, parent, config,
                                    {k: ResourceSpec(*v) for k, v in res.items()}, policy, cl, sl,
-                                   children, *(Resources(*v) for v in vectors))
+                                   children, alloc, demand, np_alloc, ctl_alloc, slack_alloc,
+                                   slack_demand, bool(rest[6]) if len(rest) > 6 else False)
         expiring: list[TaskEntry] = []
         for row in d["tasks"]:
             e = TaskEntry(row[0], row[1], row[2], row[3], row[4], self._shape(row[5]), row[6],
@@ -947,6 +1393,7 @@ class ResmgrState:
                 queue.append((e.deadline, [e.mesos_task_id]))
         self.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4]), *g[5:8])
                       for g in d["gangs"]}
+        self._restore_preemption(d)
         self.queues = {}
         for pid, qs in d["queues"].items():
             if isinstance(qs, list):  # before issue 4: the pending queue only
@@ -966,9 +1413,39 @@ class ResmgrState:
         self._stale = True
         self._entitle()
 
+    def _restore_preemption(self, d: dict[str, Any]) -> None:
+        """The victim index, timers and queues of a snapshot; a snapshot from
+        before preemption gets an index in tracker order and none of the rest."""
+        if "victims" in d:
+            tasks = self.tasks
+            for pool, revocable, priority, mids in d["victims"]:
+                # The tracker's own strings: one copy of each id in memory.
+                self.victims.setdefault((pool, revocable), {})[priority] = dict.fromkeys(
+                    tasks[m].mesos_task_id for m in mids)
+        else:
+            for e in self.tasks.values():
+                gang = self.gangs[e.gang]
+                if gang.preemptible and e.state not in (TaskState.PENDING, TaskState.PREEMPTING):
+                    self._index(e, gang.revocable)
+        self.over_since = {pool: since for pool, since in d.get("over_since", [])}
+        self.starved_since = {pool: [gid, since] for pool, gid, since in d.get("starved_since", [])}
+        self.preemptions = {s: PreemptionQueue.load(q) for s, q in d.get("preemptions", [])}
+        for e in self.tasks.values():
+            if e.state == TaskState.PREEMPTING:
+                revocable = self.gangs[e.gang].revocable
+                freeing = self.freeing.setdefault(e.pool, [ZERO, ZERO])
+                freeing[revocable] = freeing[revocable] + e.resources
+
     def digest(self) -> str:
         """A hash of the state, published so replicas can compare."""
         return hashlib.blake2b(self.snapshot(), digest_size=12).hexdigest()
+
+
+def _flag(p: dict[str, Any], key: str, field: str) -> bool:
+    value = p.get(key, False)
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{field} must be true or false, got {value!r}", field=field)
+    return value
 
 
 def _task_row(t: Any) -> Any:
@@ -1013,6 +1490,7 @@ COMMANDS: dict[str, Callable[[ResmgrState, Any], Any]] = {
     "member.heartbeat": ResmgrState.heartbeat,
     "cluster.tick": ResmgrState.tick,
     "cluster.capacity": ResmgrState.set_capacity,
+    "preemptions.get": ResmgrState.get_preemptions,
 }
 
 __all__ = ["COMMANDS", "KINDS", "ResmgrState"]

@@ -49,18 +49,21 @@ class LocalCluster:
 
     @classmethod
     def start(cls, directory: str | os.PathLike[str], *, timeout: float = minicluster.READY_TIMEOUT,
-              clean: bool = False, **sizes: Any) -> LocalCluster:
+              clean: bool = False, extra: dict[str, Any] | None = None,
+              **sizes: Any) -> LocalCluster:
         """Start a cluster in ``directory`` and wait until it takes jobs.
 
         ``sizes`` are :class:`peloton.ops.minicluster.Sizes` fields (hosts,
-        cpu, memory_mb, disk_mb, gpu, jobmgrs, placements, resmgrs, shards).
+        cpu, memory_mb, disk_mb, gpu, jobmgrs, placements, resmgrs, shards);
+        ``extra`` adds top-level keys to a new cluster file (e.g.
+        ``{"preemption": {"sustain_s": 1}}``).
         A ``cluster.yaml`` already in ``directory`` is reused (same ports and
         data) unless ``clean``. Raises ClusterNotReady (whose ``details`` hold
         the logs of daemons that exited) after stopping what it started.
         """
         path = pathlib.Path(directory).absolute()
         state = minicluster.up(path, minicluster.Sizes(**sizes), clean=clean, timeout=timeout,
-                               out=lambda line: None)
+                               out=lambda line: None, extra=extra)
         return cls(path, state)
 
     # -- what runs -----------------------------------------------------------

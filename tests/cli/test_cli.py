@@ -343,6 +343,7 @@ class FakePools(_Unimplemented):
             path=respool_pb2.ResourcePoolPath(value="/DefaultResPool"))
         info.config.name = "DefaultResPool"
         info.config.controllerLimit.maxPercent = 10
+        info.config.priorityPreemption = True
         info.usages.add(kind="cpu", reservation=12, limit=12, share=1, entitlement=13.5,
                         allocation=12, demand=2, slackEntitlement=0, slackAllocation=0)
         info.usages.add(kind="gpu", reservation=0, limit=float("inf"), share=1)
@@ -520,6 +521,7 @@ def test_respool_get_prints_a_table_per_kind(capsys: pytest.CaptureFixture[str],
     lines = out.splitlines()
     assert lines[0] == "path:     /DefaultResPool"
     assert "controller limit 10%, slack limit 20%" in out
+    assert "priority preemption: on" in lines
     header = lines.index(next(line for line in lines if line.startswith("KIND")))
     assert lines[header].split("  ")[0] == "KIND"
     assert "SLACK ENTITLEMENT" in lines[header] and "DEMAND" in lines[header]
@@ -527,6 +529,7 @@ def test_respool_get_prints_a_table_per_kind(capsys: pytest.CaptureFixture[str],
     assert lines[header + 2].split()[:3] == ["gpu", "0", "unlimited"]
     code, out, _ = run(capsys, "respool", "get", "/DefaultResPool", "--json")
     assert code == 0
+    assert json.loads(out)["poolinfo"]["config"]["priorityPreemption"] is True
     [cpu, _] = json.loads(out)["poolinfo"]["usages"]
     assert (cpu["entitlement"], cpu["demand"], cpu["reservation"]) == (13.5, 2, 12)
 
@@ -542,6 +545,7 @@ def test_respool_dump_tables_and_entries(capsys: pytest.CaptureFixture[str],
     code, out, _ = run(capsys, "respool", "dump", "--format", "json")
     entries = json.loads(out)
     assert entries[1]["resources"]["cpu"]["entitlement"] == 13.5
+    assert entries[1]["priorityPreemption"] is True and "priorityPreemption" not in entries[0]
     assert entries[1]["resources"]["gpu"]["limit"] == "unlimited"
 
 

@@ -167,17 +167,20 @@ async def h(tmp_path: Path) -> AsyncIterator[Harness]:
         yield Harness(ShardEngine(ctx, SHARD, EPOCH, "jm-1"), store, resmgr, hostmgr, clock)
 
 
-def config(n: int, *, gang: int = 0, max_failures: int = 0) -> job_pb2.JobConfig:
+def config(n: int, *, gang: int = 0, max_failures: int = 0,
+           kill_on_preempt: bool = False) -> job_pb2.JobConfig:
     return job_pb2.JobConfig(
         name="sleeper", type=job_pb2.BATCH, instanceCount=n,
-        respoolID={"value": "pool-1"}, sla=job_pb2.SlaConfig(minimumRunningInstances=gang),
+        respoolID={"value": "pool-1"},
+        sla=job_pb2.SlaConfig(minimumRunningInstances=gang, preemptible=True),
         defaultConfig=task_pb2.TaskConfig(
             resource=task_pb2.ResourceConfig(cpuLimit=1, memLimitMb=64),
             ports=[task_pb2.PortConfig(name="http")],
-            restartPolicy=task_pb2.RestartPolicy(maxFailures=max_failures)))
+            restartPolicy=task_pb2.RestartPolicy(maxFailures=max_failures),
+            preemptionPolicy=task_pb2.PreemptionPolicy(killOnPreempt=kill_on_preempt)))
 
 
-async def new_job(h: Harness, n: int, **options: int) -> Job:
+async def new_job(h: Harness, n: int, **options: Any) -> Job:
     job = Job.new(JOB, SHARD, config(n, **options), h.clock.now)
     await h.engine.create(job)
     await h.engine.enqueue(job.tasks)
@@ -350,10 +353,9 @@ async def test_failed_requeue_after_a_refusal_does_not_stop_the_batch(
     assert [t.state for t in nxt.jobs[JOB].tasks] == [T.LAUNCHING, T.PENDING, T.PENDING]
 
 
-# -- known engine bugs (strict: an XPASS means the bug was fixed; drop the mark) --------
+# -- reports that must not undo what the engine is doing -------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a RUNNING report undoes KILLING")
 async def test_a_running_report_does_not_undo_a_kill_in_progress(
         mock_clock: trio.testing.MockClock, h: Harness) -> None:
     job = await new_job(h, 1)
@@ -361,11 +363,9 @@ async def test_a_running_report_does_not_undo_a_kill_in_progress(
     await h.engine.kill(job.tasks)
     h.hostmgr.known = {mid(0): T.RUNNING}  # still in its kill grace period
     await h.engine.reconcile(full=False)
-    # Actual: RUNNING (goal KILLED), so partial rounds stop watching the kill.
     assert h.states() == [T.KILLING]
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: an unknown-mark outlives a refused launch")
 async def test_a_relaunched_run_is_not_requeued_after_one_unknown_round(
         mock_clock: trio.testing.MockClock, h: Harness) -> None:
     await new_job(h, 1)
@@ -378,6 +378,134 @@ async def test_a_relaunched_run_is_not_requeued_after_one_unknown_round(
             await h.engine.reconcile(full=False)  # the launch is in flight: unknown
             h.hostmgr.hold.set()
     # The hB launch was unknown in one round only; the mark came from the hA one.
-    # Actual: PENDING and requeued, while hB accepted the launch.
     assert h.states() == [T.LAUNCHING]
     assert [requeue for requeue, _ in h.resmgr.enqueues()] == [False, True]
+
+
+# -- preemption ------------------------------------------------------------------------
+
+WHY = "pool /p uses more than its entitlement: cpu 2 > 1"
+KILLED_EVENT = "Killed on request: Command terminated by signal 15 (SIGTERM)"
+
+
+def killed(*instances: int, run: int = 1) -> list[hpb.TaskEvent]:
+    return [hpb.TaskEvent(mesosTaskId=mid(i, run), state=T.KILLED.name, message=KILLED_EVENT,
+                          exitCode=-15) for i in instances]
+
+
+def kills(h: Harness) -> list[list[str]]:
+    return [list(r.mesosTaskIds) for m, r in h.hostmgr.requests if m == "KillTasks"]
+
+
+async def test_a_preempted_run_is_killed_then_runs_again_without_using_a_retry(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    job = await new_job(h, 2)  # maxFailures 0: a failure would end it
+    await running(h, 0, 1)
+    await h.engine.preempt([(mid(0), WHY)])
+    t0 = job.tasks[0]
+    assert h.states() == [T.PREEMPTING, T.RUNNING]
+    assert (t0.message, t0.preempted) == (f"preempted: {WHY}", True)
+    assert await h.stored(0) == (T.PREEMPTING, 1, "hA")  # written before the kill
+    assert kills(h) == [[mid(0)]]
+
+    await h.engine.on_events(killed(0))
+    assert (t0.state, t0.run, t0.failures, t0.preempted) == (T.PENDING, 2, 0, False)
+    assert t0.message == f"waiting for admission and placement (run 1 preempted: {WHY})"
+    assert h.resmgr.updates()[-1] == (mid(0), T.KILLED)  # its allocation is released
+    assert h.resmgr.enqueues()[-1] == (False, [[mid(0, 2)]])
+    run1 = [(T(e.state), e.message) for e in await h.store.task_events(JOB, 0) if e.run_id == 1]
+    assert (T.PREEMPTING, f"preempted: {WHY}") in run1
+    assert (T.KILLED, f"preempted: {WHY}; {KILLED_EVENT}") in run1
+    assert job.state == JobState.RUNNING
+
+
+async def test_kill_on_preempt_ends_the_task_killed(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    job = await new_job(h, 1, kill_on_preempt=True)
+    await running(h, 0)
+    await h.engine.preempt([(mid(0), WHY)])
+    t0 = job.tasks[0]
+    assert (t0.state, t0.goal) == (T.PREEMPTING, T.KILLED)
+    await h.engine.on_events(killed(0))
+    assert (t0.state, t0.run, t0.goal) == (T.KILLED, 1, T.KILLED)
+    reason = task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES
+    assert t0.runtime().terminationStatus.reason == reason
+    assert t0.message.startswith("preempted: ")
+    assert job.state == JobState.KILLED
+    assert [requeue for requeue, _ in h.resmgr.enqueues()] == [False]  # never again
+    # The stored row says so too (a new owner reads it).
+    row = await h.store.get_task(JOB, 0)
+    assert row is not None
+    assert task_pb2.RuntimeInfo.FromString(row.runtime).terminationStatus.reason == reason
+
+
+async def test_preempt_is_safe_to_repeat_and_leaves_other_runs_alone(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    job = await new_job(h, 4)
+    await running(h, 0, 1, 2)
+    await h.engine.kill([job.tasks[2]])  # being stopped by its user
+    writes = len(h.store.writes)
+    await h.engine.preempt([(mid(0), WHY), (mid(1, run=7), WHY), (mid(2), WHY), (mid(3), WHY),
+                            ("not-a-run", WHY)])
+    assert h.states() == [T.PREEMPTING, T.RUNNING, T.KILLING, T.PENDING]
+    assert len(h.store.writes) == writes + 1
+    # Handed out again (resmgr's at-least-once): killed again, nothing written.
+    await h.engine.preempt([(mid(0), WHY)])
+    assert len(h.store.writes) == writes + 1
+    assert kills(h)[-2:] == [[mid(0)], [mid(0)]]
+    # Its end, reported twice, starts one new run.
+    await h.engine.on_events(killed(0))
+    await h.engine.on_events(killed(0))
+    assert (job.tasks[0].run, h.resmgr.enqueues()[-1]) == (2, (False, [[mid(0, 2)]]))
+    assert [requeue for requeue, _ in h.resmgr.enqueues()] == [False, False]
+
+
+async def test_a_running_report_does_not_undo_a_preemption(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    await new_job(h, 1)
+    await running(h, 0)
+    await h.engine.preempt([(mid(0), WHY)])
+    h.hostmgr.known = {mid(0): T.RUNNING}  # in its grace period
+    await h.engine.reconcile(full=False)
+    assert h.hostmgr.asked()[-1] == [mid(0)]  # watched as in transit
+    assert h.states() == [T.PREEMPTING]
+
+
+async def test_a_preempted_run_gone_from_its_host_runs_again(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    job = await new_job(h, 1)
+    await running(h, 0)
+    await h.engine.preempt([(mid(0), WHY)])
+    await h.engine.reconcile(full=False)
+    await h.engine.reconcile(full=False)  # unknown twice: it is gone
+    assert (job.tasks[0].state, job.tasks[0].run, job.tasks[0].failures) == (T.PENDING, 2, 0)
+
+
+async def test_a_stop_overrides_a_preemption(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    job = await new_job(h, 1)
+    await running(h, 0)
+    await h.engine.preempt([(mid(0), WHY)])
+    await h.engine.kill(job.tasks)
+    await h.engine.on_events(killed(0))
+    t0 = job.tasks[0]
+    assert (t0.state, t0.run, t0.preempted) == (T.KILLED, 1, False)
+    assert t0.runtime().terminationStatus.reason == (
+        task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_KILLED_ON_REQUEST)
+
+
+async def test_a_new_owner_finishes_a_preemption(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    """The owner wrote PREEMPTING and died, maybe before its kill went out."""
+    await new_job(h, 2, kill_on_preempt=False)
+    await running(h, 0, 1)
+    await h.engine.preempt([(mid(0), WHY)])
+    h.hostmgr.known = {mid(0): T.RUNNING, mid(1): T.RUNNING}
+    nxt = ShardEngine(h.context(), SHARD, EPOCH + 1, "jm-2")
+    await nxt.recover()
+    assert [t.state for t in nxt.jobs[JOB].tasks] == [T.PREEMPTING, T.RUNNING]
+    assert nxt.jobs[JOB].tasks[0].preempted
+    assert kills(h)[-1] == [mid(0)]  # killed again
+    await nxt.on_events(killed(0))
+    t0 = nxt.jobs[JOB].tasks[0]
+    assert (t0.state, t0.run, t0.failures) == (T.PENDING, 2, 0)

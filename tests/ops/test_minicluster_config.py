@@ -149,12 +149,21 @@ def stand_in(config_file: pathlib.Path, name: str, kind: str = "jobmgr", *,
     """A process whose command line looks like daemon ``name``'s."""
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
     try:
-        return subprocess.Popen([sys.executable, "-c", code, "peloton.daemon", kind, "--config",
-                                 str(config_file), "--name", name],
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        p = subprocess.Popen([sys.executable, "-c", code, "peloton.daemon", kind, "--config",
+                              str(config_file), "--name", name],
+                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     finally:
         if log:
             out.close()  # type: ignore[union-attr]
+    # Popen may return while the child is still in exec: its /proc cmdline
+    # reads empty for a moment (1 in 6 on a busy machine), and is_alive
+    # would not take it for a daemon yet.
+    deadline = time.monotonic() + 5
+    cmdline = pathlib.Path(f"/proc/{p.pid}/cmdline")
+    while (cmdline.exists() and not cmdline.read_bytes() and p.poll() is None
+           and time.monotonic() < deadline):
+        time.sleep(0.001)
+    return p
 
 
 @pytest.fixture

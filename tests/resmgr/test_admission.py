@@ -111,8 +111,8 @@ def test_capacity_unknown_falls_back_to_limits() -> None:
     assert admitted(s2, "p1") == 30
 
 
-def test_reservation_admitter_and_the_non_preemptible_queue(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(state_module, "PREEMPTION_ENABLED", True)
+def test_reservation_admitter_and_the_non_preemptible_queue() -> None:
+    assert state_module.PREEMPTION_ENABLED  # Peloton's default, and ours
     s = three_pools()
     capacity(s, 100)
     enqueue(s, "p1", [task(0, cpu=15, preemptible=False)], [task(1, cpu=10, preemptible=False)],
@@ -185,8 +185,7 @@ def test_entitlement_head_of_line_blocks_the_pending_queue() -> None:
     assert reasons[1][0] == "pending" and reasons[1][1].startswith("behind gang")
 
 
-def test_special_queues_are_visited_before_pending(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(state_module, "PREEMPTION_ENABLED", True)
+def test_special_queues_are_visited_before_pending() -> None:
     s = three_pools()
     capacity(s, 100)
     enqueue(s, "p1", [task(0, cpu=20, preemptible=False)], [task(1, cpu=5, preemptible=False)])

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.respool import respool_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.core.resources import Resources
-from peloton.resmgr.service import STORED_APART, task_message, task_row
+from peloton.resmgr.service import STORED_APART, pool_payload, task_message, task_row
 from peloton.resmgr.state import TASK_CONTROLLER, TASK_REVOCABLE, TaskEntry
 
 JOB = "8ab3a9a2-2c1b-4b2c-9d55-0123456789ab"
@@ -49,3 +50,9 @@ def test_ids_not_of_one_run_are_refused_naming_the_field(fields: dict[str, str])
     with pytest.raises(InvalidArgument) as caught:
         task_row(full_task(**fields))
     assert caught.value.field == "gangs.tasks.mesosTaskId"
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_pool_payload_carries_priority_preemption(on: bool) -> None:
+    config = respool_pb2.ResourcePoolConfig(name="p", priorityPreemption=on)
+    assert pool_payload("id-1", config, "root")["priority_preemption"] is on

@@ -169,6 +169,7 @@ def test_command_table_is_pinned() -> None:
         "pool.create",
         "pool.delete",
         "pool.update",
+        "preemptions.get",
         "tasks.update",
     ]
     assert VERSION == 1
@@ -967,10 +968,53 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
     for e in state.tasks.values():
         if e.state in (TaskState.PLACING, TaskState.LAUNCHING):
             assert (e.mesos_task_id, e.deadline) in indexed
+    check_preemption_invariants(state)
     # What reads see is the entitlement of the current state, never a stale one.
     fresh = ResmgrState()
     fresh.restore(state.snapshot())
     assert fresh.entitlements == state.entitlements
+
+
+def check_preemption_invariants(state: ResmgrState) -> None:
+    """The victim index holds exactly the admitted tasks of preemptible gangs
+    that are not PREEMPTING, by pool, kind and priority; every PREEMPTING task
+    is of a preemptible gang, queued once for its shard, and counted in its
+    pool's ``freeing``; a queue's handed-out victims are in redelivery order."""
+    in_index: set[str] = set()
+    for (pool_id, revocable), buckets in state.victims.items():
+        assert buckets
+        for priority, bucket in buckets.items():
+            assert bucket
+            for m in bucket:
+                e = state.tasks[m]
+                assert (e.pool, e.priority, state.gangs[e.gang].revocable) == (
+                    pool_id, priority, revocable)
+                assert m not in in_index
+                in_index.add(m)
+    assert in_index == {e.mesos_task_id for e in state.tasks.values()
+                        if state.gangs[e.gang].preemptible
+                        and e.state not in (TaskState.PENDING, TaskState.PREEMPTING)}
+    queued: dict[str, int] = {}
+    for shard, queue in state.preemptions.items():
+        assert len(queue)
+        times = list(queue.handed.values())
+        assert times == sorted(times)
+        for m in [*queue.fresh, *queue.handed]:
+            assert m not in queued
+            queued[m] = shard
+    preempting = [e for e in state.tasks.values() if e.state == TaskState.PREEMPTING]
+    assert queued == {e.mesos_task_id: e.shard for e in preempting}
+    freeing: dict[str, list[Resources]] = {}
+    for e in preempting:
+        gang = state.gangs[e.gang]
+        assert gang.preemptible
+        f = freeing.setdefault(e.pool, [Resources(), Resources()])
+        f[gang.revocable] = f[gang.revocable] + e.resources
+    assert set(state.freeing) <= set(freeing)
+    for pool_id, (non_slack, slack) in freeing.items():
+        got = state.freeing.get(pool_id, [Resources(), Resources()])
+        assert all(math.isclose(a, b, abs_tol=1e-6)
+                   for a, b in zip([*got[0], *got[1]], [*non_slack, *slack], strict=True))
 
 
 # --------------------------------------------------------------------------- determinism
@@ -987,8 +1031,9 @@ small = st.integers(0, 6).map(float)
 @st.composite
 def pool_payloads(draw: st.DrawFn) -> dict[str, Any]:
     reservation = draw(small)
-    return pool(draw(st.sampled_from(POOL_IDS)), draw(st.sampled_from(["root", *POOL_IDS])),
-                cpu=(reservation, reservation + draw(small)))
+    return {**pool(draw(st.sampled_from(POOL_IDS)), draw(st.sampled_from(["root", *POOL_IDS])),
+                   cpu=(reservation, reservation + draw(small))),
+            "priority_preemption": draw(st.booleans())}
 
 
 @st.composite
@@ -1038,8 +1083,13 @@ def commands(*, with_updates: bool = True) -> st.SearchStrategy[tuple[str, Any]]
                       "id": who, "kind": kind, "address": who + ":1"}},
                       st.sampled_from(JOBMGRS), st.sampled_from(["jobmgr", "jobmgr", "placement"]),
                       st.floats(0, 3))),
-        st.tuples(st.just("cluster.tick"), st.builds(lambda dt: {"dt": dt},
-                                                     st.sampled_from([0.0, 1.0, 20.0, 70.0]))),
+        st.tuples(st.just("cluster.tick"), st.builds(
+            lambda dt, sustain: {"dt": dt} if sustain is None else {"dt": dt, "sustain": sustain},
+            st.sampled_from([0.0, 1.0, 20.0, 70.0]), st.sampled_from([None, 0.0, 1.0]))),
+        st.tuples(st.just("preemptions.get"),
+                  st.builds(lambda sh, n: {"shards": sh, "limit": n},
+                            st.lists(st.integers(0, 3), max_size=4, unique=True),
+                            st.integers(1, 4))),
         st.tuples(st.just("cluster.capacity"),
                   st.builds(lambda c, n: {"cluster": c, "physical": [n, 1024.0, 0.0, 0.0]},
                             st.sampled_from(["c1", "c2"]), small)),

@@ -118,6 +118,10 @@ INVALID: list[tuple[str, dict[str, Any], str | None, str, list[str]]] = [
     ("unknown key", pool(resources=[{"kind": "cpu", "reservaton": 1}]), None,
      "resources[0].reservaton", ["did you mean 'reservation'?"]),
     ("bad policy", pool(policy="FIFO"), None, "policy", ["PriorityFIFO"]),
+    ("priority preemption not a boolean", pool(prioritypreemption="yes"), None,
+     "prioritypreemption", ["boolean", "'yes'"]),
+    ("priority preemption a number", pool(priorityPreemption=1), None,
+     "prioritypreemption", ["boolean"]),
 ]
 
 
@@ -136,3 +140,12 @@ def test_validate_alone_does_not_default() -> None:
     config = respool_pb2.ResourcePoolConfig(name="p")
     validate_respool_config(config)
     assert config.policy == respool_pb2.UNKNOWN
+
+
+@pytest.mark.parametrize("key", ["priorityPreemption", "prioritypreemption",
+                                 "priority_preemption"])
+def test_priority_preemption_in_any_case(key: str) -> None:
+    config, _ = load_respool_config(pool(**{key: True}))
+    assert config.priorityPreemption is True
+    config, _ = load_respool_config(pool())
+    assert config.priorityPreemption is False  # off by default

@@ -41,6 +41,10 @@ class ResourceManagerServiceBase(abc.ABC):
     async def GetPendingTasks(self, stream: 'grpclib.server.Stream[peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksRequest, peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksResponse]') -> None:
         pass
 
+    @abc.abstractmethod
+    async def GetPreemptibleTasks(self, stream: 'grpclib.server.Stream[peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksRequest, peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksResponse]') -> None:
+        pass
+
     def __mapping__(self) -> typing.Dict[str, grpclib.const.Handler]:
         return {
             '/peloton.private.resmgrsvc.ResourceManagerService/EnqueueGangs': grpclib.const.Handler(
@@ -78,6 +82,12 @@ class ResourceManagerServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksRequest,
                 peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksResponse,
+            ),
+            '/peloton.private.resmgrsvc.ResourceManagerService/GetPreemptibleTasks': grpclib.const.Handler(
+                self.GetPreemptibleTasks,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksRequest,
+                peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksResponse,
             ),
         }
 
@@ -120,4 +130,10 @@ class ResourceManagerServiceStub:
             '/peloton.private.resmgrsvc.ResourceManagerService/GetPendingTasks',
             peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksRequest,
             peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksResponse,
+        )
+        self.GetPreemptibleTasks = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.private.resmgrsvc.ResourceManagerService/GetPreemptibleTasks',
+            peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksRequest,
+            peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksResponse,
         )

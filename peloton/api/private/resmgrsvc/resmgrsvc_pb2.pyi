@@ -17,11 +17,20 @@ class TaskType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STATELESS: _ClassVar[TaskType]
     STATEFUL: _ClassVar[TaskType]
     DAEMON: _ClassVar[TaskType]
+
+class PreemptionReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PREEMPTION_REASON_UNKNOWN: _ClassVar[PreemptionReason]
+    PREEMPTION_REASON_REVOKE_RESOURCES: _ClassVar[PreemptionReason]
+    PREEMPTION_REASON_HOST_MAINTENANCE: _ClassVar[PreemptionReason]
 UNKNOWN: TaskType
 BATCH: TaskType
 STATELESS: TaskType
 STATEFUL: TaskType
 DAEMON: TaskType
+PREEMPTION_REASON_UNKNOWN: PreemptionReason
+PREEMPTION_REASON_REVOKE_RESOURCES: PreemptionReason
+PREEMPTION_REASON_HOST_MAINTENANCE: PreemptionReason
 
 class Resources(_message.Message):
     __slots__ = ("cpu", "memMb", "diskMb", "gpu")
@@ -216,3 +225,29 @@ class GetPendingTasksResponse(_message.Message):
     GANGS_FIELD_NUMBER: _ClassVar[int]
     gangs: _containers.RepeatedCompositeFieldContainer[PendingGang]
     def __init__(self, gangs: _Optional[_Iterable[_Union[PendingGang, _Mapping]]] = ...) -> None: ...
+
+class PreemptionCandidate(_message.Message):
+    __slots__ = ("mesosTaskId", "reason", "message")
+    MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    mesosTaskId: str
+    reason: PreemptionReason
+    message: str
+    def __init__(self, mesosTaskId: _Optional[str] = ..., reason: _Optional[_Union[PreemptionReason, str]] = ..., message: _Optional[str] = ...) -> None: ...
+
+class GetPreemptibleTasksRequest(_message.Message):
+    __slots__ = ("shards", "limit", "timeout")
+    SHARDS_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    shards: _containers.RepeatedScalarFieldContainer[int]
+    limit: int
+    timeout: int
+    def __init__(self, shards: _Optional[_Iterable[int]] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ...) -> None: ...
+
+class GetPreemptibleTasksResponse(_message.Message):
+    __slots__ = ("tasks",)
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    tasks: _containers.RepeatedCompositeFieldContainer[PreemptionCandidate]
+    def __init__(self, tasks: _Optional[_Iterable[_Union[PreemptionCandidate, _Mapping]]] = ...) -> None: ...

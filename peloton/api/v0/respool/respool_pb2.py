@@ -26,17 +26,17 @@ _sym_db = _symbol_database.Default()
 from peloton.api.v0.peloton import peloton_pb2 as peloton_dot_api_dot_v0_dot_peloton_dot_peloton__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$peloton/api/v0/respool/respool.proto\x12\x16peloton.api.v0.respool\x1a$peloton/api/v0/peloton/peloton.proto\"\x88\x01\n\x0eResourceConfig\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x13\n\x0breservation\x18\x02 \x01(\x01\x12\r\n\x05limit\x18\x03 \x01(\x01\x12\r\n\x05share\x18\x04 \x01(\x01\x12\x35\n\x04type\x18\x05 \x01(\x0e\x32\'.peloton.api.v0.respool.ReservationType\"%\n\x0f\x43ontrollerLimit\x12\x12\n\nmaxPercent\x18\x01 \x01(\x01\" \n\nSlackLimit\x12\x12\n\nmaxPercent\x18\x01 \x01(\x01\"\xbc\x03\n\x12ResourcePoolConfig\x12\x34\n\tchangeLog\x18\x01 \x01(\x0b\x32!.peloton.api.v0.peloton.ChangeLog\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\nowningTeam\x18\x03 \x01(\t\x12\x12\n\nldapGroups\x18\x04 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x39\n\tresources\x18\x06 \x03(\x0b\x32&.peloton.api.v0.respool.ResourceConfig\x12\x36\n\x06parent\x18\x07 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x38\n\x06policy\x18\x08 \x01(\x0e\x32(.peloton.api.v0.respool.SchedulingPolicy\x12@\n\x0f\x63ontrollerLimit\x18\t \x01(\x0b\x32\'.peloton.api.v0.respool.ControllerLimit\x12\x36\n\nslackLimit\x18\n \x01(\x0b\x32\".peloton.api.v0.respool.SlackLimit\"!\n\x10ResourcePoolPath\x12\r\n\x05value\x18\x01 \x01(\t\"\xfd\x01\n\rResourceUsage\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x12\n\nallocation\x18\x02 \x01(\x01\x12\r\n\x05slack\x18\x03 \x01(\x01\x12\x13\n\x0b\x65ntitlement\x18\x04 \x01(\x01\x12\x0e\n\x06\x64\x65mand\x18\x05 \x01(\x01\x12\x18\n\x10slackEntitlement\x18\x06 \x01(\x01\x12\x17\n\x0fslackAllocation\x18\x07 \x01(\x01\x12\x13\n\x0breservation\x18\x08 \x01(\x01\x12\r\n\x05limit\x18\t \x01(\x01\x12\r\n\x05share\x18\n \x01(\x01\x12\x1b\n\x13nonSlackEntitlement\x18\x0b \x01(\x01\x12\x13\n\x0bslackDemand\x18\x0c \x01(\x01\"\xe3\x02\n\x10ResourcePoolInfo\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12:\n\x06\x63onfig\x18\x02 \x01(\x0b\x32*.peloton.api.v0.respool.ResourcePoolConfig\x12\x36\n\x06parent\x18\x03 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x38\n\x08\x63hildren\x18\x04 \x03(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x35\n\x06usages\x18\x05 \x03(\x0b\x32%.peloton.api.v0.respool.ResourceUsage\x12\x36\n\x04path\x18\x06 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolPath\"\x7f\n\rCreateRequest\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12:\n\x06\x63onfig\x18\x02 \x01(\x0b\x32*.peloton.api.v0.respool.ResourcePoolConfig\"H\n\x0e\x43reateResponse\x12\x36\n\x06result\x18\x02 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\"q\n\nGetRequest\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x19\n\x11includeChildPools\x18\x02 \x01(\x08\x12\x14\n\x0cpendingLimit\x18\x03 \x01(\r\"\x88\x01\n\x0bPendingGang\x12\x0f\n\x07taskIds\x18\x01 \x03(\t\x12\x10\n\x08priority\x18\x02 \x01(\r\x12\x0b\n\x03\x63pu\x18\x03 \x01(\x01\x12\r\n\x05memMb\x18\x04 \x01(\x01\x12\x0e\n\x06\x64iskMb\x18\x05 \x01(\x01\x12\x0b\n\x03gpu\x18\x06 \x01(\x01\x12\r\n\x05queue\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\"\xbd\x01\n\x0bGetResponse\x12:\n\x08poolinfo\x18\x02 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolInfo\x12<\n\nchildPools\x18\x03 \x03(\x0b\x32(.peloton.api.v0.respool.ResourcePoolInfo\x12\x34\n\x07pending\x18\x04 \x03(\x0b\x32#.peloton.api.v0.respool.PendingGang\"G\n\rDeleteRequest\x12\x36\n\x04path\x18\x01 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolPath\"\x10\n\x0e\x44\x65leteResponse\"\x8e\x01\n\rUpdateRequest\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12:\n\x06\x63onfig\x18\x02 \x01(\x0b\x32*.peloton.api.v0.respool.ResourcePoolConfig\x12\r\n\x05\x46orce\x18\x03 \x01(\x08\"\x10\n\x0eUpdateResponse\"G\n\rLookupRequest\x12\x36\n\x04path\x18\x01 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolPath\"D\n\x0eLookupResponse\x12\x32\n\x02id\x18\x02 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\"\x0e\n\x0cQueryRequest\"P\n\rQueryResponse\x12?\n\rresourcePools\x18\x02 \x03(\x0b\x32(.peloton.api.v0.respool.ResourcePoolInfo*<\n\x0fReservationType\x12\x10\n\x0cUNKNOWN_TYPE\x10\x00\x12\x0b\n\x07\x45LASTIC\x10\x01\x12\n\n\x06STATIC\x10\x02*1\n\x10SchedulingPolicy\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x10\n\x0cPriorityFIFO\x10\x01\x32\xd9\x04\n\x0fResourceManager\x12\x63\n\x12\x43reateResourcePool\x12%.peloton.api.v0.respool.CreateRequest\x1a&.peloton.api.v0.respool.CreateResponse\x12Z\n\x0fGetResourcePool\x12\".peloton.api.v0.respool.GetRequest\x1a#.peloton.api.v0.respool.GetResponse\x12\x63\n\x12\x44\x65leteResourcePool\x12%.peloton.api.v0.respool.DeleteRequest\x1a&.peloton.api.v0.respool.DeleteResponse\x12\x63\n\x12UpdateResourcePool\x12%.peloton.api.v0.respool.UpdateRequest\x1a&.peloton.api.v0.respool.UpdateResponse\x12\x65\n\x14LookupResourcePoolID\x12%.peloton.api.v0.respool.LookupRequest\x1a&.peloton.api.v0.respool.LookupResponse\x12T\n\x05Query\x12$.peloton.api.v0.respool.QueryRequest\x1a%.peloton.api.v0.respool.QueryResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$peloton/api/v0/respool/respool.proto\x12\x16peloton.api.v0.respool\x1a$peloton/api/v0/peloton/peloton.proto\"\x88\x01\n\x0eResourceConfig\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x13\n\x0breservation\x18\x02 \x01(\x01\x12\r\n\x05limit\x18\x03 \x01(\x01\x12\r\n\x05share\x18\x04 \x01(\x01\x12\x35\n\x04type\x18\x05 \x01(\x0e\x32\'.peloton.api.v0.respool.ReservationType\"%\n\x0f\x43ontrollerLimit\x12\x12\n\nmaxPercent\x18\x01 \x01(\x01\" \n\nSlackLimit\x12\x12\n\nmaxPercent\x18\x01 \x01(\x01\"\xd8\x03\n\x12ResourcePoolConfig\x12\x34\n\tchangeLog\x18\x01 \x01(\x0b\x32!.peloton.api.v0.peloton.ChangeLog\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x12\n\nowningTeam\x18\x03 \x01(\t\x12\x12\n\nldapGroups\x18\x04 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x39\n\tresources\x18\x06 \x03(\x0b\x32&.peloton.api.v0.respool.ResourceConfig\x12\x36\n\x06parent\x18\x07 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x38\n\x06policy\x18\x08 \x01(\x0e\x32(.peloton.api.v0.respool.SchedulingPolicy\x12@\n\x0f\x63ontrollerLimit\x18\t \x01(\x0b\x32\'.peloton.api.v0.respool.ControllerLimit\x12\x36\n\nslackLimit\x18\n \x01(\x0b\x32\".peloton.api.v0.respool.SlackLimit\x12\x1a\n\x12priorityPreemption\x18\x64 \x01(\x08\"!\n\x10ResourcePoolPath\x12\r\n\x05value\x18\x01 \x01(\t\"\xfd\x01\n\rResourceUsage\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x12\n\nallocation\x18\x02 \x01(\x01\x12\r\n\x05slack\x18\x03 \x01(\x01\x12\x13\n\x0b\x65ntitlement\x18\x04 \x01(\x01\x12\x0e\n\x06\x64\x65mand\x18\x05 \x01(\x01\x12\x18\n\x10slackEntitlement\x18\x06 \x01(\x01\x12\x17\n\x0fslackAllocation\x18\x07 \x01(\x01\x12\x13\n\x0breservation\x18\x08 \x01(\x01\x12\r\n\x05limit\x18\t \x01(\x01\x12\r\n\x05share\x18\n \x01(\x01\x12\x1b\n\x13nonSlackEntitlement\x18\x0b \x01(\x01\x12\x13\n\x0bslackDemand\x18\x0c \x01(\x01\"\xe3\x02\n\x10ResourcePoolInfo\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12:\n\x06\x63onfig\x18\x02 \x01(\x0b\x32*.peloton.api.v0.respool.ResourcePoolConfig\x12\x36\n\x06parent\x18\x03 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x38\n\x08\x63hildren\x18\x04 \x03(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x35\n\x06usages\x18\x05 \x03(\x0b\x32%.peloton.api.v0.respool.ResourceUsage\x12\x36\n\x04path\x18\x06 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolPath\"\x7f\n\rCreateRequest\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12:\n\x06\x63onfig\x18\x02 \x01(\x0b\x32*.peloton.api.v0.respool.ResourcePoolConfig\"H\n\x0e\x43reateResponse\x12\x36\n\x06result\x18\x02 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\"q\n\nGetRequest\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x19\n\x11includeChildPools\x18\x02 \x01(\x08\x12\x14\n\x0cpendingLimit\x18\x03 \x01(\r\"\x88\x01\n\x0bPendingGang\x12\x0f\n\x07taskIds\x18\x01 \x03(\t\x12\x10\n\x08priority\x18\x02 \x01(\r\x12\x0b\n\x03\x63pu\x18\x03 \x01(\x01\x12\r\n\x05memMb\x18\x04 \x01(\x01\x12\x0e\n\x06\x64iskMb\x18\x05 \x01(\x01\x12\x0b\n\x03gpu\x18\x06 \x01(\x01\x12\r\n\x05queue\x18\x07 \x01(\t\x12\x0e\n\x06reason\x18\x08 \x01(\t\"\xbd\x01\n\x0bGetResponse\x12:\n\x08poolinfo\x18\x02 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolInfo\x12<\n\nchildPools\x18\x03 \x03(\x0b\x32(.peloton.api.v0.respool.ResourcePoolInfo\x12\x34\n\x07pending\x18\x04 \x03(\x0b\x32#.peloton.api.v0.respool.PendingGang\"G\n\rDeleteRequest\x12\x36\n\x04path\x18\x01 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolPath\"\x10\n\x0e\x44\x65leteResponse\"\x8e\x01\n\rUpdateRequest\x12\x32\n\x02id\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12:\n\x06\x63onfig\x18\x02 \x01(\x0b\x32*.peloton.api.v0.respool.ResourcePoolConfig\x12\r\n\x05\x46orce\x18\x03 \x01(\x08\"\x10\n\x0eUpdateResponse\"G\n\rLookupRequest\x12\x36\n\x04path\x18\x01 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolPath\"D\n\x0eLookupResponse\x12\x32\n\x02id\x18\x02 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\"\x0e\n\x0cQueryRequest\"P\n\rQueryResponse\x12?\n\rresourcePools\x18\x02 \x03(\x0b\x32(.peloton.api.v0.respool.ResourcePoolInfo*<\n\x0fReservationType\x12\x10\n\x0cUNKNOWN_TYPE\x10\x00\x12\x0b\n\x07\x45LASTIC\x10\x01\x12\n\n\x06STATIC\x10\x02*1\n\x10SchedulingPolicy\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x10\n\x0cPriorityFIFO\x10\x01\x32\xd9\x04\n\x0fResourceManager\x12\x63\n\x12\x43reateResourcePool\x12%.peloton.api.v0.respool.CreateRequest\x1a&.peloton.api.v0.respool.CreateResponse\x12Z\n\x0fGetResourcePool\x12\".peloton.api.v0.respool.GetRequest\x1a#.peloton.api.v0.respool.GetResponse\x12\x63\n\x12\x44\x65leteResourcePool\x12%.peloton.api.v0.respool.DeleteRequest\x1a&.peloton.api.v0.respool.DeleteResponse\x12\x63\n\x12UpdateResourcePool\x12%.peloton.api.v0.respool.UpdateRequest\x1a&.peloton.api.v0.respool.UpdateResponse\x12\x65\n\x14LookupResourcePoolID\x12%.peloton.api.v0.respool.LookupRequest\x1a&.peloton.api.v0.respool.LookupResponse\x12T\n\x05Query\x12$.peloton.api.v0.respool.QueryRequest\x1a%.peloton.api.v0.respool.QueryResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'peloton.api.v0.respool.respool_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RESERVATIONTYPE']._serialized_start=2554
-  _globals['_RESERVATIONTYPE']._serialized_end=2614
-  _globals['_SCHEDULINGPOLICY']._serialized_start=2616
-  _globals['_SCHEDULINGPOLICY']._serialized_end=2665
+  _globals['_RESERVATIONTYPE']._serialized_start=2582
+  _globals['_RESERVATIONTYPE']._serialized_end=2642
+  _globals['_SCHEDULINGPOLICY']._serialized_start=2644
+  _globals['_SCHEDULINGPOLICY']._serialized_end=2693
   _globals['_RESOURCECONFIG']._serialized_start=103
   _globals['_RESOURCECONFIG']._serialized_end=239
   _globals['_CONTROLLERLIMIT']._serialized_start=241
@@ -44,39 +44,39 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SLACKLIMIT']._serialized_start=280
   _globals['_SLACKLIMIT']._serialized_end=312
   _globals['_RESOURCEPOOLCONFIG']._serialized_start=315
-  _globals['_RESOURCEPOOLCONFIG']._serialized_end=759
-  _globals['_RESOURCEPOOLPATH']._serialized_start=761
-  _globals['_RESOURCEPOOLPATH']._serialized_end=794
-  _globals['_RESOURCEUSAGE']._serialized_start=797
-  _globals['_RESOURCEUSAGE']._serialized_end=1050
-  _globals['_RESOURCEPOOLINFO']._serialized_start=1053
-  _globals['_RESOURCEPOOLINFO']._serialized_end=1408
-  _globals['_CREATEREQUEST']._serialized_start=1410
-  _globals['_CREATEREQUEST']._serialized_end=1537
-  _globals['_CREATERESPONSE']._serialized_start=1539
-  _globals['_CREATERESPONSE']._serialized_end=1611
-  _globals['_GETREQUEST']._serialized_start=1613
-  _globals['_GETREQUEST']._serialized_end=1726
-  _globals['_PENDINGGANG']._serialized_start=1729
-  _globals['_PENDINGGANG']._serialized_end=1865
-  _globals['_GETRESPONSE']._serialized_start=1868
-  _globals['_GETRESPONSE']._serialized_end=2057
-  _globals['_DELETEREQUEST']._serialized_start=2059
-  _globals['_DELETEREQUEST']._serialized_end=2130
-  _globals['_DELETERESPONSE']._serialized_start=2132
-  _globals['_DELETERESPONSE']._serialized_end=2148
-  _globals['_UPDATEREQUEST']._serialized_start=2151
-  _globals['_UPDATEREQUEST']._serialized_end=2293
-  _globals['_UPDATERESPONSE']._serialized_start=2295
-  _globals['_UPDATERESPONSE']._serialized_end=2311
-  _globals['_LOOKUPREQUEST']._serialized_start=2313
-  _globals['_LOOKUPREQUEST']._serialized_end=2384
-  _globals['_LOOKUPRESPONSE']._serialized_start=2386
-  _globals['_LOOKUPRESPONSE']._serialized_end=2454
-  _globals['_QUERYREQUEST']._serialized_start=2456
-  _globals['_QUERYREQUEST']._serialized_end=2470
-  _globals['_QUERYRESPONSE']._serialized_start=2472
-  _globals['_QUERYRESPONSE']._serialized_end=2552
-  _globals['_RESOURCEMANAGER']._serialized_start=2668
-  _globals['_RESOURCEMANAGER']._serialized_end=3269
+  _globals['_RESOURCEPOOLCONFIG']._serialized_end=787
+  _globals['_RESOURCEPOOLPATH']._serialized_start=789
+  _globals['_RESOURCEPOOLPATH']._serialized_end=822
+  _globals['_RESOURCEUSAGE']._serialized_start=825
+  _globals['_RESOURCEUSAGE']._serialized_end=1078
+  _globals['_RESOURCEPOOLINFO']._serialized_start=1081
+  _globals['_RESOURCEPOOLINFO']._serialized_end=1436
+  _globals['_CREATEREQUEST']._serialized_start=1438
+  _globals['_CREATEREQUEST']._serialized_end=1565
+  _globals['_CREATERESPONSE']._serialized_start=1567
+  _globals['_CREATERESPONSE']._serialized_end=1639
+  _globals['_GETREQUEST']._serialized_start=1641
+  _globals['_GETREQUEST']._serialized_end=1754
+  _globals['_PENDINGGANG']._serialized_start=1757
+  _globals['_PENDINGGANG']._serialized_end=1893
+  _globals['_GETRESPONSE']._serialized_start=1896
+  _globals['_GETRESPONSE']._serialized_end=2085
+  _globals['_DELETEREQUEST']._serialized_start=2087
+  _globals['_DELETEREQUEST']._serialized_end=2158
+  _globals['_DELETERESPONSE']._serialized_start=2160
+  _globals['_DELETERESPONSE']._serialized_end=2176
+  _globals['_UPDATEREQUEST']._serialized_start=2179
+  _globals['_UPDATEREQUEST']._serialized_end=2321
+  _globals['_UPDATERESPONSE']._serialized_start=2323
+  _globals['_UPDATERESPONSE']._serialized_end=2339
+  _globals['_LOOKUPREQUEST']._serialized_start=2341
+  _globals['_LOOKUPREQUEST']._serialized_end=2412
+  _globals['_LOOKUPRESPONSE']._serialized_start=2414
+  _globals['_LOOKUPRESPONSE']._serialized_end=2482
+  _globals['_QUERYREQUEST']._serialized_start=2484
+  _globals['_QUERYREQUEST']._serialized_end=2498
+  _globals['_QUERYRESPONSE']._serialized_start=2500
+  _globals['_QUERYRESPONSE']._serialized_end=2580
+  _globals['_RESOURCEMANAGER']._serialized_start=2696
+  _globals['_RESOURCEMANAGER']._serialized_end=3297
 # @@protoc_insertion_point(module_scope)

@@ -52,7 +52,7 @@ class SlackLimit(_message.Message):
     def __init__(self, maxPercent: _Optional[float] = ...) -> None: ...
 
 class ResourcePoolConfig(_message.Message):
-    __slots__ = ("changeLog", "name", "owningTeam", "ldapGroups", "description", "resources", "parent", "policy", "controllerLimit", "slackLimit")
+    __slots__ = ("changeLog", "name", "owningTeam", "ldapGroups", "description", "resources", "parent", "policy", "controllerLimit", "slackLimit", "priorityPreemption")
     CHANGELOG_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNINGTEAM_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,7 @@ class ResourcePoolConfig(_message.Message):
     POLICY_FIELD_NUMBER: _ClassVar[int]
     CONTROLLERLIMIT_FIELD_NUMBER: _ClassVar[int]
     SLACKLIMIT_FIELD_NUMBER: _ClassVar[int]
+    PRIORITYPREEMPTION_FIELD_NUMBER: _ClassVar[int]
     changeLog: _peloton_pb2.ChangeLog
     name: str
     owningTeam: str
@@ -73,7 +74,8 @@ class ResourcePoolConfig(_message.Message):
     policy: SchedulingPolicy
     controllerLimit: ControllerLimit
     slackLimit: SlackLimit
-    def __init__(self, changeLog: _Optional[_Union[_peloton_pb2.ChangeLog, _Mapping]] = ..., name: _Optional[str] = ..., owningTeam: _Optional[str] = ..., ldapGroups: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., resources: _Optional[_Iterable[_Union[ResourceConfig, _Mapping]]] = ..., parent: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., policy: _Optional[_Union[SchedulingPolicy, str]] = ..., controllerLimit: _Optional[_Union[ControllerLimit, _Mapping]] = ..., slackLimit: _Optional[_Union[SlackLimit, _Mapping]] = ...) -> None: ...
+    priorityPreemption: bool
+    def __init__(self, changeLog: _Optional[_Union[_peloton_pb2.ChangeLog, _Mapping]] = ..., name: _Optional[str] = ..., owningTeam: _Optional[str] = ..., ldapGroups: _Optional[_Iterable[str]] = ..., description: _Optional[str] = ..., resources: _Optional[_Iterable[_Union[ResourceConfig, _Mapping]]] = ..., parent: _Optional[_Union[_peloton_pb2.ResourcePoolID, _Mapping]] = ..., policy: _Optional[_Union[SchedulingPolicy, str]] = ..., controllerLimit: _Optional[_Union[ControllerLimit, _Mapping]] = ..., slackLimit: _Optional[_Union[SlackLimit, _Mapping]] = ..., priorityPreemption: _Optional[bool] = ...) -> None: ...
 
 class ResourcePoolPath(_message.Message):
     __slots__ = ("value",)
