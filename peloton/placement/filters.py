@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from peloton.core.resources import EPSILON
+from peloton.core.resources import EPSILON, Resources
 from peloton.placement.model import (
     AndConstraint,
     Constraint,
@@ -32,15 +32,11 @@ from peloton.placement.model import (
 Filter = Callable[[HostState, TaskRequest], "str | None"]
 
 
-def resources_fit(host: HostState, task: TaskRequest) -> str | None:
-    """Each kind the task asks for fits in the host's remaining free resources.
-
-    Kinds are checked in the order cpu, memory, disk, gpu; the first short
-    kind names the reason.
-    """
-    need, free = task.resources, host.free
-    if need.cpu > free.cpu + EPSILON:
-        return "insufficient_cpu"
+def _short_of(need: Resources, cpu: float, free: Resources, cpu_reason: str) -> str | None:
+    """The first kind (cpu, memory, disk, gpu) ``need`` does not fit in, with
+    ``cpu`` free cpu and ``free`` for the other kinds."""
+    if need.cpu > cpu + EPSILON:
+        return cpu_reason
     if need.memory > free.memory + EPSILON:
         return "insufficient_memory"
     if need.disk > free.disk + EPSILON:
@@ -48,6 +44,16 @@ def resources_fit(host: HostState, task: TaskRequest) -> str | None:
     if need.gpu > free.gpu + EPSILON:
         return "insufficient_gpu"
     return None
+
+
+def resources_fit(host: HostState, task: TaskRequest) -> str | None:
+    """Each kind the task asks for fits in the host's remaining free resources.
+
+    Kinds are checked in the order cpu, memory, disk, gpu; the first short
+    kind names the reason.
+    """
+    free = host.free
+    return _short_of(task.resources, free.cpu, free, "insufficient_cpu")
 
 
 def slack_fits(host: HostState, task: TaskRequest) -> str | None:
@@ -57,16 +63,7 @@ def slack_fits(host: HostState, task: TaskRequest) -> str | None:
     tasks (``resources_fit`` checks those)."""
     if not task.revocable:
         return None
-    need, free = task.resources, host.free
-    if need.cpu > host.slack + EPSILON:
-        return "insufficient_slack_cpu"
-    if need.memory > free.memory + EPSILON:
-        return "insufficient_memory"
-    if need.disk > free.disk + EPSILON:
-        return "insufficient_disk"
-    if need.gpu > free.gpu + EPSILON:
-        return "insufficient_gpu"
-    return None
+    return _short_of(task.resources, host.slack, host.free, "insufficient_slack_cpu")
 
 
 def ports_available(host: HostState, task: TaskRequest) -> str | None:

@@ -17,31 +17,29 @@ from peloton.placement.model import HostState, TaskRequest
 Scorer = Callable[[HostState, TaskRequest], float]
 
 
-def free_fraction_after(host: HostState, task: TaskRequest) -> float:
-    """Mean over kinds of (free after placing / batch scale), in 0..1.
-
-    1.0 when no kind has a non-zero scale (nothing to compare).
-    """
+def _fraction_after(host: HostState, task: TaskRequest, cpu: float) -> float:
     w = host.weights
     if not (w[0] or w[1] or w[2] or w[3]):
         return 1.0
     free, need = host.free, task.resources
     # Hot path: written out, not a loop over kinds (it runs per feasible host per task).
-    fraction = ((free.cpu - need.cpu) * w[0] + (free.memory - need.memory) * w[1]
+    fraction = ((cpu - need.cpu) * w[0] + (free.memory - need.memory) * w[1]
                 + (free.disk - need.disk) * w[2] + (free.gpu - need.gpu) * w[3])
     return 0.0 if fraction < 0.0 else 1.0 if fraction > 1.0 else fraction
+
+
+def free_fraction_after(host: HostState, task: TaskRequest) -> float:
+    """Mean over kinds of (free after placing / batch scale), in 0..1.
+
+    1.0 when no kind has a non-zero scale (nothing to compare).
+    """
+    return _fraction_after(host, task, host.free.cpu)
 
 
 def slack_fraction_after(host: HostState, task: TaskRequest) -> float:
     """``free_fraction_after`` for a revocable task: slack cpu left after
     placing it stands for the cpu kind."""
-    w = host.weights
-    if not (w[0] or w[1] or w[2] or w[3]):
-        return 1.0
-    free, need = host.free, task.resources
-    fraction = ((host.slack - need.cpu) * w[0] + (free.memory - need.memory) * w[1]
-                + (free.disk - need.disk) * w[2] + (free.gpu - need.gpu) * w[3])
-    return 0.0 if fraction < 0.0 else 1.0 if fraction > 1.0 else fraction
+    return _fraction_after(host, task, host.slack)
 
 
 def pack(host: HostState, task: TaskRequest) -> float:
