@@ -114,9 +114,10 @@ class LocalCluster:
 
     def view(self) -> Any:
         """The resmgr leader's ClusterView (peloton.private.cluster)."""
-        return minicluster.run_trio(within_rpc, self._view)
+        return minicluster.run_trio(within_rpc, self.view_async)
 
-    async def _view(self) -> Any:
+    async def view_async(self) -> Any:
+        """``view`` from inside trio (within ``open_rpc``)."""
         from peloton.api.private.cluster import cluster_grpc, cluster_pb2
         from peloton.rpc import Channels, ServiceClient
 
