@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 
 import trio
-import trio.lowlevel
 import trio.testing
 
 from peloton.daemon import GC_FREEZE_PERIOD, freeze_long_lived
@@ -17,7 +16,7 @@ async def test_objects_alive_are_frozen_at_start_and_every_period(
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(freeze_long_lived)
-            await trio.lowlevel.checkpoint()  # the first freeze runs at once
+            await trio.testing.wait_all_tasks_blocked()  # the first freeze runs at once
             frozen = gc.get_freeze_count()
             assert frozen > 0
             survivors = [[i] for i in range(1000)]  # containers: tracked by the GC
