@@ -1392,7 +1392,8 @@ class ResmgrState:
         self.__init__(d["num_shards"])  # type: ignore[misc]
         self.now, self.next_gang, self.applied = d["now"], d["next_gang"], d["applied"]
         # A snapshot from before the chain starts one here (digest module).
-        self.chain_since, self.chain = d.get("chain") or (self.applied, chain_digest.seed(self.applied))
+        self.chain_since, self.chain = d.get("chain") or (self.applied,
+                                                          chain_digest.seed(self.applied))
         self.history.record(self.applied, self.chain)
         self.full_digest_due = {i for i in due if i > self.applied}
         self.full_digests = done
