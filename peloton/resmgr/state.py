@@ -7,6 +7,9 @@ jobmgr shard map. ``apply(blob)`` takes one msgpack command (see
 ``peloton.raft.codec``) and returns ``[ok, value]``; the leader stamps the
 time into every command that needs one, so replicas that apply the same log
 reach the same state (tests/resmgr/test_state.py replays a log twice).
+Every applied command also steps ``chain``, a running digest of the
+commands, their results and ``summary()`` that replicas publish and compare
+(``peloton.resmgr.digest``; tests/resmgr/test_digest.py).
 
 Task life in resmgr::
 
