@@ -235,7 +235,7 @@ async def assert_replicas_agree(cluster: LocalCluster) -> None:
     # 2. The whole state, hashed by every replica right after one applied index.
     with trio.fail_after(60):
         while True:
-            at = max(s.digest.appliedIndex for s in stats.values()) + 20
+            at = max(s.digest.appliedIndex for s in stats.values()) + 8
             try:
                 for n in names:
                     await call_resmgr(cluster, n, fullDigestAt=at)
