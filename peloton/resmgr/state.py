@@ -164,8 +164,10 @@ MEMBER_TTL = 5.0  # for heartbeats that name no ttl (the service sends config.ME
 # within its 10 s deadline; a get_placements result holds 100 placements).
 RECENT_KEYS = 10000
 RECENT_S = 60.0
-# Full-state digests a replica keeps (and may have due) at once.
+# Full-state digests a replica keeps (and may have due) at once, and how far
+# ahead of its applied index one may be asked for (so none stays due long).
 FULL_DIGESTS = 8
+FULL_DIGEST_AHEAD = 100_000
 
 # The flags of a task row in gangs.enqueue.
 TASK_PREEMPTIBLE, TASK_CONTROLLER, TASK_REVOCABLE = 1, 2, 4
@@ -1499,6 +1501,10 @@ class ResmgrState:
         if index <= self.applied:
             raise InvalidArgument(f"fullDigestAt {index} is not after the applied index "
                                   f"{self.applied}", field="fullDigestAt")
+        if index > self.applied + FULL_DIGEST_AHEAD:
+            raise InvalidArgument(f"fullDigestAt {index} is more than {FULL_DIGEST_AHEAD} "
+                                  f"ahead of the applied index {self.applied}",
+                                  field="fullDigestAt")
         if len(self.full_digest_due) >= FULL_DIGESTS:
             raise FailedPrecondition(f"{FULL_DIGESTS} full digests are already due "
                                      f"(at {sorted(self.full_digest_due)})",

@@ -27,7 +27,7 @@ from peloton.resmgr.digest import (
     History,
     Report,
 )
-from peloton.resmgr.state import FULL_DIGESTS, ResmgrState
+from peloton.resmgr.state import FULL_DIGEST_AHEAD, FULL_DIGESTS, ResmgrState
 from tests.resmgr.test_state import (
     command_logs,
     dequeue,
@@ -251,6 +251,9 @@ def test_a_full_digest_of_the_past_or_too_many_is_refused_naming_the_field() -> 
         s.digest_full_at(s.applied)
     assert past.value.field == "fullDigestAt"
     assert f"not after the applied index {s.applied}" in str(past.value)
+    with pytest.raises(InvalidArgument, match="more than 100000 ahead") as far:
+        s.digest_full_at(s.applied + FULL_DIGEST_AHEAD + 1)
+    assert far.value.field == "fullDigestAt"
     for i in range(FULL_DIGESTS):
         s.digest_full_at(s.applied + 1 + i)
     with pytest.raises(FailedPrecondition) as many:
