@@ -5,7 +5,8 @@ process: enqueue JOBS x INSTANCES tasks, then cycles of dequeue, set
 placements, get placements, RUNNING, and end, with ``cluster.tick`` and
 heartbeats between them as the leader would send, and reports time per
 command kind, bytes of RSS per tracked task and the snapshot's size
-and time. A quick way to see a change to ``peloton/resmgr/state.py`` move
+and time, and what the running digest (``peloton.resmgr.digest``) adds to
+each command, measured by hashing the same inputs again. A quick way to see a change to ``peloton/resmgr/state.py`` move
 the figures before running a full load test::
 
     python -m loadtest.bench_resmgr --jobs 1000 --instances 1000
@@ -21,9 +22,12 @@ import time
 import uuid
 from typing import Any
 
+import msgpack
+
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.core.states import TaskState
 from peloton.raft.codec import Command, encode
+from peloton.resmgr import digest
 from peloton.resmgr.service import task_row
 from peloton.resmgr.state import ResmgrState
 
@@ -45,13 +49,20 @@ class Bench:
         self.now = 1_000_000.0
         self.seconds: dict[str, float] = collections.defaultdict(float)
         self.calls: collections.Counter[str] = collections.Counter()
+        self.digest_seconds: dict[str, float] = collections.defaultdict(float)
 
     def apply(self, name: str, payload: Any) -> Any:
         blob = encode(Command(name, uuid.uuid4().hex, payload))
         start = time.perf_counter()
-        ok, value = self.state.apply(blob)
+        result = self.state.apply(blob)
         self.seconds[name] += time.perf_counter() - start
         self.calls[name] += 1
+        # The running digest's part of that, done again on the same inputs.
+        start = time.perf_counter()
+        tail = msgpack.packb([result, self.state.summary()], use_bin_type=True)
+        digest.step(self.state.chain, blob, tail)
+        self.digest_seconds[name] += time.perf_counter() - start
+        ok, value = result
         if not ok:
             raise RuntimeError(f"{name}: {value}")
         return value
@@ -149,10 +160,15 @@ def main() -> None:
     ResmgrState().restore(blob)
     restore_s = time.perf_counter() - start
     print(f"snapshot {len(blob) / 2**20:,.0f} MiB in {snap_s:.2f} s, restore {restore_s:.2f} s")
-    print(f"{'command':<20}{'calls':>8}{'ms each':>10}{'total s':>9}")
+    print(f"{'command':<20}{'calls':>8}{'ms each':>10}{'total s':>9}{'digest us':>11}"
+          f"{'digest %':>10}")
     for name, secs in sorted(bench.seconds.items(), key=lambda kv: -kv[1]):
         calls = bench.calls[name]
-        print(f"{name:<20}{calls:>8}{secs / calls * 1000:>10.2f}{secs:>9.2f}")
+        chain = bench.digest_seconds[name]
+        print(f"{name:<20}{calls:>8}{secs / calls * 1000:>10.2f}{secs:>9.2f}"
+              f"{chain / calls * 1e6:>11.1f}{100 * chain / secs:>9.1f}%")
+    total, chain = sum(bench.seconds.values()), sum(bench.digest_seconds.values())
+    print(f"running digest: {chain:.3f} s of {total:.2f} s applying ({100 * chain / total:.1f}%)")
 
 
 if __name__ == "__main__":

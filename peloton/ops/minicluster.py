@@ -818,6 +818,36 @@ def restart(directory: str | os.PathLike[str] | None, name: str, *,
         return proc.pid
 
 
+async def _replica_digests(channels: Any, addresses: list[str]) -> dict[str, dict[str, Any]]:
+    """Each resmgr replica's running digest and, for the leader, its checks of
+    the others' (GetStats with replicaLocal; a replica that does not answer
+    is left out)."""
+    from peloton.api.private.cluster import cluster_grpc, cluster_pb2
+    from peloton.rpc import call_once
+
+    out: dict[str, dict[str, Any]] = {}
+
+    async def one(address: str) -> None:
+        try:
+            reply = await call_once(channels, address, cluster_grpc.ClusterServiceStub,
+                                    "GetStats", cluster_pb2.GetStatsRequest(replicaLocal=True),
+                                    1.0)
+        except PelotonError:
+            return
+        d = reply.digest
+        out[address] = {"applied": d.appliedIndex, "digest": d.chain, "since": d.chainSince,
+                        "leading": reply.leading,
+                        "checks": [{"replica": c.replica, "outcome": c.outcome,
+                                    "agreed_index": c.agreedIndex, "mismatches": c.mismatches,
+                                    "mismatch_index": c.mismatchIndex}
+                                   for c in reply.digestChecks]}
+
+    async with trio.open_nursery() as nursery:
+        for address in addresses:
+            nursery.start_soon(one, address)
+    return out
+
+
 async def _status_rpc(config: ClusterConfig, jobmgrs: list[str]) -> dict[str, Any]:
     from peloton.api.private.cluster import cluster_grpc, cluster_pb2
     from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
@@ -826,6 +856,7 @@ async def _status_rpc(config: ClusterConfig, jobmgrs: list[str]) -> dict[str, An
     info: dict[str, Any] = {}
     channels = Channels()
     try:
+        info["digests"] = await _replica_digests(channels, config.resmgr_addresses)
         client = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
                                channels=channels, deadline=2.0)
         try:
@@ -889,7 +920,23 @@ def status(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         by_address = {d.grpc: d.name for d in config.daemons if d.grpc}
         if info.get("leader"):
             info["leader_name"] = by_address.get(info["leader"], info["leader"])
+        digests = info.pop("digests", {})
+        for d in info["daemons"]:
+            if d["address"] in digests:
+                d["digest"] = digests[d["address"]]
+                for check in d["digest"]["checks"]:
+                    check["name"] = by_address.get(check["replica"], check["replica"])
     return info
+
+
+def _digest_check(check: Mapping[str, Any]) -> str:
+    text = f"{check['name']} {check['outcome'] or 'not yet compared'}"
+    if check["outcome"] == "agree":
+        text += f" at {check['agreed_index']}"
+    if check["mismatches"]:
+        text += (f" (DIVERGED: {check['mismatches']} mismatches, the last at "
+                 f"{check['mismatch_index']})")
+    return text
 
 
 def format_status(info: Mapping[str, Any]) -> str:
@@ -905,11 +952,19 @@ def format_status(info: Mapping[str, Any]) -> str:
         alive = "alive" if d["alive"] else "DEAD "
         address = f"  {d['address']}" if d["address"] else ""
         metrics = f"  metrics {d['metrics']}" if d.get("metrics") else ""
-        lines.append(f"  {d['name']:<{width}}  {alive}  pid {d['pid']:<7}{address}{metrics}")
+        digest = d.get("digest")
+        chain = f"  applied {digest['applied']} digest {digest['digest'][:12]}" if digest else ""
+        lines.append(f"  {d['name']:<{width}}  {alive}  pid {d['pid']:<7}{address}{metrics}"
+                     f"{chain}")
     if "view_error" in info:
         lines.append(f"resmgr leader: none answers ({info['view_error']})")
     elif "leader" in info:
         lines.append(f"resmgr leader: {info.get('leader_name')} ({info['leader']})")
+        checks = [c for d in info["daemons"] if d.get("digest", {}).get("leading")
+                  for c in d["digest"]["checks"]]
+        if checks:
+            lines.append("replica digests (the leader's last check): " + ", ".join(
+                _digest_check(c) for c in sorted(checks, key=lambda c: c["name"])))
         shards = info.get("shards", {})
         owned = sum(shards.values())
         parts = [f"{owner} {n}" for owner, n in sorted(shards.items())]

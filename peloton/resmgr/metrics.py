@@ -25,6 +25,17 @@ Peloton's ``respool/metrics.go`` where they exist):
 follower or candidate), ``peloton_resmgr_leader`` (1 if this replica
 leads), ``peloton_resmgr_raft_leader_info{leader}`` (the leader's gRPC
 address), ``peloton_resmgr_raft_term``, ``peloton_resmgr_applied_commands``.
+``peloton_resmgr_applied_index`` and ``peloton_resmgr_digest_info{index,since,digest}``
+    the replica's running digest (``peloton.resmgr.digest``) and the applied
+    index it belongs to, read together: replicas with the same ``since``
+    and ``index`` must show the same ``digest``.
+``peloton_resmgr_digest_checks_total{replica}``,
+``peloton_resmgr_digest_mismatches_total{replica}``,
+``peloton_resmgr_digest_agreed_index{replica}``
+    this replica's comparisons of its digest with each other replica's
+    (made while it leads, counted since the process started): how many, how
+    many found a different chain at the same index, the highest index found
+    equal.
 
 Only the leader's figures are authoritative. Followers apply the same log,
 so theirs are the same up to replication lag, and they export them too;
@@ -38,11 +49,17 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Protocol
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    InfoMetricFamily,
+    Metric,
+)
 
 from peloton.core.resources import KINDS, ZERO, Resources
 from peloton.core.states import TaskState
 from peloton.resmgr import respool
+from peloton.resmgr.digest import Checker
 from peloton.resmgr.state import QUEUES, ResmgrState
 
 PREFIX = "peloton_resmgr_"
@@ -80,10 +97,12 @@ class ResmgrCollector:
     """Builds every family from the state at scrape time (module docstring)."""
 
     def __init__(self, state: ResmgrState, node: Node,
-                 raft_to_grpc: Mapping[str, str] | None = None) -> None:
+                 raft_to_grpc: Mapping[str, str] | None = None,
+                 checker: Checker | None = None) -> None:
         self.state = state
         self.node = node
         self.raft_to_grpc = dict(raft_to_grpc or {})
+        self.checker = checker
 
     def describe(self) -> list[Metric]:
         return []  # families depend on the state: no describe-time collect
@@ -91,6 +110,8 @@ class ResmgrCollector:
     def collect(self) -> Iterator[Metric]:
         with self.node.lock:
             families = state_families(self.state)
+            if self.checker is not None:
+                families.extend(check_families(self.checker))
         yield from families
         yield from self._raft()
 
@@ -182,6 +203,15 @@ def state_families(state: ResmgrState) -> list[Metric]:
     out.append(GaugeMetricFamily(PREFIX + "applied_commands",
                                  "Raft commands this replica applied (since its snapshot).",
                                  value=float(state.applied)))
+    out.append(GaugeMetricFamily(PREFIX + "applied_index",
+                                 "Commands this replica's state machine applied (the index "
+                                 "its digest belongs to).", value=float(state.applied)))
+    out.append(InfoMetricFamily(PREFIX + "digest",
+                                "This replica's running digest of the applied commands at "
+                                "applied index `index`; the chain started at `since`.",
+                                value={"index": str(state.applied),
+                                       "since": str(state.chain_since),
+                                       "digest": state.chain.hex()}))
 
     clusters = GaugeMetricFamily(PREFIX + "cluster_capacity",
                                  "Physical capacity a host manager reported.",
@@ -198,12 +228,33 @@ def state_families(state: ResmgrState) -> list[Metric]:
     return out
 
 
+def check_families(checker: Checker) -> list[Metric]:
+    """This replica's comparisons of its digest with the others' (under the lock)."""
+    checks = CounterMetricFamily(PREFIX + "digest_checks",
+                                 "Comparisons of this replica's running digest with another "
+                                 "replica's (made while it leads).", labels=["replica"])
+    mismatches = CounterMetricFamily(PREFIX + "digest_mismatches",
+                                     "Comparisons that found another replica's digest different "
+                                     "at the same applied index: a divergence.",
+                                     labels=["replica"])
+    agreed = GaugeMetricFamily(PREFIX + "digest_agreed_index",
+                               "The highest applied index at which another replica's digest "
+                               "was found equal to this one's.", labels=["replica"])
+    for peer, check in sorted(checker.peers.items()):
+        checks.add_metric([peer], float(check.checks))
+        mismatches.add_metric([peer], float(check.mismatches))
+        agreed.add_metric([peer], float(check.agreed_index))
+    return [checks, mismatches, agreed]
+
+
 def metrics_route(state: ResmgrState, node: Node,
                   raft_to_grpc: Mapping[str, str] | None = None,
+                  checker: Checker | None = None,
                   ) -> Callable[[], tuple[bytes, str]]:
     """An HTTP route (``peloton.observability.http``) serving the text format."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(ResmgrCollector(state, node, raft_to_grpc))  # type: ignore[arg-type]
+    registry.register(ResmgrCollector(state, node, raft_to_grpc,  # type: ignore[arg-type]
+                                      checker))
 
     def route() -> tuple[bytes, str]:
         return generate_latest(registry), CONTENT_TYPE_LATEST

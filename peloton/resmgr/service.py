@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import math
 import time
 import uuid
 from typing import Any
@@ -32,6 +33,7 @@ from peloton.observability.http import serve_http
 from peloton.raft.codec import MAX_COMMAND_BYTES, Command, encode
 from peloton.raft.node import RaftNode
 from peloton.resmgr import respool
+from peloton.resmgr.digest import HISTORY, MISMATCH, ORIGIN_DIFFERS, Checker, PeerCheck, Report
 from peloton.resmgr.metrics import metrics_route
 from peloton.resmgr.state import (
     TASK_CONTROLLER,
@@ -49,6 +51,13 @@ TICK_PERIOD = 0.5
 # only changes are replicated), so slack that appears or shrinks shows soon.
 CAPACITY_PERIOD = 2.0
 COMMIT_SAMPLES = 2000
+# The leader compares its running digest with each other replica's this
+# often; a replica reports its last DIGEST_REPORT (index, chain) pairs, so a
+# follower that lags by fewer commands still shares an index with it.
+DIGEST_CHECK_PERIOD = 3.0
+DIGEST_REPORT = 64
+# A replica that keeps diverging is logged again at most this often.
+MISMATCH_LOG_PERIOD = 60.0
 
 
 # Items a command carries: each is a Raft entry every replica applies under
@@ -149,10 +158,17 @@ class Resmgr:
     """The leader-side logic shared by the three gRPC services."""
 
     def __init__(self, node: RaftNode, state: ResmgrState, raft_to_grpc: dict[str, str], *,
-                 preemption_sustain: float | None = None) -> None:
+                 preemption_sustain: float | None = None, peers: list[str] | None = None,
+                 me: str = "") -> None:
         self.node = node
         self.state = state
         self.raft_to_grpc = raft_to_grpc
+        # The other replicas' gRPC addresses, and the leader's comparisons of
+        # their running digests with ours (``check_digests``).
+        self.peers = list(peers or [])
+        self.me = me
+        self.checker = Checker()
+        self._mismatch_logged: dict[str, float] = {}
         # Stamped into each tick (the log, not the replica, says how long).
         self.tick_payload: dict[str, Any] = (
             {} if preemption_sustain is None else {"sustain": preemption_sustain})
@@ -238,6 +254,67 @@ class Resmgr:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self._tick_loop)
             nursery.start_soon(self._capacity_loop)
+            nursery.start_soon(self._digest_loop)
+
+    async def _digest_loop(self) -> None:
+        while True:
+            await trio.sleep(DIGEST_CHECK_PERIOD)
+            if self.node.is_leader() and self.peers:
+                await self.check_digests()
+
+    async def check_digests(self) -> None:
+        """Compare each other replica's running digest with ours, once.
+
+        Detection, not repair: a different chain at the same applied index
+        and origin is logged at ERROR with both values and counted
+        (``Checker``, exported as metrics and in GetStats). Chains of
+        different origins (a replica restored a snapshot from before the
+        chain) are made comparable by proposing ``digest.reset``.
+        """
+        reset: list[str] = []
+
+        async def check(peer: str) -> None:
+            try:
+                reply = await call_once(
+                    self.channels, peer, cluster_grpc.ClusterServiceStub, "GetStats",
+                    cpb.GetStatsRequest(replicaLocal=True, digestHistory=DIGEST_REPORT), 2.0)
+            except PelotonError as error:
+                check = self.checker.peers.setdefault(peer, PeerCheck())
+                if check.outcome != "unreachable":
+                    log.info("cannot compare digests with resmgr %s: %s", peer, error)
+                check.outcome = "unreachable"
+                return
+            theirs = report_of(reply.digest)
+            with self.node.lock:
+                state = self.state
+                since, applied = state.chain_since, state.applied
+                outcome, index, ours, chain = self.checker.compare(peer, since, state.history,
+                                                                   theirs)
+            if outcome == MISMATCH:
+                assert ours is not None and chain is not None
+                now = trio.current_time()
+                count = self.checker.peers[peer].mismatches
+                if now - self._mismatch_logged.get(peer, -math.inf) >= MISMATCH_LOG_PERIOD:
+                    self._mismatch_logged[peer] = now
+                    log.error("resmgr replicas DIVERGED: at applied index %d (chain since %d) "
+                              "this replica (%s) has digest %s, %s has %s (%d mismatches so far)",
+                              index, since, self.me or "the leader", ours.hex(), peer,
+                              chain.hex(), count)
+            elif (outcome == ORIGIN_DIFFERS and theirs.applied >= since
+                  and applied >= theirs.since):
+                log.warning("resmgr %s's digest chain starts at applied index %d, ours at %d "
+                            "(a snapshot from before the chain): starting both again",
+                            peer, theirs.since, since)
+                reset.append(peer)
+
+        async with trio.open_nursery() as nursery:
+            for peer in self.peers:
+                nursery.start_soon(check, peer)
+        if reset and self.node.is_leader():
+            try:
+                await self.propose("digest.reset", {"replicas": sorted(reset)}, deadline=2.0)
+            except PelotonError as error:
+                log.info("digest.reset not applied: %s", error)
 
     async def _tick_loop(self) -> None:
         while True:
@@ -529,6 +606,19 @@ def view_message(view: dict[str, Any], leader: str, resmgrs: list[str]) -> cpb.C
     )
 
 
+def report_of(message: cpb.ReplicaDigest) -> Report:
+    """A ReplicaDigest as the digest module's Report."""
+    return Report(message.appliedIndex, bytes.fromhex(message.chain), message.chainSince,
+                  tuple((p.index, bytes.fromhex(p.digest)) for p in message.history))
+
+
+def digest_check(peer: str, check: PeerCheck) -> cpb.DigestCheck:
+    _, ours, theirs = check.last_mismatch or (0, "", "")
+    return cpb.DigestCheck(replica=peer, checks=check.checks, mismatches=check.mismatches,
+                           agreedIndex=check.agreed_index, mismatchIndex=check.mismatch_index,
+                           ours=ours, theirs=theirs, outcome=check.outcome)
+
+
 class ClusterHandler:
     def __init__(self, rm: Resmgr, resmgrs: list[str], self_grpc: str) -> None:
         self.rm = rm
@@ -546,16 +636,33 @@ class ClusterHandler:
         return cpb.HeartbeatResponse(view=view_message(view, self.self_grpc, self.resmgrs))
 
     async def GetStats(self, request: cpb.GetStatsRequest) -> Any:
-        self.rm.require_leader()
+        """The leader's stats; any replica's own with ``replicaLocal``."""
+        if not request.replicaLocal:
+            self.rm.require_leader()
+        if request.digestHistory > HISTORY:
+            raise InvalidArgument(f"digestHistory is at most {HISTORY}, got "
+                                  f"{request.digestHistory}", field="digestHistory")
         with self.rm.node.lock:
             state = self.rm.state
+            if request.fullDigestAt:
+                state.digest_full_at(request.fullDigestAt)
             counts = {TaskState(k).name: n for k, n in state.state_counts.items() if n}
             reply = cpb.Stats(
                 appliedCommands=state.applied, commands=dict(state.command_counts),
                 commandItems=dict(state.command_items), taskStates=dict(counts),
                 tasks=len(state.tasks), readyGangs=len(state.ready),
                 placementsWaiting=sum(len(q) for q in state.placements.values()),
-                commitSeconds=self.rm.commit_stats())
+                commitSeconds=self.rm.commit_stats(), replica=self.self_grpc,
+                leading=self.rm.node.is_leader(),
+                digest=cpb.ReplicaDigest(
+                    appliedIndex=state.applied, chain=state.chain.hex(),
+                    chainSince=state.chain_since,
+                    history=[cpb.DigestPoint(index=i, digest=c.hex())
+                             for i, c in state.history.last(request.digestHistory)],
+                    fullDigests=[cpb.DigestPoint(index=i, digest=d)
+                                 for i, d in state.full_digests.items()]),
+                digestChecks=[digest_check(peer, check) for peer, check
+                              in sorted(self.rm.checker.peers.items())])
         reply.raft.update({k: str(v) for k, v in self.rm.node.status().items()
                            if isinstance(v, (int, float, str))})
         return reply
@@ -577,7 +684,8 @@ async def serve(config: ClusterConfig, name: str, *,
                     data_dir=config.data_dir / name, password=config.raft_password)
     node.attach()
     rm = Resmgr(node, state, config.raft_to_grpc(),
-                preemption_sustain=config.preemption_sustain_s)
+                preemption_sustain=config.preemption_sustain_s,
+                peers=[d.grpc for d in members if d.name != name], me=me.grpc)
     host, port = me.grpc.rsplit(":", 1)
     try:
         async with trio.open_nursery() as nursery:
@@ -591,7 +699,7 @@ async def serve(config: ClusterConfig, name: str, *,
             if metrics:  # Prometheus /metrics (config.py checked it is loopback)
                 mhost, mport = str(metrics).rsplit(":", 1)
                 where = await nursery.start(serve_http, {
-                    "/metrics": metrics_route(state, node, config.raft_to_grpc())},
+                    "/metrics": metrics_route(state, node, config.raft_to_grpc(), rm.checker)},
                     mhost, int(mport))
                 log.info("metrics on http://%s:%d/metrics", where[0], where[1])
             nursery.start_soon(rm.run_leader_loops)

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import pathlib
 import signal
+from typing import Any
 
 import pytest
 import trio
 
+from peloton.api.private.cluster import cluster_grpc
+from peloton.api.private.cluster import cluster_pb2 as cpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_pb2
@@ -25,7 +28,7 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.core.ids import shard_of
-from peloton.rpc import open_rpc
+from peloton.rpc import Channels, call_once, open_rpc
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
 from peloton.testing.cluster import LocalCluster
@@ -189,7 +192,85 @@ async def test_job_survives_sigkill_of_its_jobmgr(cluster: LocalCluster,
 
 async def test_job_survives_sigkill_of_the_resmgr_leader(cluster: LocalCluster,
                                                          client: PelotonClient) -> None:
-    assert await _job_through_kill(cluster, client, cluster.resmgr_leader()) == "SUCCEEDED"
+    """... and the replicas agree after the leader change (issue 4): the new
+    leader, the follower and the restarted old leader have one running
+    digest at a common applied index, one full-state digest at another, and
+    the leader's own comparisons found no divergence."""
+    old = cluster.resmgr_leader()
+    assert await _job_through_kill(cluster, client, old) == "SUCCEEDED"
+    _, state = await run_job(client, job_yaml("true", 3))  # more work, the old leader back
+    assert state == "SUCCEEDED"
+    await assert_replicas_agree(cluster)
+
+
+async def replica_stats(cluster: LocalCluster, **fields: Any) -> dict[str, cpb.Stats]:
+    """Each resmgr replica's own GetStats (replicaLocal), by name; a replica
+    that does not answer is left out."""
+    out: dict[str, cpb.Stats] = {}
+    for name in cluster.names("resmgr"):
+        try:
+            out[name] = await call_resmgr(cluster, name, **fields)
+        except Unavailable:
+            pass
+    return out
+
+
+async def assert_replicas_agree(cluster: LocalCluster) -> None:
+    names = cluster.names("resmgr")
+    # 1. The running digests at the highest applied index all three hold
+    # (each keeps its last 4096 pairs, so replicas a few commands apart share one).
+    with trio.fail_after(60):
+        while True:
+            stats = await replica_stats(cluster, digestHistory=4096)
+            histories = {n: {p.index: p.digest for p in s.digest.history}
+                         for n, s in stats.items()}
+            common = set.intersection(*map(set, histories.values())) if histories else set()
+            if len(stats) == len(names) and common:
+                break
+            await trio.sleep(0.2)
+    index = max(common)
+    assert len({s.digest.chainSince for s in stats.values()}) == 1, stats
+    chains = {n: h[index] for n, h in histories.items()}
+    assert len(set(chains.values())) == 1, f"replicas diverged at applied index {index}: {chains}"
+    # 2. The whole state, hashed by every replica right after one applied index.
+    with trio.fail_after(60):
+        while True:
+            at = max(s.digest.appliedIndex for s in stats.values()) + 8
+            try:
+                for n in names:
+                    await call_resmgr(cluster, n, fullDigestAt=at)
+                break
+            except InvalidArgument:  # one had passed it already: further on
+                stats = await replica_stats(cluster)
+        while True:
+            stats = await replica_stats(cluster)
+            full = {n: {p.index: p.digest for p in s.digest.fullDigests}.get(at)
+                    for n, s in stats.items()}
+            if len(full) == len(names) and all(full.values()):
+                break
+            await trio.sleep(0.2)
+    assert len(set(full.values())) == 1, f"states differ at applied index {at}: {full}"
+    # 3. The leader compared each other replica past that index, and no
+    # replica's comparisons ever found a different chain.
+    with trio.fail_after(30):
+        while True:
+            stats = await replica_stats(cluster)
+            [leader] = [s for s in stats.values() if s.leading] or [None]
+            if leader is not None and len(leader.digestChecks) == len(names) - 1 and all(
+                    c.agreedIndex >= at for c in leader.digestChecks):
+                break
+            await trio.sleep(0.5)
+    assert [c for s in stats.values() for c in s.digestChecks if c.mismatches] == []
+
+
+async def call_resmgr(cluster: LocalCluster, name: str, **fields: Any) -> cpb.Stats:
+    channels = Channels()
+    try:
+        return await call_once(channels, cluster.config.get(name).grpc,
+                               cluster_grpc.ClusterServiceStub, "GetStats",
+                               cpb.GetStatsRequest(replicaLocal=True, **fields), 5.0)
+    finally:
+        channels.close()
 
 
 async def test_ten_true_tasks(client: PelotonClient) -> None:

@@ -342,3 +342,25 @@ def test_status_shows_each_resmgr_metrics_url() -> None:
     lines = minicluster.format_status(info).splitlines()
     assert lines[1].endswith("127.0.0.1:1  metrics http://127.0.0.1:9/metrics")
     assert lines[2].endswith("127.0.0.1:2")
+
+
+def test_status_shows_each_resmgr_digest_and_the_leaders_checks() -> None:
+    def digest(applied: int, leading: bool, checks: list[dict[str, object]]) -> dict[str, object]:
+        return {"applied": applied, "digest": "0123456789abcdef" * 2, "since": 0,
+                "leading": leading, "checks": checks}
+
+    check = {"replica": "127.0.0.1:2", "name": "resmgr-1", "outcome": "agree",
+             "agreed_index": 1200, "mismatches": 0, "mismatch_index": 0}
+    bad = {**check, "replica": "127.0.0.1:3", "name": "resmgr-2", "outcome": "mismatch",
+           "agreed_index": 900, "mismatches": 2, "mismatch_index": 1190}
+    info = {"dir": "/c", "running": True, "leader": "127.0.0.1:1", "leader_name": "resmgr-0",
+            "daemons": [
+                {"name": "resmgr-0", "kind": "resmgr", "pid": 10, "address": "127.0.0.1:1",
+                 "alive": True, "digest": digest(1234, True, [check, bad])},
+                {"name": "resmgr-1", "kind": "resmgr", "pid": 11, "address": "127.0.0.1:2",
+                 "alive": True, "digest": digest(1233, False, [])}]}
+    lines = minicluster.format_status(info).splitlines()
+    assert lines[1].endswith("127.0.0.1:1  applied 1234 digest 0123456789ab")
+    assert lines[2].endswith("127.0.0.1:2  applied 1233 digest 0123456789ab")
+    assert lines[4] == ("replica digests (the leader's last check): resmgr-1 agree at 1200, "
+                        "resmgr-2 mismatch (DIVERGED: 2 mismatches, the last at 1190)")

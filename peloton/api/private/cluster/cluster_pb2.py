@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)peloton/api/private/cluster/cluster.proto\x12\x17peloton.private.cluster\"Z\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x03 \x01(\t\x12\x0f\n\x07\x63luster\x18\x04 \x01(\t\x12\x14\n\x0cleaseExpires\x18\x05 \x01(\x01\"O\n\nShardOwner\x12\r\n\x05shard\x18\x01 \x01(\r\x12\r\n\x05owner\x18\x02 \x01(\t\x12\r\n\x05\x65poch\x18\x03 \x01(\x04\x12\x14\n\x0cleaseExpires\x18\x04 \x01(\x01\"\xb5\x01\n\x0b\x43lusterView\x12\x0e\n\x06leader\x18\x01 \x01(\t\x12\x0f\n\x07resmgrs\x18\x02 \x03(\t\x12\x30\n\x07members\x18\x03 \x03(\x0b\x32\x1f.peloton.private.cluster.Member\x12\x11\n\tnumShards\x18\x04 \x01(\r\x12\x33\n\x06shards\x18\x05 \x03(\x0b\x32#.peloton.private.cluster.ShardOwner\x12\x0b\n\x03now\x18\x06 \x01(\x01\"C\n\x10HeartbeatRequest\x12/\n\x06member\x18\x01 \x01(\x0b\x32\x1f.peloton.private.cluster.Member\"G\n\x11HeartbeatResponse\x12\x32\n\x04view\x18\x01 \x01(\x0b\x32$.peloton.private.cluster.ClusterView\"\x17\n\x15GetClusterViewRequest\"\x11\n\x0fGetStatsRequest\"\xa8\x05\n\x05Stats\x12\x17\n\x0f\x61ppliedCommands\x18\x01 \x01(\x04\x12>\n\x08\x63ommands\x18\x02 \x03(\x0b\x32,.peloton.private.cluster.Stats.CommandsEntry\x12\x42\n\ntaskStates\x18\x03 \x03(\x0b\x32..peloton.private.cluster.Stats.TaskStatesEntry\x12\r\n\x05tasks\x18\x04 \x01(\x04\x12\x36\n\x04raft\x18\x05 \x03(\x0b\x32(.peloton.private.cluster.Stats.RaftEntry\x12\x12\n\nreadyGangs\x18\x06 \x01(\x04\x12\x19\n\x11placementsWaiting\x18\x07 \x01(\x04\x12\x46\n\x0c\x63ommandItems\x18\x08 \x03(\x0b\x32\x30.peloton.private.cluster.Stats.CommandItemsEntry\x12H\n\rcommitSeconds\x18\t \x03(\x0b\x32\x31.peloton.private.cluster.Stats.CommitSecondsEntry\x1a/\n\rCommandsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\x1a\x31\n\x0fTaskStatesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\x1a+\n\tRaftEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x33\n\x11\x43ommandItemsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\x1a\x34\n\x12\x43ommitSecondsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x32\xb2\x02\n\x0e\x43lusterService\x12\x62\n\tHeartbeat\x12).peloton.private.cluster.HeartbeatRequest\x1a*.peloton.private.cluster.HeartbeatResponse\x12\x66\n\x0eGetClusterView\x12..peloton.private.cluster.GetClusterViewRequest\x1a$.peloton.private.cluster.ClusterView\x12T\n\x08GetStats\x12(.peloton.private.cluster.GetStatsRequest\x1a\x1e.peloton.private.cluster.Statsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)peloton/api/private/cluster/cluster.proto\x12\x17peloton.private.cluster\"Z\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x03 \x01(\t\x12\x0f\n\x07\x63luster\x18\x04 \x01(\t\x12\x14\n\x0cleaseExpires\x18\x05 \x01(\x01\"O\n\nShardOwner\x12\r\n\x05shard\x18\x01 \x01(\r\x12\r\n\x05owner\x18\x02 \x01(\t\x12\r\n\x05\x65poch\x18\x03 \x01(\x04\x12\x14\n\x0cleaseExpires\x18\x04 \x01(\x01\"\xb5\x01\n\x0b\x43lusterView\x12\x0e\n\x06leader\x18\x01 \x01(\t\x12\x0f\n\x07resmgrs\x18\x02 \x03(\t\x12\x30\n\x07members\x18\x03 \x03(\x0b\x32\x1f.peloton.private.cluster.Member\x12\x11\n\tnumShards\x18\x04 \x01(\r\x12\x33\n\x06shards\x18\x05 \x03(\x0b\x32#.peloton.private.cluster.ShardOwner\x12\x0b\n\x03now\x18\x06 \x01(\x01\"C\n\x10HeartbeatRequest\x12/\n\x06member\x18\x01 \x01(\x0b\x32\x1f.peloton.private.cluster.Member\"G\n\x11HeartbeatResponse\x12\x32\n\x04view\x18\x01 \x01(\x0b\x32$.peloton.private.cluster.ClusterView\"\x17\n\x15GetClusterViewRequest\"T\n\x0fGetStatsRequest\x12\x14\n\x0creplicaLocal\x18\x01 \x01(\x08\x12\x15\n\rdigestHistory\x18\x02 \x01(\r\x12\x14\n\x0c\x66ullDigestAt\x18\x03 \x01(\x04\",\n\x0b\x44igestPoint\x12\r\n\x05index\x18\x01 \x01(\x04\x12\x0e\n\x06\x64igest\x18\x02 \x01(\t\"\xba\x01\n\rReplicaDigest\x12\x14\n\x0c\x61ppliedIndex\x18\x01 \x01(\x04\x12\r\n\x05\x63hain\x18\x02 \x01(\t\x12\x12\n\nchainSince\x18\x03 \x01(\x04\x12\x35\n\x07history\x18\x04 \x03(\x0b\x32$.peloton.private.cluster.DigestPoint\x12\x39\n\x0b\x66ullDigests\x18\x05 \x03(\x0b\x32$.peloton.private.cluster.DigestPoint\"\x9d\x01\n\x0b\x44igestCheck\x12\x0f\n\x07replica\x18\x01 \x01(\t\x12\x0e\n\x06\x63hecks\x18\x02 \x01(\x04\x12\x12\n\nmismatches\x18\x03 \x01(\x04\x12\x13\n\x0b\x61greedIndex\x18\x04 \x01(\x04\x12\x15\n\rmismatchIndex\x18\x05 \x01(\x04\x12\x0c\n\x04ours\x18\x06 \x01(\t\x12\x0e\n\x06theirs\x18\x07 \x01(\t\x12\x0f\n\x07outcome\x18\x08 \x01(\t\"\xbe\x06\n\x05Stats\x12\x17\n\x0f\x61ppliedCommands\x18\x01 \x01(\x04\x12>\n\x08\x63ommands\x18\x02 \x03(\x0b\x32,.peloton.private.cluster.Stats.CommandsEntry\x12\x42\n\ntaskStates\x18\x03 \x03(\x0b\x32..peloton.private.cluster.Stats.TaskStatesEntry\x12\r\n\x05tasks\x18\x04 \x01(\x04\x12\x36\n\x04raft\x18\x05 \x03(\x0b\x32(.peloton.private.cluster.Stats.RaftEntry\x12\x12\n\nreadyGangs\x18\x06 \x01(\x04\x12\x19\n\x11placementsWaiting\x18\x07 \x01(\x04\x12\x46\n\x0c\x63ommandItems\x18\x08 \x03(\x0b\x32\x30.peloton.private.cluster.Stats.CommandItemsEntry\x12H\n\rcommitSeconds\x18\t \x03(\x0b\x32\x31.peloton.private.cluster.Stats.CommitSecondsEntry\x12\x36\n\x06\x64igest\x18\n \x01(\x0b\x32&.peloton.private.cluster.ReplicaDigest\x12\x0f\n\x07replica\x18\x0b \x01(\t\x12\x0f\n\x07leading\x18\x0c \x01(\x08\x12:\n\x0c\x64igestChecks\x18\r \x03(\x0b\x32$.peloton.private.cluster.DigestCheck\x1a/\n\rCommandsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\x1a\x31\n\x0fTaskStatesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\x1a+\n\tRaftEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x33\n\x11\x43ommandItemsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\x1a\x34\n\x12\x43ommitSecondsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x32\xb2\x02\n\x0e\x43lusterService\x12\x62\n\tHeartbeat\x12).peloton.private.cluster.HeartbeatRequest\x1a*.peloton.private.cluster.HeartbeatResponse\x12\x66\n\x0eGetClusterView\x12..peloton.private.cluster.GetClusterViewRequest\x1a$.peloton.private.cluster.ClusterView\x12T\n\x08GetStats\x12(.peloton.private.cluster.GetStatsRequest\x1a\x1e.peloton.private.cluster.Statsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -55,19 +55,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETCLUSTERVIEWREQUEST']._serialized_start=569
   _globals['_GETCLUSTERVIEWREQUEST']._serialized_end=592
   _globals['_GETSTATSREQUEST']._serialized_start=594
-  _globals['_GETSTATSREQUEST']._serialized_end=611
-  _globals['_STATS']._serialized_start=614
-  _globals['_STATS']._serialized_end=1294
-  _globals['_STATS_COMMANDSENTRY']._serialized_start=1044
-  _globals['_STATS_COMMANDSENTRY']._serialized_end=1091
-  _globals['_STATS_TASKSTATESENTRY']._serialized_start=1093
-  _globals['_STATS_TASKSTATESENTRY']._serialized_end=1142
-  _globals['_STATS_RAFTENTRY']._serialized_start=1144
-  _globals['_STATS_RAFTENTRY']._serialized_end=1187
-  _globals['_STATS_COMMANDITEMSENTRY']._serialized_start=1189
-  _globals['_STATS_COMMANDITEMSENTRY']._serialized_end=1240
-  _globals['_STATS_COMMITSECONDSENTRY']._serialized_start=1242
-  _globals['_STATS_COMMITSECONDSENTRY']._serialized_end=1294
-  _globals['_CLUSTERSERVICE']._serialized_start=1297
-  _globals['_CLUSTERSERVICE']._serialized_end=1603
+  _globals['_GETSTATSREQUEST']._serialized_end=678
+  _globals['_DIGESTPOINT']._serialized_start=680
+  _globals['_DIGESTPOINT']._serialized_end=724
+  _globals['_REPLICADIGEST']._serialized_start=727
+  _globals['_REPLICADIGEST']._serialized_end=913
+  _globals['_DIGESTCHECK']._serialized_start=916
+  _globals['_DIGESTCHECK']._serialized_end=1073
+  _globals['_STATS']._serialized_start=1076
+  _globals['_STATS']._serialized_end=1906
+  _globals['_STATS_COMMANDSENTRY']._serialized_start=1656
+  _globals['_STATS_COMMANDSENTRY']._serialized_end=1703
+  _globals['_STATS_TASKSTATESENTRY']._serialized_start=1705
+  _globals['_STATS_TASKSTATESENTRY']._serialized_end=1754
+  _globals['_STATS_RAFTENTRY']._serialized_start=1756
+  _globals['_STATS_RAFTENTRY']._serialized_end=1799
+  _globals['_STATS_COMMANDITEMSENTRY']._serialized_start=1801
+  _globals['_STATS_COMMANDITEMSENTRY']._serialized_end=1852
+  _globals['_STATS_COMMITSECONDSENTRY']._serialized_start=1854
+  _globals['_STATS_COMMITSECONDSENTRY']._serialized_end=1906
+  _globals['_CLUSTERSERVICE']._serialized_start=1909
+  _globals['_CLUSTERSERVICE']._serialized_end=2215
 # @@protoc_insertion_point(module_scope)

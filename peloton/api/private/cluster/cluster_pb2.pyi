@@ -66,11 +66,59 @@ class GetClusterViewRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class GetStatsRequest(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("replicaLocal", "digestHistory", "fullDigestAt")
+    REPLICALOCAL_FIELD_NUMBER: _ClassVar[int]
+    DIGESTHISTORY_FIELD_NUMBER: _ClassVar[int]
+    FULLDIGESTAT_FIELD_NUMBER: _ClassVar[int]
+    replicaLocal: bool
+    digestHistory: int
+    fullDigestAt: int
+    def __init__(self, replicaLocal: _Optional[bool] = ..., digestHistory: _Optional[int] = ..., fullDigestAt: _Optional[int] = ...) -> None: ...
+
+class DigestPoint(_message.Message):
+    __slots__ = ("index", "digest")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    digest: str
+    def __init__(self, index: _Optional[int] = ..., digest: _Optional[str] = ...) -> None: ...
+
+class ReplicaDigest(_message.Message):
+    __slots__ = ("appliedIndex", "chain", "chainSince", "history", "fullDigests")
+    APPLIEDINDEX_FIELD_NUMBER: _ClassVar[int]
+    CHAIN_FIELD_NUMBER: _ClassVar[int]
+    CHAINSINCE_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    FULLDIGESTS_FIELD_NUMBER: _ClassVar[int]
+    appliedIndex: int
+    chain: str
+    chainSince: int
+    history: _containers.RepeatedCompositeFieldContainer[DigestPoint]
+    fullDigests: _containers.RepeatedCompositeFieldContainer[DigestPoint]
+    def __init__(self, appliedIndex: _Optional[int] = ..., chain: _Optional[str] = ..., chainSince: _Optional[int] = ..., history: _Optional[_Iterable[_Union[DigestPoint, _Mapping]]] = ..., fullDigests: _Optional[_Iterable[_Union[DigestPoint, _Mapping]]] = ...) -> None: ...
+
+class DigestCheck(_message.Message):
+    __slots__ = ("replica", "checks", "mismatches", "agreedIndex", "mismatchIndex", "ours", "theirs", "outcome")
+    REPLICA_FIELD_NUMBER: _ClassVar[int]
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    MISMATCHES_FIELD_NUMBER: _ClassVar[int]
+    AGREEDINDEX_FIELD_NUMBER: _ClassVar[int]
+    MISMATCHINDEX_FIELD_NUMBER: _ClassVar[int]
+    OURS_FIELD_NUMBER: _ClassVar[int]
+    THEIRS_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    replica: str
+    checks: int
+    mismatches: int
+    agreedIndex: int
+    mismatchIndex: int
+    ours: str
+    theirs: str
+    outcome: str
+    def __init__(self, replica: _Optional[str] = ..., checks: _Optional[int] = ..., mismatches: _Optional[int] = ..., agreedIndex: _Optional[int] = ..., mismatchIndex: _Optional[int] = ..., ours: _Optional[str] = ..., theirs: _Optional[str] = ..., outcome: _Optional[str] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("appliedCommands", "commands", "taskStates", "tasks", "raft", "readyGangs", "placementsWaiting", "commandItems", "commitSeconds")
+    __slots__ = ("appliedCommands", "commands", "taskStates", "tasks", "raft", "readyGangs", "placementsWaiting", "commandItems", "commitSeconds", "digest", "replica", "leading", "digestChecks")
     class CommandsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +163,10 @@ class Stats(_message.Message):
     PLACEMENTSWAITING_FIELD_NUMBER: _ClassVar[int]
     COMMANDITEMS_FIELD_NUMBER: _ClassVar[int]
     COMMITSECONDS_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    REPLICA_FIELD_NUMBER: _ClassVar[int]
+    LEADING_FIELD_NUMBER: _ClassVar[int]
+    DIGESTCHECKS_FIELD_NUMBER: _ClassVar[int]
     appliedCommands: int
     commands: _containers.ScalarMap[str, int]
     taskStates: _containers.ScalarMap[str, int]
@@ -124,4 +176,8 @@ class Stats(_message.Message):
     placementsWaiting: int
     commandItems: _containers.ScalarMap[str, int]
     commitSeconds: _containers.ScalarMap[str, float]
-    def __init__(self, appliedCommands: _Optional[int] = ..., commands: _Optional[_Mapping[str, int]] = ..., taskStates: _Optional[_Mapping[str, int]] = ..., tasks: _Optional[int] = ..., raft: _Optional[_Mapping[str, str]] = ..., readyGangs: _Optional[int] = ..., placementsWaiting: _Optional[int] = ..., commandItems: _Optional[_Mapping[str, int]] = ..., commitSeconds: _Optional[_Mapping[str, float]] = ...) -> None: ...
+    digest: ReplicaDigest
+    replica: str
+    leading: bool
+    digestChecks: _containers.RepeatedCompositeFieldContainer[DigestCheck]
+    def __init__(self, appliedCommands: _Optional[int] = ..., commands: _Optional[_Mapping[str, int]] = ..., taskStates: _Optional[_Mapping[str, int]] = ..., tasks: _Optional[int] = ..., raft: _Optional[_Mapping[str, str]] = ..., readyGangs: _Optional[int] = ..., placementsWaiting: _Optional[int] = ..., commandItems: _Optional[_Mapping[str, int]] = ..., commitSeconds: _Optional[_Mapping[str, float]] = ..., digest: _Optional[_Union[ReplicaDigest, _Mapping]] = ..., replica: _Optional[str] = ..., leading: _Optional[bool] = ..., digestChecks: _Optional[_Iterable[_Union[DigestCheck, _Mapping]]] = ...) -> None: ...
