@@ -25,10 +25,11 @@ Peloton's ``respool/metrics.go`` where they exist):
 follower or candidate), ``peloton_resmgr_leader`` (1 if this replica
 leads), ``peloton_resmgr_raft_leader_info{leader}`` (the leader's gRPC
 address), ``peloton_resmgr_raft_term``, ``peloton_resmgr_applied_commands``.
-``peloton_resmgr_applied_index`` and ``peloton_resmgr_digest_info{index,since,digest}``
-    the replica's running digest (``peloton.resmgr.digest``) and the applied
-    index it belongs to, read together: replicas with the same ``since``
-    and ``index`` must show the same ``digest``.
+``peloton_resmgr_applied_index``
+    the commands this replica applied. Its running digest
+    (``peloton.resmgr.digest``) is not a metric: a label that changes with
+    every command would make a new series on every scrape; GetStats with
+    ``replicaLocal`` and ``peloton minicluster status`` show it.
 ``peloton_resmgr_digest_checks_total{replica}``,
 ``peloton_resmgr_digest_mismatches_total{replica}``,
 ``peloton_resmgr_digest_agreed_index{replica}``
@@ -52,7 +53,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
-    InfoMetricFamily,
     Metric,
 )
 
@@ -206,13 +206,6 @@ def state_families(state: ResmgrState) -> list[Metric]:
     out.append(GaugeMetricFamily(PREFIX + "applied_index",
                                  "Commands this replica's state machine applied (the index "
                                  "its digest belongs to).", value=float(state.applied)))
-    out.append(InfoMetricFamily(PREFIX + "digest",
-                                "This replica's running digest of the applied commands at "
-                                "applied index `index`; the chain started at `since`.",
-                                value={"index": str(state.applied),
-                                       "since": str(state.chain_since),
-                                       "digest": state.chain.hex()}))
-
     clusters = GaugeMetricFamily(PREFIX + "cluster_capacity",
                                  "Physical capacity a host manager reported.",
                                  labels=["cluster", "kind"])

@@ -201,8 +201,8 @@ async def test_the_leader_finds_agreement_then_logs_and_counts_a_divergence(
                       (("replica", one.address),))] == 0
         assert found[("peloton_resmgr_digest_agreed_index", (("replica", one.address),))] == 6
         assert found[("peloton_resmgr_applied_index", ())] == 6
-        assert found[("peloton_resmgr_digest_info", (
-            ("digest", leader.state.chain.hex()), ("index", "6"), ("since", "0")))] == 1
+        # The digest itself is no metric (a label changing every command).
+        assert not any(name.startswith("peloton_resmgr_digest_info") for name, _ in found)
 
 
 async def test_a_lagging_or_unreachable_replica_is_no_mismatch() -> None:
