@@ -84,6 +84,14 @@ async def call_once(channels: Channels, address: str, stub_cls: type, method: st
     except (OSError, StreamTerminatedError, ConnectionError) as error:
         channels.drop(address)
         raise Unavailable(f"cannot reach {address}: {error}") from None
+    except AttributeError as error:
+        # grpclib 0.4 deletes Connection._transport when the connection
+        # closes; a stream opened on it just after (its peer was SIGKILLed)
+        # fails so. It is a lost connection, nothing of ours.
+        if "_transport" not in str(error):
+            raise
+        channels.drop(address)
+        raise Unavailable(f"cannot reach {address}: its connection closed") from None
 
 
 class _Abandoned(Exception):

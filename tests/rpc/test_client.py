@@ -40,3 +40,23 @@ async def test_nothing_listening_is_unavailable() -> None:
             await call_once(channels, "127.0.0.1:1", cluster_grpc.ClusterServiceStub,
                             "GetClusterView", cluster_pb2.GetClusterViewRequest(), 2.0)
         channels.close()
+
+
+class _ClosedConnectionStub:
+    """What grpclib 0.4 does on a connection that closed under it."""
+
+    def __init__(self, channel: object) -> None:
+        self.channel = channel
+
+    async def GetClusterView(self, request: object, *, timeout: float) -> object:
+        raise AttributeError("'Connection' object has no attribute '_transport'")
+
+
+async def test_a_connection_closed_under_grpclib_is_unavailable_and_dropped() -> None:
+    async with open_rpc():
+        channels = Channels()
+        with trio.fail_after(10), pytest.raises(Unavailable, match="connection closed"):
+            await call_once(channels, "127.0.0.1:1", _ClosedConnectionStub,
+                            "GetClusterView", cluster_pb2.GetClusterViewRequest(), 2.0)
+        assert "127.0.0.1:1" not in channels._channels  # the next call reconnects
+        channels.close()
