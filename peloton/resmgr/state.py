@@ -1341,6 +1341,16 @@ class ResmgrState:
     def total_capacity(self) -> Resources:
         return Resources.sum(list(self.capacity.values())) if self.capacity else ZERO
 
+    def slack_needed(self, cluster: str) -> float:
+        """The slack cpu ``cluster`` must provide for the revocable work that
+        runs or waits: what it holds and waits for (rolled up at the root),
+        less the other clusters' slack (a read; O(clusters))."""
+        root = self.entitlements.get(ROOT)
+        if root is None:
+            return 0.0
+        others = math.fsum(r.cpu for c, r in self.slack_capacity.items() if c != cluster)
+        return max(0.0, root.slack_allocation.cpu + root.slack_demand.cpu - others)
+
     def total_slack_capacity(self) -> Resources:
         return Resources.sum(list(self.slack_capacity.values())) if self.slack_capacity else ZERO
 

@@ -61,6 +61,36 @@ def test_shrinking_slack_leaves_revocable_work_above_its_slack_entitlement() -> 
     assert waiting(s, "p1") == [("revocable", "slack entitlement: cpu 4 + 1 > 1")]
 
 
+@pytest.mark.parametrize(("known", "reported", "needed", "propose"), [
+    (2.0, 1.5, 1.8, True),  # below what revocable work needs: every step
+    (1.5, 1.49, 1.8, True),  # (down: preemption takes it back)
+    (0.1, 1.09, 0.9, True),  # (up: admits what waits)
+    (1.5, 1.51, 1.8, True),
+    (2.0, 1.9, 1.8, False),  # still above it: small steps wait
+    (1.9, 2.5, 1.8, False),
+    (1.5, 1.5, 1.8, False),
+    (1.5, 1.49, 0.0, False),  # nothing revocable: the coarse rule alone
+])
+def test_slack_is_proposed_exactly_up_to_what_revocable_work_needs(
+        known: float, reported: float, needed: float, propose: bool) -> None:
+    assert slack_changed(Resources(cpu=known), [reported, 0.0, 0.0, 0.0], needed) is propose
+
+
+def test_slack_needed_is_what_revocable_work_holds_or_waits_for_beyond_other_clusters() -> None:
+    s = three_pools()
+    capacity(s, 100)
+    ok(s, "cluster.capacity", {"cluster": "c1", "physical": [100, 0, 0, 0],
+                               "slack": [3, 0, 0, 0]})
+    ok(s, "cluster.capacity", {"cluster": "c2", "physical": [10, 0, 0, 0],
+                               "slack": [1, 0, 0, 0]})
+    enqueue(s, "p1", *[[task(i, revocable=True)] for i in range(2)])
+    enqueue(s, "p2", *[[task(i, job="j2", revocable=True)] for i in range(3)])
+    assert s.pools["p2"].slack_demand.cpu == 1  # 4 held, 1 waits
+    assert s.slack_needed("c1") == 4  # c2 has 1
+    assert s.slack_needed("c2") == 2
+    assert s.slack_needed("c3") == 1
+
+
 # --------------------------------------------------------------------------- limits
 
 
