@@ -73,7 +73,15 @@ async def env(cluster: LocalCluster) -> AsyncIterator[Env]:
                     jobId=peloton_pb2.JobID(value=job_id)))
             for job_id in e.jobs:
                 await e.client.wait_for_job(job_id, TERMINAL, timeout=30)
+            # ... and wait until resmgr knows their slack is gone: it learns
+            # the slack every 2 s, and the next test's revocable job must not
+            # be admitted on this one's (and preempted once the truth is in).
+            await until("no slack left", lambda: no_slack(e.client))
             e.client.close()
+
+
+async def no_slack(client: PelotonClient) -> bool:
+    return (await usage(client, "/", "cpu")).slackEntitlement == 0
 
 
 async def make_pool(client: PelotonClient, name: str, *, cpu: float, memory: float,
