@@ -203,3 +203,29 @@ def test_slack_gone_entirely_preempts_every_revocable_task_of_every_pool() -> No
     tick(s, 1.0, sustain=0.0)
     assert {state_of(s, mid(i, job=pid)) for pid in ("p1", "p2") for i in range(2)} == {
         T.PREEMPTING}
+
+
+def test_another_pools_demand_takes_memory_from_revocable_tasks_first() -> None:
+    """/x's revocable tasks hold 200 of its memory beyond its reservation,
+    lent while /y was idle. /y wants its reservation: /x's entitlement falls
+    to its reservation, which its non-revocable task fills, so its slack
+    entitlement keeps 100 of memory; one revocable task goes, not the
+    preemptible non-revocable one (lower priority though it is)."""
+    s = ResmgrState(num_shards=4)
+    ok(s, "pool.create", {**pool("x", cpu=(0, 100), memory=(500, 1000)), "slack_limit": 50.0})
+    ok(s, "pool.create", pool("y", cpu=(0, 100), memory=(500, 1000)))
+    pcapacity(s, 100, 1000, slack_cpu=4)
+    enqueue(s, "x", [task(0, memory=400, priority=0, job="x")],
+            *[[task(i, memory=100, priority=5, job="x", revocable=True)] for i in (1, 2)])
+    running(s, *[mid(i, job="x") for i in range(3)])
+    assert s.entitlements["x"].entitlement.memory == pytest.approx(800)
+    enqueue(s, "y", [task(0, memory=500, job="y")])
+    ent = s.entitlements["x"]
+    assert (ent.entitlement.memory, ent.slack_entitlement.memory) == (
+        pytest.approx(500), pytest.approx(100))
+    tick(s, 1.0, sustain=0.0)
+    assert states(s, *[mid(i, job="x") for i in range(3)]) == [
+        T.RUNNING, T.RUNNING, T.PREEMPTING]
+    assert s.tasks[mid(2, job="x")].reason == (
+        "pool /x uses more slack than its slack entitlement: memory 200 > 100")
+    check_invariants(s, limits=True)
