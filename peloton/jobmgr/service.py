@@ -418,6 +418,8 @@ class JobHandler:
                                   "to a leaf pool", field="respoolID")
         limits = {r.kind: r.limit for r in info.config.resources}
         reserved = {r.kind: r.reservation for r in info.config.resources}
+        slack_pct = (info.config.slackLimit.maxPercent if info.config.HasField("slackLimit")
+                     else 20.0)
         largest, _ = await self.jm.capacity()
         gang = max(1, config.sla.minimumRunningInstances)
         from peloton.spec.job import merged_task_config
@@ -426,8 +428,24 @@ class JobHandler:
             r = cfg.resource
             need = Resources(r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit)
             scale = gang if i < gang else 1
+            revocable = config.sla.revocable or cfg.revocable
             for kind, amount in zip(("cpu", "memory", "disk", "gpu"), need.scale(scale),
                                     strict=True):
+                if revocable and kind != "cpu":
+                    # Revocable tasks take memory, disk and gpu from the
+                    # pool's reservation, up to its slack limit (their cpu
+                    # is slack, which no pool limit bounds).
+                    allowed = reserved.get(kind, 0.0) * slack_pct / 100.0
+                    if amount > allowed + 1e-9:
+                        raise InvalidArgument(
+                            f"instance {i} is revocable and needs {kind} {amount:g}"
+                            f"{' (as a gang of ' + str(gang) + ')' if scale > 1 else ''}, more "
+                            f"than pool {info.path.value} lets revocable tasks use ({allowed:g}: "
+                            f"its slackLimit {slack_pct:g}% of its {kind} reservation "
+                            f"{reserved.get(kind, 0.0):g}); it could never run",
+                            field="sla.revocable")
+                if revocable and kind == "cpu":
+                    continue
                 if kind in limits and amount > limits[kind] + 1e-9:
                     raise InvalidArgument(
                         f"instance {i} needs {kind} {amount:g}"

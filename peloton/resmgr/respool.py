@@ -38,8 +38,9 @@ class Pool:
     slack_limit: float = 20.0  # percent
     children: list[str] = field(default_factory=list)
     # Accounting of a leaf (reference/peloton.md §4.3); a non-leaf's
-    # ``allocation`` is the sum over its leaves, the other fields stay zero
-    # there (the entitlement calculation rolls them up).
+    # ``allocation`` and ``slack_allocation`` are the sums over its leaves
+    # (its limit counts the first without the second's cpu), the other
+    # fields stay zero there (the entitlement calculation rolls them up).
     allocation: Resources = ZERO  # total: every admitted, unfinished gang
     demand: Resources = ZERO  # non-revocable gangs waiting for admission
     np_allocation: Resources = ZERO  # of allocation: non-preemptible gangs

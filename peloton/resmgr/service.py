@@ -27,7 +27,7 @@ from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.config import MEMBER_LEASE, ClusterConfig
 from peloton.core import errors
 from peloton.core.errors import InvalidArgument, NotFound, NotLeader, PelotonError, Unavailable
-from peloton.core.resources import KINDS, Resources
+from peloton.core.resources import EPSILON, KINDS, Resources
 from peloton.core.states import TaskState
 from peloton.observability.http import serve_http
 from peloton.raft.codec import MAX_COMMAND_BYTES, Command, encode
@@ -69,23 +69,28 @@ MAX_DEQUEUE = 1000
 MAX_PREEMPTIONS = 100
 
 
-# Slack moves with every task's usage: it is replicated only when it moved
-# to or from zero, or by at least SLACK_MIN_CHANGE cpus and SLACK_REL_CHANGE
-# of the replicated figure (against that figure, so small steps add up).
+# Slack moves with every task's usage. Up to what revocable work holds or
+# waits for (``ResmgrState.slack_needed``) every step is replicated: below
+# what they hold it is slack preemption must take back, below what they
+# wait for it is what admits them. Above that it is replicated only when it
+# moved to or from zero, or by at least SLACK_MIN_CHANGE cpus and
+# SLACK_REL_CHANGE of the replicated figure (against that figure, so small
+# steps add up), so usage noise does not flood Raft.
 SLACK_MIN_CHANGE = 1.0
 SLACK_REL_CHANGE = 0.05
 
 
-def slack_changed(known: Resources | None, reported: list[float]) -> bool:
+def slack_changed(known: Resources | None, reported: list[float], needed: float = 0.0) -> bool:
     """Whether a cluster's reported slack differs enough from the replicated
-    one to propose it (see SLACK_MIN_CHANGE)."""
+    one to propose it. ``needed`` is the slack cpu that matters exactly (see
+    SLACK_MIN_CHANGE): a change of the figure up to it is always proposed."""
     if known is None:
         return True
     for old, new in zip(known, reported, strict=True):
         if (old > 0.0) != (new > 0.0) or abs(new - old) >= max(SLACK_MIN_CHANGE,
                                                                  SLACK_REL_CHANGE * old):
             return True
-    return False
+    return abs(min(reported[0], needed) - min(known.cpu, needed)) > EPSILON
 
 
 def _chunks(items: list[Any], weight: Any, limit: int = TASKS_PER_COMMAND) -> list[list[Any]]:
@@ -343,8 +348,9 @@ class Resmgr:
                     with self.node.lock:
                         known = self.state.capacity.get(reply.cluster)
                         known_slack = self.state.slack_capacity.get(reply.cluster)
+                        needed = self.state.slack_needed(reply.cluster)
                     if (known is None or list(known) != physical
-                            or slack_changed(known_slack, slack)):
+                            or slack_changed(known_slack, slack, needed)):
                         await self.propose("cluster.capacity", {
                             "cluster": reply.cluster, "physical": physical, "slack": slack})
                 except PelotonError as error:

@@ -39,7 +39,12 @@ admits a queue's head gang, whole, when every admitter passes:
   only preemptible work uses it;
 * limit: the allocation of the pool and of each ancestor plus the gang stays
   within their limits (entitlement never exceeds limits, but allocations
-  made before capacity was known can).
+  made before capacity was known can). Slack cpu is not counted, on either
+  side (``limit_usage``): as in Peloton, revocable cpu is bounded by the
+  slack entitlement alone, so revocable work runs in a pool at its cpu
+  limit and never keeps the pool's non-revocable gangs out; revocable
+  memory, disk and gpu are the pool's own and count. Every pool's
+  ``slack_allocation`` is kept (non-leaves: the sum over their leaves) for it.
 
 A gang of the pending queue that fails moves to the queue of its kind
 (non-preemptible, else controller, else revocable) and the pass goes on;
@@ -48,7 +53,9 @@ gang's resources count as allocation, split by kind, until its tasks end.
 
 **Capacity unknown.** Until a hostmgr has reported capacity (the sum over
 clusters is zero), entitlements are all zero; admission then uses the limit
-rule alone, so a fresh cluster still runs jobs.
+rule alone, so a fresh cluster still runs jobs. Revocable gangs still need
+the slack entitlement (zero until a hostmgr reports slack): nothing else
+bounds their cpu.
 
 **Slack.** ``slack_capacity`` holds, per cluster, the cpu its non-revocable
 tasks were given but leave idle (its hostmgr measures or models it;
@@ -56,7 +63,12 @@ tasks were given but leave idle (its hostmgr measures or models it;
 moved enough). It is the root of the slack entitlement revocable gangs are
 admitted against. When it shrinks below what revocable gangs hold, pools
 keep their slack allocation only in proportion, so a pool's slack
-allocation above its slack entitlement is what preemption reclaims.
+allocation above its slack entitlement is what preemption reclaims
+(revocable tasks only: it is the slack excess). Non-revocable demand for
+memory, disk or gpu that revocable tasks hold shrinks the slack
+entitlement of the pool short of it (its revocable tasks get only what
+its entitlement leaves after the non-revocable requirement), so those
+revocable tasks are that pool's first victims too.
 
 Entitlement (``peloton.resmgr.entitlement.compute``) is a function of the
 tree, each leaf's demand and allocation, the capacity and the slack capacity
@@ -121,6 +133,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import heapq
+import math
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -578,15 +591,16 @@ class ResmgrState:
         if pool_id not in self.pools:
             return
         leaf = self.pools[pool_id]
+        revocable = gang is not None and gang.revocable
         if gang is not None:
             if not gang.preemptible and not gang.revocable:
                 leaf.np_allocation = (leaf.np_allocation - amount).clamp_zero()
             if gang.controller and not gang.revocable:
                 leaf.controller_allocation = (leaf.controller_allocation - amount).clamp_zero()
-            if gang.revocable:
-                leaf.slack_allocation = (leaf.slack_allocation - amount).clamp_zero()
         for pool in respool.ancestors(self.pools, pool_id):
             pool.allocation = (pool.allocation - amount).clamp_zero()
+            if revocable:
+                pool.slack_allocation = (pool.slack_allocation - amount).clamp_zero()
 
     def _allocate(self, gang: Gang, amount: Resources) -> None:
         """Count ``amount`` (gangs of ``gang``'s pool and kind) as allocated."""
@@ -596,12 +610,13 @@ class ResmgrState:
         if gang.controller and not gang.revocable:
             leaf.controller_allocation = leaf.controller_allocation + amount
         if gang.revocable:
-            leaf.slack_allocation = leaf.slack_allocation + amount
             leaf.slack_demand = (leaf.slack_demand - amount).clamp_zero()
         else:
             leaf.demand = (leaf.demand - amount).clamp_zero()
         for p in respool.ancestors(self.pools, gang.pool):
             p.allocation = p.allocation + amount
+            if gang.revocable:
+                p.slack_allocation = p.slack_allocation + amount
         self._stale = True
 
     # -- the victim index ------------------------------------------------
@@ -676,16 +691,18 @@ class ResmgrState:
                 continue
             shapes = [self._shape(t[5]) for t in fresh]
             total = shapes[0] if len(shapes) == 1 else Resources.sum(shapes)
-            if not total.fits_in(limit):
+            revocable = all(t[7] & TASK_REVOCABLE for t in fresh)
+            counted = _regular(total, revocable)
+            if not counted.fits_in(limit):
                 for t in fresh:
                     failed.append([t[0], "gang needs more than the pool's limit: "
-                                   + ", ".join(total.exceeding(limit))])
+                                   + ", ".join(counted.exceeding(limit))])
                 continue
             gang = Gang(self.next_gang, pool.id, max(t[4] for t in fresh),
                         [t[0] for t in fresh], total,
                         preemptible=all(t[7] & TASK_PREEMPTIBLE for t in fresh),
                         controller=any(t[7] & TASK_CONTROLLER for t in fresh),
-                        revocable=all(t[7] & TASK_REVOCABLE for t in fresh))
+                        revocable=revocable)
             self.next_gang += 1
             self.gangs[gang.id] = gang
             for t, shape in zip(fresh, shapes, strict=True):
@@ -765,18 +782,18 @@ class ResmgrState:
         or None if every admitter passes."""
         pool = self.pools[gang.pool]
         need = gang.resources
+        ent = self.entitlements.get(pool.id)
+        if gang.revocable and ent is not None:
+            # Always, capacity known or not: nothing else bounds slack cpu.
+            over = _over(pool.slack_allocation, need, ent.slack_entitlement)
+            if over:
+                return "slack entitlement: " + ", ".join(over)
         if self.capacity_known():
-            ent = self.entitlements.get(pool.id)
-            if ent is not None:
-                if gang.revocable:
-                    over = _over(pool.slack_allocation, need, ent.slack_entitlement)
-                    if over:
-                        return "slack entitlement: " + ", ".join(over)
-                else:
-                    used = (pool.allocation - pool.slack_allocation).clamp_zero()
-                    over = _over(used, need, ent.non_slack_entitlement)
-                    if over:
-                        return "entitlement: " + ", ".join(over)
+            if ent is not None and not gang.revocable:
+                used = (pool.allocation - pool.slack_allocation).clamp_zero()
+                over = _over(used, need, ent.non_slack_entitlement)
+                if over:
+                    return "entitlement: " + ", ".join(over)
             limit = pool.controller_limit_resources()
             if gang.controller and not gang.revocable and limit is not None:
                 over = _over(pool.controller_allocation, need, limit)
@@ -787,8 +804,9 @@ class ResmgrState:
                 over = _over(pool.np_allocation, need, pool.reservation())
                 if over:
                     return "reservation (non-preemptible): " + ", ".join(over)
+        counted = _regular(need, gang.revocable)
         for p in respool.ancestors(self.pools, pool.id):
-            over = _over(p.allocation, need, p.limit())
+            over = _over(limit_usage(p), counted, p.limit())
             if over:
                 return f"limit of {respool.path_of(self.pools, p.id)}: " + ", ".join(over)
         return None
@@ -802,21 +820,21 @@ class ResmgrState:
         asking ``refusal`` for every gang."""
         pool = self.pools[gang.pool]
         rooms: list[Resources] = []
+        ent = self.entitlements.get(pool.id)
+        if gang.revocable and ent is not None:
+            rooms.append(ent.slack_entitlement - pool.slack_allocation)
         if self.capacity_known():
-            ent = self.entitlements.get(pool.id)
-            if ent is not None:
-                if gang.revocable:
-                    rooms.append(ent.slack_entitlement - pool.slack_allocation)
-                else:
-                    used = (pool.allocation - pool.slack_allocation).clamp_zero()
-                    rooms.append(ent.non_slack_entitlement - used)
+            if ent is not None and not gang.revocable:
+                used = (pool.allocation - pool.slack_allocation).clamp_zero()
+                rooms.append(ent.non_slack_entitlement - used)
             limit = pool.controller_limit_resources()
             if gang.controller and not gang.revocable and limit is not None:
                 rooms.append(limit - pool.controller_allocation)
             if PREEMPTION_ENABLED and not gang.preemptible and not gang.revocable:
                 rooms.append(pool.reservation() - pool.np_allocation)
         for p in respool.ancestors(self.pools, pool.id):
-            rooms.append(p.limit() - p.allocation)
+            room = p.limit() - limit_usage(p)
+            rooms.append(room._replace(cpu=math.inf) if gang.revocable else room)
         return Resources(*(min(kind) for kind in zip(*rooms, strict=True)))
 
     def _admit(self, pool_id: str) -> None:
@@ -1091,7 +1109,9 @@ class ResmgrState:
         bound = [ent.non_slack_entitlement, ent.slack_entitlement]
         ancestors = respool.ancestors(self.pools, leaf)
         limits = [p.limit() for p in ancestors]
-        held = [p.allocation - freeing[0] - freeing[1] for p in ancestors]
+        # Against limits: the slack cpu of revocable tasks does not count.
+        freed_for_limits = freeing[0] + _regular(freeing[1], True)
+        held = [limit_usage(p) - freed_for_limits for p in ancestors]
         kinds = [pool.np_allocation, pool.controller_allocation]
         streams: dict[bool, Iterator[tuple[Any, Resources, int]]] = {}
         plan: list[tuple[Gang, list[Any]]] = []
@@ -1100,11 +1120,12 @@ class ResmgrState:
             if n >= PRIORITY_GANGS_PER_TICK:
                 break
             r, c = gang.resources, int(gang.revocable)
+            counted = _regular(r, gang.revocable)
             if not self._kind_admits(pool, gang, kinds):
                 continue  # preempting other tasks cannot help it
             need = excess(used[c] + r, bound[c])
             for amount, limit in zip(held, limits, strict=True):
-                need = Resources(*map(max, need, excess(amount + r, limit)))
+                need = Resources(*map(max, need, excess(amount + counted, limit)))
             if needs(need):
                 if first is None:
                     first = gang
@@ -1126,10 +1147,10 @@ class ResmgrState:
                 freed = Resources.sum([self.gangs[k].resources if isinstance(k, int)
                                        else self.tasks[k].resources for k in chosen])
                 used[c] = used[c] - freed
-                held = [amount - freed for amount in held]
+                held = [amount - _regular(freed, gang.revocable) for amount in held]
                 plan.append((gang, chosen))
             used[c] = used[c] + r
-            held = [amount + r for amount in held]
+            held = [amount + counted for amount in held]
             if not gang.preemptible and not gang.revocable:
                 kinds[0] = kinds[0] + r
             if gang.controller and not gang.revocable:
@@ -1351,6 +1372,16 @@ class ResmgrState:
     def total_capacity(self) -> Resources:
         return Resources.sum(list(self.capacity.values())) if self.capacity else ZERO
 
+    def slack_needed(self, cluster: str) -> float:
+        """The slack cpu ``cluster`` must provide for the revocable work that
+        runs or waits: what it holds and waits for (rolled up at the root),
+        less the other clusters' slack (a read; O(clusters))."""
+        root = self.entitlements.get(ROOT)
+        if root is None:
+            return 0.0
+        others = math.fsum(r.cpu for c, r in self.slack_capacity.items() if c != cluster)
+        return max(0.0, root.slack_allocation.cpu + root.slack_demand.cpu - others)
+
     def total_slack_capacity(self) -> Resources:
         return Resources.sum(list(self.slack_capacity.values())) if self.slack_capacity else ZERO
 
@@ -1389,6 +1420,8 @@ class ResmgrState:
             "starved_since": [[pool, *mark] for pool, mark in self.starved_since.items()],
             "preemptions": [[s, q.dump()] for s, q in self.preemptions.items()],
             "chain": [self.chain_since, self.chain],
+            # Non-leaves carry their leaves' slack allocation (older snapshots: 0).
+            "slack_rolled_up": True,
         }, use_bin_type=True)
 
     def restore(self, blob: bytes) -> None:
@@ -1414,6 +1447,12 @@ class ResmgrState:
                                    {k: ResourceSpec(*v) for k, v in res.items()}, policy, cl, sl,
                                    children, alloc, demand, np_alloc, ctl_alloc, slack_alloc,
                                    slack_demand, bool(rest[6]) if len(rest) > 6 else False)
+        if not d.get("slack_rolled_up"):
+            for pool in self.pools.values():
+                if pool.children and pool.id != ROOT:
+                    pool.slack_allocation = Resources.sum(
+                        [self.pools[leaf].slack_allocation
+                         for leaf in respool.leaves(self.pools, pool.id)])
         expiring: list[TaskEntry] = []
         for row in d["tasks"]:
             e = TaskEntry(row[0], row[1], row[2], row[3], row[4], self._shape(row[5]), row[6],
@@ -1534,6 +1573,19 @@ def _task_row(t: Any) -> Any:
              | (TASK_REVOCABLE if t.get("revocable", False) else 0))
     return [t["mesos_task_id"], t["task_id"], t["run"], t["shard"], t["priority"],
             t["resources"], t["task"], flags]
+
+
+def limit_usage(pool: Pool) -> Resources:
+    """What counts against ``pool``'s limit: its allocation without the
+    slack cpu its revocable tasks hold (Peloton bounds revocable cpu by the
+    slack alone; their memory, disk and gpu are the pool's and count)."""
+    a = pool.allocation
+    return a._replace(cpu=max(0.0, a.cpu - pool.slack_allocation.cpu))
+
+
+def _regular(amount: Resources, revocable: bool) -> Resources:
+    """The part of a gang's ``amount`` that counts against pool limits."""
+    return amount._replace(cpu=0.0) if revocable else amount
 
 
 def _over(used: Resources, need: Resources, bound: Resources) -> list[str]:

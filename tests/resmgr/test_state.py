@@ -33,6 +33,7 @@ from peloton.resmgr.state import (
     TASK_PREEMPTIBLE,
     TASK_REVOCABLE,
     ResmgrState,
+    limit_usage,
 )
 
 # --------------------------------------------------------------------------- builders
@@ -940,11 +941,11 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
                 np_held[e.pool] = np_held[e.pool] + e.resources
             if gang.controller and not gang.revocable:
                 controller_held[e.pool] = controller_held[e.pool] + e.resources
-            if gang.revocable:
-                slack_held[e.pool] = slack_held[e.pool] + e.resources
             p = e.pool
             while p != "root":
                 held[p] = held[p] + e.resources
+                if gang.revocable:  # summed up the tree, like the allocation
+                    slack_held[p] = slack_held[p] + e.resources
                 p = state.pools[p].parent  # type: ignore[assignment]
         if e.state == TaskState.READY:
             assert e.gang in state.ready
@@ -958,7 +959,8 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
         assert close(p.controller_allocation, controller_held[pid])
         assert close(p.slack_allocation, slack_held[pid])
         if limits:
-            assert p.allocation.fits_in(p.limit())
+            # Revocable tasks' slack cpu is bounded by the slack, not by limits.
+            assert limit_usage(p).fits_in(p.limit()), (pid, p.allocation, p.slack_allocation)
     for g in state.gangs.values():
         assert g.tasks
         assert all(state.tasks[m].gang == g.id for m in g.tasks)
@@ -1094,8 +1096,9 @@ def commands(*, with_updates: bool = True) -> st.SearchStrategy[tuple[str, Any]]
                             st.lists(st.integers(0, 3), max_size=4, unique=True),
                             st.integers(1, 4))),
         st.tuples(st.just("cluster.capacity"),
-                  st.builds(lambda c, n: {"cluster": c, "physical": [n, 1024.0, 0.0, 0.0]},
-                            st.sampled_from(["c1", "c2"]), small)),
+                  st.builds(lambda c, n, slack: {"cluster": c, "physical": [n, 1024.0, 0.0, 0.0],
+                                                 "slack": [slack, 0.0, 0.0, 0.0]},
+                            st.sampled_from(["c1", "c2"]), small, small)),
         st.tuples(st.just("digest.reset"), st.just({})),
     ]
     if with_updates:
