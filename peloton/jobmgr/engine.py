@@ -382,7 +382,8 @@ class ShardEngine:
                     task.host = e.hostname or task.host
                     if state == TaskState.RUNNING and not task.start_time:
                         task.start_time = e.timestamp or now
-                    task.message = e.message or task.message
+                    task.message = e.message or (f"running on {task.host}"
+                                                 if state == TaskState.RUNNING else task.message)
                     changed[(job.id, task.instance)] = task
                     if state == TaskState.RUNNING:
                         report.append(task)

@@ -319,6 +319,11 @@ async def test_launch_sends_one_launch_per_placement(
         "hB": ("lease-hB", [mid(1), mid(2)], [[32000], [32001]])}
     # Placements are recorded in one write, before any launch.
     assert [T(t.state) for t in h.store.writes[-1][1]] == [T.LAUNCHING] * 3
+    assert job.tasks[0].message == "launching on hA"
+    # Running, a task says where it runs (unless the host manager said more).
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(0), state=T.RUNNING.name,
+                                            hostname="hA")])
+    assert job.tasks[0].message == "running on hA"
 
 
 async def test_refused_placement_is_placed_again_while_the_others_launch(
