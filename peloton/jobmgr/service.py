@@ -242,14 +242,24 @@ class Jobmgr:
                 log.exception("events of shard %d from %s", engine.shard, cluster)
                 await trio.sleep(5.0)
 
+    def _acting_shards(self) -> list[int]:
+        """The owned shards whose engines have recovered and still act."""
+        return [s for s, e in self.engines.items() if e.ready.is_set() and not e.stopped]
+
+    def _shard_of_run(self, mesos_task_id: str) -> int | None:
+        """The shard of a run's job, or None for an id that names no job."""
+        try:
+            return shard_of(mesos_task_id[:36], self.config.num_shards)
+        except ValueError:
+            return None
+
     async def placement_loop(self) -> None:
         """Pull placements for every owned shard and launch them, with up to
         LAUNCH_BATCHES batches launching while the next one is fetched."""
         slots = trio.Semaphore(LAUNCH_BATCHES)
         async with trio.open_nursery() as nursery:
             while True:
-                shards = [s for s, e in self.engines.items()
-                          if e.ready.is_set() and not e.stopped]
+                shards = self._acting_shards()
                 if not shards:
                     await trio.sleep(0.2)
                     continue
@@ -270,7 +280,7 @@ class Jobmgr:
         At least once: resmgr hands a victim out again if its run has not
         ended a while later, and ``ShardEngine.preempt`` is safe to repeat."""
         while True:
-            shards = [s for s, e in self.engines.items() if e.ready.is_set() and not e.stopped]
+            shards = self._acting_shards()
             if not shards:
                 await trio.sleep(0.2)
                 continue
@@ -285,11 +295,9 @@ class Jobmgr:
                 continue
             by_shard: dict[int, list[tuple[str, str]]] = {}
             for victim in reply.tasks:
-                try:
-                    shard = shard_of(victim.mesosTaskId[:36], self.config.num_shards)
-                except ValueError:
-                    continue
-                by_shard.setdefault(shard, []).append((victim.mesosTaskId, victim.message))
+                shard = self._shard_of_run(victim.mesosTaskId)
+                if shard is not None:
+                    by_shard.setdefault(shard, []).append((victim.mesosTaskId, victim.message))
             for shard, victims in by_shard.items():
                 engine = self.engines.get(shard)
                 if engine is None:
@@ -304,12 +312,10 @@ class Jobmgr:
             by_shard: dict[int, list[rpb.Placement]] = {}
             for p in placements:
                 for t in p.tasks:
-                    try:
-                        shard = shard_of(t.mesosTaskId[:36], self.config.num_shards)
-                    except ValueError:
-                        continue
-                    by_shard.setdefault(shard, []).append(p)
-                    break
+                    shard = self._shard_of_run(t.mesosTaskId)
+                    if shard is not None:
+                        by_shard.setdefault(shard, []).append(p)
+                        break
             async with trio.open_nursery() as nursery:
                 for shard, batch in by_shard.items():
                     engine = self.engines.get(shard)
@@ -428,6 +434,7 @@ class JobHandler:
             r = cfg.resource
             need = Resources(r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit)
             scale = gang if i < gang else 1
+            as_gang = f" (as a gang of {gang})" if scale > 1 else ""
             revocable = config.sla.revocable or cfg.revocable
             for kind, amount in zip(("cpu", "memory", "disk", "gpu"), need.scale(scale),
                                     strict=True):
@@ -439,7 +446,7 @@ class JobHandler:
                     if amount > allowed + 1e-9:
                         raise InvalidArgument(
                             f"instance {i} is revocable and needs {kind} {amount:g}"
-                            f"{' (as a gang of ' + str(gang) + ')' if scale > 1 else ''}, more "
+                            f"{as_gang}, more "
                             f"than pool {info.path.value} lets revocable tasks use ({allowed:g}: "
                             f"its slackLimit {slack_pct:g}% of its {kind} reservation "
                             f"{reserved.get(kind, 0.0):g}); it could never run",
@@ -449,7 +456,7 @@ class JobHandler:
                 if kind in limits and amount > limits[kind] + 1e-9:
                     raise InvalidArgument(
                         f"instance {i} needs {kind} {amount:g}"
-                        f"{' (as a gang of ' + str(gang) + ')' if scale > 1 else ''}, more than "
+                        f"{as_gang}, more than "
                         f"the limit {limits[kind]:g} of pool {info.path.value}; it could never "
                         "run", field="defaultconfig.resource")
             if not is_preemptible(config, cfg) and not (config.sla.revocable or cfg.revocable):
@@ -461,7 +468,7 @@ class JobHandler:
                     if amount > reserved.get(kind, 0.0) + 1e-9:
                         raise InvalidArgument(
                             f"instance {i} is non-preemptible and needs {kind} {amount:g}"
-                            f"{' (as a gang of ' + str(gang) + ')' if scale > 1 else ''}, "
+                            f"{as_gang}, "
                             f"more than pool {info.path.value} reserves "
                             f"({reserved.get(kind, 0.0):g}); non-preemptible tasks run only "
                             f"within their pool's reservation: reserve {kind} in the pool, or "
