@@ -1,11 +1,24 @@
 """The storage gateway on SQLite: one file, shared by every jobmgr on the machine.
 
-Threads. Each :class:`SQLiteStorage` owns one connection and reaches it only
-through ``trio.to_thread.run_sync`` under its own ``CapacityLimiter(1)``: one
-blocking call at a time, never on the trio thread. Calls from many trio tasks
-queue on the limiter, so each is one whole transaction. A call that has started
-in the thread finishes (commit or rollback) before a cancellation is delivered;
-a call never leaves a transaction open.
+Connections and threads. Each :class:`SQLiteStorage` has two connections, a
+writer and a reader, each reached only from its own worker thread
+(``trio.to_thread.run_sync`` under a ``CapacityLimiter(1)``), never on the
+trio thread. WAL mode lets the reader run beside the writer, so reads (the
+API's Get, List and Query, a Create's existence check) never queue behind
+write batches. (A ``:memory:`` database has one connection for both.)
+
+Group commit. Writes from many trio tasks queue, and whoever finds the
+writer idle commits every queued write in one transaction, each write in a
+savepoint of its own: a write that fails (a stale epoch, a row of another
+shard) is rolled back alone and raises to its caller, the others land. A
+write returns only after the COMMIT that holds it. Under load this turns
+dozens of small transactions (one per launch batch, event batch, create)
+into one, and a write waits for at most the group ahead of it, not for
+every write queued before it one transaction at a time; it also takes the
+file's write lock far less often, which matters when several jobmgr
+processes share the file. A write whose caller is cancelled before its group
+starts is dropped; once its group has started it finishes (committed or
+rolled back), and the cancellation is delivered after.
 
 Processes. Several processes may open the same file: WAL mode lets readers
 run beside the one writer. Writes take the write lock up front
@@ -28,13 +41,15 @@ key → ``AlreadyExists``; anything else → ``Internal``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import trio
 
@@ -301,12 +316,38 @@ def _check_ownership(
             raise NotFound(f"job {min(missing)} not found", field=field)
 
 
+@dataclass(eq=False, slots=True)
+class _Write:
+    """One queued write: what it runs, and how it ended."""
+
+    fn: Callable[[sqlite3.Connection], Any]
+    finished: bool = False
+    result: Any = None
+    error: Exception | None = None
+
+
+def _close(conn: sqlite3.Connection | None) -> None:
+    if conn is not None:
+        try:
+            conn.close()
+        except sqlite3.Error as exc:
+            raise _translate(exc) from exc
+
+
 class SQLiteStorage(Storage):
     """:class:`Storage` on one SQLite file; open with :func:`open_sqlite`."""
 
-    def __init__(self, conn: sqlite3.Connection, limiter: trio.CapacityLimiter) -> None:
-        self._conn: sqlite3.Connection | None = conn
-        self._limiter = limiter
+    def __init__(self, writer: sqlite3.Connection, reader: sqlite3.Connection | None) -> None:
+        """Use :meth:`open`. ``reader`` None: reads use the writer's connection."""
+        self._conn: sqlite3.Connection | None = writer
+        self._reader: sqlite3.Connection | None = reader
+        self._shared = reader is None
+        self._write_limiter = trio.CapacityLimiter(1)
+        self._read_limiter = (trio.CapacityLimiter(1) if reader is not None
+                              else self._write_limiter)
+        self._queued: list[_Write] = []  # writes waiting for the next group
+        self._committing = False
+        self._committed = trio.Event()  # set (and replaced) when a group ends
 
     @classmethod
     async def open(
@@ -331,19 +372,26 @@ class SQLiteStorage(Storage):
             )
         if busy_timeout < 0:
             raise InvalidArgument(f"must be >= 0, got {busy_timeout}", field="busy_timeout")
-        limiter = trio.CapacityLimiter(1)
-        conn = await trio.to_thread.run_sync(
-            _connect, os.fspath(path), mode, int(busy_timeout * 1000), limiter=limiter
-        )
-        return cls(conn, limiter)
+        path = os.fspath(path)
+        timeout_ms = int(busy_timeout * 1000)
+        writer = await trio.to_thread.run_sync(_connect, path, mode, timeout_ms, True)
+        reader = None
+        if path != ":memory:":
+            try:
+                reader = await trio.to_thread.run_sync(_connect, path, mode, timeout_ms, False)
+            except BaseException:
+                writer.close()
+                raise
+        return cls(writer, reader)
 
     # ---- plumbing -----------------------------------------------------------
 
-    async def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        return await trio.to_thread.run_sync(self._in_thread, fn, limiter=self._limiter)
+    async def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` with the reader connection in its thread."""
+        return await trio.to_thread.run_sync(self._in_reader, fn, limiter=self._read_limiter)
 
-    def _in_thread(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        conn = self._conn
+    def _in_reader(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        conn = self._conn if self._shared else self._reader
         if conn is None:
             raise Unavailable("sqlite storage is closed")
         try:
@@ -351,17 +399,82 @@ class SQLiteStorage(Storage):
         except sqlite3.Error as exc:
             raise _translate(exc) from exc
 
-    async def aclose(self) -> None:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(self._close_in_thread, limiter=self._limiter)
+    async def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` inside a write transaction, grouped with every other
+        write queued meanwhile (see the module's doc); its result or error."""
+        entry = _Write(fn)
+        self._queued.append(entry)
+        try:
+            while not entry.finished:
+                if self._committing:
+                    await self._committed.wait()
+                    continue
+                group, self._queued = self._queued, []
+                self._committing = True
+                try:
+                    # Not abandoned on cancel: a group that started finishes.
+                    await trio.to_thread.run_sync(self._commit_group, group,
+                                                  limiter=self._write_limiter)
+                finally:
+                    if not entry.finished:  # cancelled before it started: back in line
+                        self._queued[:0] = group
+                    self._committing = False
+                    self._committed.set()
+                    self._committed = trio.Event()
+        except trio.Cancelled:
+            if entry in self._queued:  # its group has not started: it never runs
+                self._queued.remove(entry)
+            raise
+        if entry.error is not None:
+            raise entry.error
+        return cast(T, entry.result)
 
-    def _close_in_thread(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
+    def _commit_group(self, group: list[_Write]) -> None:
+        """In the writer thread: one transaction, a savepoint per write.
+        Never raises: every entry ends with its result or its error."""
+        conn = self._conn
+        try:
+            if conn is None:
+                raise Unavailable("sqlite storage is closed")
             try:
-                conn.close()
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for entry in group:
+                        conn.execute("SAVEPOINT one_write")
+                        try:
+                            entry.result = entry.fn(conn)
+                        except Exception as exc:
+                            conn.execute("ROLLBACK TO one_write")
+                            entry.error = (_translate(exc) if isinstance(exc, sqlite3.Error)
+                                           else exc)
+                        conn.execute("RELEASE one_write")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
             except sqlite3.Error as exc:
                 raise _translate(exc) from exc
+        except Exception as exc:  # nothing of the group landed
+            for entry in group:
+                entry.result, entry.error = None, copy.copy(exc)
+        finally:
+            for entry in group:
+                entry.finished = True
+
+    async def aclose(self) -> None:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(self._close_writer, limiter=self._write_limiter)
+            if not self._shared:
+                await trio.to_thread.run_sync(self._close_reader, limiter=self._read_limiter)
+
+    def _close_writer(self) -> None:
+        conn, self._conn = self._conn, None
+        _close(conn)
+
+    def _close_reader(self) -> None:
+        conn, self._reader = self._reader, None
+        _close(conn)
 
     async def settings(self) -> dict[str, str | int]:
         """The connection's effective PRAGMAs (journal_mode, synchronous, busy_timeout ms)."""
@@ -377,29 +490,26 @@ class SQLiteStorage(Storage):
                 ).fetchone()[0],
             }
 
-        return await self._call(run)
+        return await self._read(run)
 
     # ---- shards -------------------------------------------------------------
 
     async def claim_shard(self, shard: int, epoch: int, owner: str) -> None:
         def run(conn: sqlite3.Connection) -> None:
-            with _transaction(conn, "IMMEDIATE"):
-                row = conn.execute(
-                    "SELECT epoch FROM shards WHERE shard = ?", (shard,)
-                ).fetchone()
-                if row is not None and row[0] > epoch:
-                    raise Aborted(
-                        f"shard {shard} is owned by epoch {row[0]} now (claim had epoch {epoch})"
-                    )
-                conn.execute(
-                    "INSERT INTO shards (shard, epoch, owner, update_time) "
-                    f"VALUES (?, ?, ?, {_NOW}) ON CONFLICT (shard) DO UPDATE SET "
-                    "epoch = excluded.epoch, owner = excluded.owner, "
-                    "update_time = excluded.update_time",
-                    (shard, epoch, owner),
+            row = conn.execute("SELECT epoch FROM shards WHERE shard = ?", (shard,)).fetchone()
+            if row is not None and row[0] > epoch:
+                raise Aborted(
+                    f"shard {shard} is owned by epoch {row[0]} now (claim had epoch {epoch})"
                 )
+            conn.execute(
+                "INSERT INTO shards (shard, epoch, owner, update_time) "
+                f"VALUES (?, ?, ?, {_NOW}) ON CONFLICT (shard) DO UPDATE SET "
+                "epoch = excluded.epoch, owner = excluded.owner, "
+                "update_time = excluded.update_time",
+                (shard, epoch, owner),
+            )
 
-        await self._call(run)
+        await self._write(run)
 
     async def get_shard(self, shard: int) -> ShardRow | None:
         def run(conn: sqlite3.Connection) -> ShardRow | None:
@@ -408,7 +518,7 @@ class SQLiteStorage(Storage):
             ).fetchone()
             return None if row is None else ShardRow(*row)
 
-        return await self._call(run)
+        return await self._read(run)
 
     # ---- writes -------------------------------------------------------------
 
@@ -427,22 +537,21 @@ class SQLiteStorage(Storage):
         delete_jobs = tuple(delete_jobs)
 
         def run(conn: sqlite3.Connection) -> None:
-            with _transaction(conn, "IMMEDIATE"):
-                _fence(conn, shard, epoch)
-                _check_ownership(conn, shard, jobs, tasks, events, delete_jobs)
-                if jobs:
-                    conn.executemany(_UPSERT_JOB, map(_job_tuple, jobs))
-                if tasks:
-                    conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
-                if events:
-                    conn.executemany(_INSERT_EVENT, map(_event_tuple, events))
-                if delete_jobs:
-                    ids = (json.dumps(list(delete_jobs)),)
-                    conn.execute(f"DELETE FROM task_events WHERE job_id {_IN_JSON}", ids)
-                    conn.execute(f"DELETE FROM tasks WHERE job_id {_IN_JSON}", ids)
-                    conn.execute(f"DELETE FROM jobs WHERE job_id {_IN_JSON}", ids)
+            _fence(conn, shard, epoch)
+            _check_ownership(conn, shard, jobs, tasks, events, delete_jobs)
+            if jobs:
+                conn.executemany(_UPSERT_JOB, map(_job_tuple, jobs))
+            if tasks:
+                conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
+            if events:
+                conn.executemany(_INSERT_EVENT, map(_event_tuple, events))
+            if delete_jobs:
+                ids = (json.dumps(list(delete_jobs)),)
+                conn.execute(f"DELETE FROM task_events WHERE job_id {_IN_JSON}", ids)
+                conn.execute(f"DELETE FROM tasks WHERE job_id {_IN_JSON}", ids)
+                conn.execute(f"DELETE FROM jobs WHERE job_id {_IN_JSON}", ids)
 
-        await self._call(run)
+        await self._write(run)
 
     async def create_job(
         self, shard: int, epoch: int, job: JobRow, tasks: Sequence[TaskRow] = ()
@@ -458,19 +567,15 @@ class SQLiteStorage(Storage):
                 )
 
         def run(conn: sqlite3.Connection) -> None:
-            with _transaction(conn, "IMMEDIATE"):
-                _fence(conn, shard, epoch)
-                exists = conn.execute(
-                    "SELECT 1 FROM jobs WHERE job_id = ?", (job.job_id,)
-                ).fetchone()
-                if exists:
-                    raise AlreadyExists(f"job {job.job_id} already exists")
-                conn.execute(_INSERT_JOB, _job_tuple(job))
-                if tasks:
-                    # Upsert: replaces leftovers of a job id that was never cleaned up.
-                    conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
+            _fence(conn, shard, epoch)
+            if conn.execute("SELECT 1 FROM jobs WHERE job_id = ?", (job.job_id,)).fetchone():
+                raise AlreadyExists(f"job {job.job_id} already exists")
+            conn.execute(_INSERT_JOB, _job_tuple(job))
+            if tasks:
+                # Upsert: replaces leftovers of a job id that was never cleaned up.
+                conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
 
-        await self._call(run)
+        await self._write(run)
 
     # ---- reads --------------------------------------------------------------
 
@@ -481,7 +586,7 @@ class SQLiteStorage(Storage):
             ).fetchone()
             return None if row is None else _job_from_row(row)
 
-        return await self._call(run)
+        return await self._read(run)
 
     async def get_jobs(self, job_ids: Sequence[str]) -> list[JobRow]:
         wanted = list(dict.fromkeys(job_ids))
@@ -495,7 +600,7 @@ class SQLiteStorage(Storage):
             by_id = {row[0]: row for row in rows}
             return [_job_from_row(by_id[i]) for i in wanted if i in by_id]
 
-        return await self._call(run)
+        return await self._read(run)
 
     async def query_jobs(
         self,
@@ -557,7 +662,7 @@ class SQLiteStorage(Storage):
                 ).fetchall()
             return [_job_from_row(r) for r in rows], total
 
-        return await self._call(run)
+        return await self._read(run)
 
     async def get_task(self, job_id: str, instance_id: int) -> TaskRow | None:
         def run(conn: sqlite3.Connection) -> TaskRow | None:
@@ -567,7 +672,7 @@ class SQLiteStorage(Storage):
             ).fetchone()
             return None if row is None else TaskRow(*row)
 
-        return await self._call(run)
+        return await self._read(run)
 
     async def list_tasks(
         self,
@@ -609,7 +714,7 @@ class SQLiteStorage(Storage):
                 ).fetchall()
             return [TaskRow(*r) for r in rows], total
 
-        return await self._call(run)
+        return await self._read(run)
 
     async def task_events(
         self, job_id: str, instance_id: int, *, limit: int = 100
@@ -624,7 +729,7 @@ class SQLiteStorage(Storage):
             ).fetchall()
             return [TaskEventRow(*r) for r in rows]
 
-        return await self._call(run)
+        return await self._read(run)
 
     async def load_shard(
         self, shard: int, *, active_only: bool = True
@@ -638,7 +743,7 @@ class SQLiteStorage(Storage):
                 task_rows = conn.execute(tasks_sql, params).fetchall()
             return [_job_from_row(r) for r in job_rows], [TaskRow(*r) for r in task_rows]
 
-        return await self._call(run)
+        return await self._read(run)
 
     async def stats(self) -> dict[str, int]:
         def run(conn: sqlite3.Connection) -> dict[str, int]:
@@ -649,11 +754,12 @@ class SQLiteStorage(Storage):
                                        ("events", "task_events"), ("shards", "shards"))
                 }
 
-        return await self._call(run)
+        return await self._read(run)
 
 
-def _connect(path: str, synchronous: str, busy_timeout_ms: int) -> sqlite3.Connection:
-    """In the worker thread: connect, set PRAGMAs, migrate the schema."""
+def _connect(path: str, synchronous: str, busy_timeout_ms: int, writer: bool) -> sqlite3.Connection:
+    """In a worker thread: connect and set PRAGMAs; the writer first brings
+    the schema up to date (so the reader, opened after it, finds it)."""
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
@@ -666,7 +772,8 @@ def _connect(path: str, synchronous: str, busy_timeout_ms: int) -> sqlite3.Conne
         conn.execute(f"PRAGMA synchronous = {synchronous}")
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.create_function("peloton_fold", 1, _fold, deterministic=True)
-        _migrate(conn, path)
+        if writer:
+            _migrate(conn, path)
     except BaseException as exc:
         conn.close()
         if isinstance(exc, sqlite3.Error):

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
-from peloton.core.errors import FailedPrecondition, Internal, InvalidArgument, Unavailable
+from peloton.core.errors import (
+    FailedPrecondition,
+    Internal,
+    InvalidArgument,
+    PelotonError,
+    Unavailable,
+)
 from peloton.storage import SCHEMA_VERSION, open_sqlite
-from peloton.storage.sqlite import _LOAD_SHARD
+from peloton.storage.sqlite import _LOAD_SHARD, SQLiteStorage
 
-from .conformance import OpenStore, StorageContract, handles, job, task
+from .conformance import J1, J2, J3, OpenStore, StorageContract, handles, job, task
 
 
 class TestSQLiteContract(StorageContract):
@@ -127,3 +136,127 @@ async def test_several_handles_open_a_new_file_at_once(tmp_path):
     for store in stores:
         assert (await store.stats())["jobs"] == 0
         await store.aclose()
+
+
+# ---- group commit and the reader connection ---------------------------------
+
+
+class _HeldWriter:
+    """Occupies the writer thread with a write that waits until ``release``."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.go = threading.Event()
+
+    def __call__(self, conn: sqlite3.Connection) -> None:
+        self.started.set()
+        self.go.wait(10)
+
+    def release(self) -> None:
+        self.go.set()
+
+
+async def _hold_writer(store: SQLiteStorage, nursery: trio.Nursery) -> _HeldWriter:
+    held = _HeldWriter()
+    nursery.start_soon(store._write, held)
+    await trio.to_thread.run_sync(held.started.wait)
+    return held
+
+
+async def test_writes_queued_meanwhile_commit_together(tmp_path: Path) -> None:
+    groups: list[int] = []
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        commit = store._commit_group
+
+        def counting(group: list) -> None:  # type: ignore[type-arg]
+            groups.append(len(group))
+            commit(group)
+
+        store._commit_group = counting  # type: ignore[method-assign]
+        await store.write(0, 1, jobs=[job(instance_count=50)])
+        async with trio.open_nursery() as nursery:
+            held = await _hold_writer(store, nursery)
+            for i in range(50):
+                nursery.start_soon(partial(store.write, 0, 1, tasks=[task(instance_id=i)]))
+            await trio.testing.wait_all_tasks_blocked()
+            held.release()
+        assert groups == [1, 1, 50]
+        assert (await store.list_tasks(J1))[1] == 50
+
+
+async def test_a_failing_write_is_rolled_back_alone(tmp_path: Path) -> None:
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.claim_shard(0, 2, "jobmgr-b")
+        await store.create_job(0, 2, job(J1))
+        outcomes: dict[str, object] = {}
+
+        async def attempt(name: str, write: Callable[[], Awaitable[None]]) -> None:
+            try:
+                await write()
+                outcomes[name] = "ok"
+            except PelotonError as error:
+                outcomes[name] = type(error).__name__
+
+        async with trio.open_nursery() as nursery:
+            held = await _hold_writer(store, nursery)
+            nursery.start_soon(attempt, "stale", lambda: store.write(0, 1, jobs=[job(J2)]))
+            nursery.start_soon(attempt, "duplicate",
+                               lambda: store.create_job(0, 2, job(J1, name="again")))
+            nursery.start_soon(attempt, "fresh", lambda: store.write(0, 2, jobs=[job(J3)]))
+            await trio.testing.wait_all_tasks_blocked()
+            held.release()
+        assert outcomes == {"stale": "Aborted", "duplicate": "AlreadyExists", "fresh": "ok"}
+        assert await store.get_jobs([J1, J2, J3]) == [job(J1), job(J3)]
+
+
+async def test_a_group_that_cannot_begin_fails_every_write_in_it(tmp_path: Path) -> None:
+    path = tmp_path / "p.db"
+    async with await open_sqlite(path, busy_timeout=0) as store:
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            outcomes: list[str] = []
+
+            async def attempt(job_id: str) -> None:
+                with pytest.raises(Unavailable, match="locked") as info:
+                    await store.write(0, 1, jobs=[job(job_id)])
+                outcomes.append(str(info.value))
+
+            async with trio.open_nursery() as nursery:
+                for job_id in (J1, J2, J3):
+                    nursery.start_soon(attempt, job_id)
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+        assert len(outcomes) == 3
+        assert await store.stats() == {"jobs": 0, "tasks": 0, "events": 0, "shards": 0}
+
+
+async def test_a_write_cancelled_before_its_group_starts_never_lands(tmp_path: Path) -> None:
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        async with trio.open_nursery() as nursery:
+            held = await _hold_writer(store, nursery)
+            scope = trio.CancelScope()
+
+            async def cancelled() -> None:
+                with scope:
+                    await store.write(0, 1, jobs=[job(J1)])
+                assert scope.cancelled_caught
+
+            nursery.start_soon(cancelled)
+            await trio.testing.wait_all_tasks_blocked()
+            scope.cancel()
+            nursery.start_soon(partial(store.write, 0, 1, jobs=[job(J2)]))
+            await trio.testing.wait_all_tasks_blocked()
+            held.release()
+        assert [j.job_id for j in await store.get_jobs([J1, J2])] == [J2]
+
+
+async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.create_job(0, 1, job(), [task()])
+        async with trio.open_nursery() as nursery:
+            held = await _hold_writer(store, nursery)
+            assert await store.get_job(J1) == job()
+            assert (await store.list_tasks(J1))[1] == 1
+            held.release()
