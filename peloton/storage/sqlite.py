@@ -48,6 +48,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from operator import attrgetter
 from typing import Any, TypeVar, cast
 
@@ -153,23 +154,47 @@ _TASK_SELECT = ", ".join(_TASK_COLUMNS)
 _EVENT_SELECT = ", ".join(_EVENT_COLUMNS)
 
 
-def _upsert(table: str, columns: tuple[str, ...], key: tuple[str, ...]) -> str:
-    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
-    return (
-        f"INSERT INTO {table} ({', '.join(columns)}) "
-        f"VALUES ({', '.join('?' * len(columns))}) "
-        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
-    )
+class _Insert:
+    """An INSERT (or an upsert, given ``key``) of many rows in few statements.
+
+    ``executemany`` steps once per row, and the sqlite3 module releases and
+    retakes the GIL around every step. While the trio thread is busy, each
+    retake waits out its switch interval: on a copy of a million-task store,
+    2,000 task rows (and their events) took 3.8 s instead of 40 ms with one
+    busy Python thread beside the writer. One statement of up to
+    :attr:`CHUNK` rows retakes it once (190 ms under the same load). Chunks
+    are powers of two, so a handful of statement texts serve every batch and
+    stay in the connection's statement cache. Rows of one statement apply in
+    order, so a later row for the same key wins, as with ``executemany``.
+    """
+
+    CHUNK = 256  # 15 job columns x 256 = 3,840 variables (SQLite allows 32,766)
+
+    def __init__(self, table: str, columns: tuple[str, ...], key: tuple[str, ...] = ()) -> None:
+        self._head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+        self._row = f"({', '.join('?' * len(columns))})"
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+        self._tail = f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}" if key else ""
+        self._sql: dict[int, str] = {}
+
+    def sql(self, rows: int) -> str:
+        text = self._sql.get(rows)
+        if text is None:
+            text = self._sql[rows] = self._head + ", ".join([self._row] * rows) + self._tail
+        return text
+
+    def run(self, conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+        done = 0
+        while done < len(rows):
+            n = min(self.CHUNK, 1 << ((len(rows) - done).bit_length() - 1))
+            conn.execute(self.sql(n), list(chain.from_iterable(rows[done:done + n])))
+            done += n
 
 
-_UPSERT_JOB = _upsert("jobs", _JOB_COLUMNS, ("job_id",))
-_INSERT_JOB = (
-    f"INSERT INTO jobs ({_JOB_SELECT}) VALUES ({', '.join('?' * len(_JOB_COLUMNS))})"
-)
-_UPSERT_TASK = _upsert("tasks", _TASK_COLUMNS, ("job_id", "instance_id"))
-_INSERT_EVENT = (
-    f"INSERT INTO task_events ({_EVENT_SELECT}) VALUES ({', '.join('?' * len(_EVENT_COLUMNS))})"
-)
+_UPSERT_JOBS = _Insert("jobs", _JOB_COLUMNS, ("job_id",))
+_INSERT_JOB = _Insert("jobs", _JOB_COLUMNS).sql(1)
+_UPSERT_TASKS = _Insert("tasks", _TASK_COLUMNS, ("job_id", "instance_id"))
+_INSERT_EVENTS = _Insert("task_events", _EVENT_COLUMNS)
 # Sets of values travel as one JSON array parameter: no variable-count limit,
 # one prepared statement whatever the size.
 _IN_JSON = "IN (SELECT value FROM json_each(?))"
@@ -540,11 +565,11 @@ class SQLiteStorage(Storage):
             _fence(conn, shard, epoch)
             _check_ownership(conn, shard, jobs, tasks, events, delete_jobs)
             if jobs:
-                conn.executemany(_UPSERT_JOB, map(_job_tuple, jobs))
+                _UPSERT_JOBS.run(conn, [_job_tuple(j) for j in jobs])
             if tasks:
-                conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
+                _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
             if events:
-                conn.executemany(_INSERT_EVENT, map(_event_tuple, events))
+                _INSERT_EVENTS.run(conn, [_event_tuple(e) for e in events])
             if delete_jobs:
                 ids = (json.dumps(list(delete_jobs)),)
                 conn.execute(f"DELETE FROM task_events WHERE job_id {_IN_JSON}", ids)
@@ -573,7 +598,7 @@ class SQLiteStorage(Storage):
             conn.execute(_INSERT_JOB, _job_tuple(job))
             if tasks:
                 # Upsert: replaces leftovers of a job id that was never cleaned up.
-                conn.executemany(_UPSERT_TASK, map(_task_tuple, tasks))
+                _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
 
         await self._write(run)
 

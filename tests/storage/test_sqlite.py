@@ -20,7 +20,7 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.storage import SCHEMA_VERSION, open_sqlite
-from peloton.storage.sqlite import _LOAD_SHARD, SQLiteStorage
+from peloton.storage.sqlite import _LOAD_SHARD, _UPSERT_TASKS, SQLiteStorage
 
 from .conformance import J1, J2, J3, OpenStore, StorageContract, handles, job, task
 
@@ -260,3 +260,18 @@ async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
             assert await store.get_job(J1) == job()
             assert (await store.list_tasks(J1))[1] == 1
             held.release()
+
+
+async def test_rows_go_in_few_statements_of_few_shapes(tmp_path: Path) -> None:
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.write(0, 1, jobs=[job(instance_count=1000)])
+        for size in (1, 3, 255, 256, 257, 700):
+            rows = [task(instance_id=i, host=f"h{size}") for i in range(size)]
+            rows.append(task(instance_id=0, host=f"last-{size}"))  # in another chunk
+            await store.write(0, 1, tasks=rows)
+            assert (await store.get_task(J1, 0)).host == f"last-{size}"  # type: ignore[union-attr]
+            assert (await store.get_task(J1, size - 1)).host == (  # type: ignore[union-attr]
+                f"h{size}" if size > 1 else f"last-{size}")
+        assert (await store.list_tasks(J1))[1] == 700
+    # Powers of two up to 256: at most nine statement texts per table.
+    assert set(_UPSERT_TASKS._sql) <= {1, 2, 4, 8, 16, 32, 64, 128, 256}
