@@ -195,6 +195,16 @@ class InternalHandler:
         await hm.backend.launch([s for s in specs if s not in early])
         return hpb.LaunchTasksResponse()
 
+    async def LaunchTasksBatch(self, request: hpb.LaunchTasksBatchRequest) -> Any:
+        reply = hpb.LaunchTasksBatchResponse()
+        for launch in request.launches:
+            outcome = reply.outcomes.add(leaseId=launch.leaseId)
+            try:
+                await self.LaunchTasks(launch)
+            except PelotonError as error:
+                outcome.code, outcome.message = error.code, error.message
+        return reply
+
     async def KillTasks(self, request: hpb.KillTasksRequest) -> Any:
         hm = self.hm
         known = [m for m in request.mesosTaskIds if hm.backend.known(m) is not None]

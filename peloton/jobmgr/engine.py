@@ -35,8 +35,10 @@ from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.errors import (
+    BY_CODE,
     Aborted,
     FailedPrecondition,
+    Internal,
     InvalidArgument,
     NotFound,
     PelotonError,
@@ -299,39 +301,60 @@ class ShardEngine:
         await self.persist(touched.values(), changed + skipped)
         if skipped:
             await self.report_states(skipped)
-        async with trio.open_nursery() as nursery:
-            for placement, chosen in plans:
-                nursery.start_soon(self._launch_one, placement, chosen)
-
-    async def _launch_one(self, placement: rpb.Placement, chosen: list[tuple[Job, Task]]) -> None:
-        request = hpb.LaunchTasksRequest(leaseId=placement.leaseId, hostname=placement.hostname)
         # A stop that came while the placement was being recorded wins; the
         # unused lease simply expires in the host manager.
-        chosen = [(job, task) for job, task in chosen if task.goal != TaskState.KILLED]
-        if not chosen:
-            return
-        for job, task in chosen:
-            cfg = job.task_config(task.instance)
-            request.tasks.add(taskId=task_id(job.id, task.instance),
-                              mesosTaskId=task.mesos_task_id, config=cfg,
-                              ports=[task.ports[p.name] for p in cfg.ports if p.name in task.ports],
-                              shard=self.shard, jobId=job.id, instanceId=task.instance,
-                              revocable=job.config.sla.revocable or cfg.revocable)
+        by_cluster: dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]] = (
+            defaultdict(list))
+        for placement, chosen in plans:
+            chosen = [(job, task) for job, task in chosen if task.goal != TaskState.KILLED]
+            if chosen:
+                by_cluster[placement.cluster].append((placement, chosen))
+        async with trio.open_nursery() as nursery:
+            for cluster, launches in by_cluster.items():
+                nursery.start_soon(self._launch_on, cluster, launches)
+
+    async def _launch_on(self, cluster: str,
+                         launches: list[tuple[rpb.Placement, list[tuple[Job, Task]]]]) -> None:
+        """Launch on one cluster's hosts in one call; each host's launch
+        succeeds or is refused alone."""
+        request = hpb.LaunchTasksBatchRequest()
+        for placement, chosen in launches:
+            launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
+            for job, task in chosen:
+                cfg = job.task_config(task.instance)
+                launch.tasks.add(taskId=task_id(job.id, task.instance),
+                                 mesosTaskId=task.mesos_task_id, config=cfg,
+                                 ports=[task.ports[p.name] for p in cfg.ports
+                                        if p.name in task.ports],
+                                 shard=self.shard, jobId=job.id, instanceId=task.instance,
+                                 revocable=job.config.sla.revocable or cfg.revocable)
         try:
-            await self.ctx.hostmgr_for(placement.cluster).call("LaunchTasks", request)
-        except (FailedPrecondition, InvalidArgument, NotFound) as error:
-            log.info("launch on %s refused (%s); placing again", placement.hostname, error)
-            try:
-                await self._place_again([t for _, t in chosen], error.message)
-            except PelotonError as again:
-                # Fenced off, or resmgr unreachable: whoever owns the shard
-                # next finds these tasks LAUNCHING and reconciles them. The
-                # other launches of the batch go on.
-                log.warning("placing again after a refused launch: %s", again)
+            reply = await self.ctx.hostmgr_for(cluster).call("LaunchTasksBatch", request)
         except PelotonError as error:
             # Unknown outcome: the host manager may have launched. Its events
             # (or a reconcile after the launch timeout) settle it.
-            log.warning("launch on %s: %s", placement.hostname, error)
+            log.warning("launch on %d hosts of %s: %s", len(launches), cluster, error)
+            return
+        refused: dict[str, list[Task]] = defaultdict(list)  # why -> tasks
+        for (placement, chosen), outcome in zip(launches, reply.outcomes, strict=False):
+            if not outcome.code:
+                continue
+            kind = BY_CODE.get(outcome.code, Internal)
+            if issubclass(kind, (FailedPrecondition, InvalidArgument, NotFound)):
+                log.info("launch on %s refused (%s); placing again", placement.hostname,
+                         outcome.message)
+                refused[outcome.message].extend(task for _, task in chosen)
+            else:
+                log.warning("launch on %s: %s: %s", placement.hostname, outcome.code,
+                            outcome.message)
+        for why, tasks in refused.items():
+            try:
+                await self._place_again(tasks, why)
+            except PelotonError as again:
+                # Fenced off, or resmgr unreachable: whoever owns the shard
+                # next finds these tasks LAUNCHING and reconciles them. The
+                # other launches of the batch went on.
+                log.warning("placing again after a refused launch: %s", again)
 
     async def _place_again(self, tasks: list[Task], why: str) -> None:
         """Tasks whose launch was refused go back to resmgr (stopped ones end)."""

@@ -102,3 +102,26 @@ def test_cpu_usage_and_usage_period_options(tmp_path):
         with pytest.raises(InvalidArgument) as info:
             make_backend(DaemonConfig("hostmgr", "hm", "127.0.0.1:1", "", options), tmp_path)
         assert info.value.field is not None and info.value.field.endswith(key)
+
+
+async def test_a_batch_of_launches_succeeds_or_is_refused_per_host(
+        autojump_clock: trio.testing.MockClock, nursery: trio.Nursery):
+    handler = await start(nursery, hosts=2)
+    first, second = (await acquire(handler, minimum=res(1), hosts=2)).leases
+
+    def on(lease: hpb.HostLease, instance: int, lease_id: str = "") -> hpb.LaunchTasksRequest:
+        task = hpb.LaunchableTask(taskId=f"{JOB}-{instance}", mesosTaskId=f"{JOB}-{instance}-1",
+                                  jobId=JOB, instanceId=instance)
+        task.config.resource.cpuLimit = 1
+        task.config.command.value = "sleep 100"
+        return hpb.LaunchTasksRequest(leaseId=lease_id or lease.leaseId,
+                                      hostname=lease.hostname, tasks=[task])
+
+    reply = await handler.LaunchTasksBatch(hpb.LaunchTasksBatchRequest(launches=[
+        on(first, 0), on(second, 1, lease_id="no-such-lease"), on(second, 2)]))
+    assert [(o.leaseId, o.code) for o in reply.outcomes] == [
+        (first.leaseId, ""), ("no-such-lease", "FAILED_PRECONDITION"), (second.leaseId, "")]
+    assert "unknown or expired" in reply.outcomes[1].message
+    known = await handler.ReconcileTasks(hpb.ReconcileTasksRequest(
+        mesosTaskIds=[f"{JOB}-{i}-1" for i in range(3)]))
+    assert sorted(e.mesosTaskId for e in known.events) == [f"{JOB}-0-1", f"{JOB}-2-1"]

@@ -100,8 +100,8 @@ class FakeHostmgr:
         self.known: dict[str, T] = {}
         self.refuse: set[str] = set()
         self.requests: list[tuple[str, Any]] = []
-        self.hold: trio.Event | None = None  # set: LaunchTasks waits for it
-        self.launching = trio.Event()  # set when a LaunchTasks arrives
+        self.hold: trio.Event | None = None  # set: a launch waits for it
+        self.launching = trio.Event()  # set when a LaunchTasksBatch arrives
 
     async def call(self, method: str, request: Any, **kw: Any) -> Any:
         self.requests.append((method, request))
@@ -113,13 +113,18 @@ class FakeHostmgr:
                 else:
                     reply.unknown.append(m)
             return reply
-        if method == "LaunchTasks":
+        if method == "LaunchTasksBatch":
             self.launching.set()
             if self.hold is not None:
                 await self.hold.wait()
-            if request.hostname in self.refuse:
-                raise FailedPrecondition(f"host lease {request.leaseId} is unknown or expired")
-            return hpb.LaunchTasksResponse()
+            reply = hpb.LaunchTasksBatchResponse()
+            for launch in request.launches:
+                self.requests.append(("LaunchTasks", launch))  # one host's launch
+                outcome = reply.outcomes.add(leaseId=launch.leaseId)
+                if launch.hostname in self.refuse:
+                    outcome.code = FailedPrecondition.code
+                    outcome.message = f"host lease {launch.leaseId} is unknown or expired"
+            return reply
         assert method == "KillTasks", method
         return hpb.KillTasksResponse()
 

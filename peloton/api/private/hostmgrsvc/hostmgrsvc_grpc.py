@@ -30,6 +30,10 @@ class InternalHostServiceBase(abc.ABC):
         pass
 
     @abc.abstractmethod
+    async def LaunchTasksBatch(self, stream: 'grpclib.server.Stream[peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksBatchRequest, peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksBatchResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
     async def KillTasks(self, stream: 'grpclib.server.Stream[peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.KillTasksRequest, peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.KillTasksResponse]') -> None:
         pass
 
@@ -68,6 +72,12 @@ class InternalHostServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksRequest,
                 peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksResponse,
+            ),
+            '/peloton.private.hostmgrsvc.InternalHostService/LaunchTasksBatch': grpclib.const.Handler(
+                self.LaunchTasksBatch,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksBatchRequest,
+                peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksBatchResponse,
             ),
             '/peloton.private.hostmgrsvc.InternalHostService/KillTasks': grpclib.const.Handler(
                 self.KillTasks,
@@ -122,6 +132,12 @@ class InternalHostServiceStub:
             '/peloton.private.hostmgrsvc.InternalHostService/LaunchTasks',
             peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksRequest,
             peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksResponse,
+        )
+        self.LaunchTasksBatch = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.private.hostmgrsvc.InternalHostService/LaunchTasksBatch',
+            peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksBatchRequest,
+            peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.LaunchTasksBatchResponse,
         )
         self.KillTasks = grpclib.client.UnaryUnaryMethod(
             channel,

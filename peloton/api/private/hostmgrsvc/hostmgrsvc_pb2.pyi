@@ -129,6 +129,28 @@ class LaunchTasksResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class LaunchTasksBatchRequest(_message.Message):
+    __slots__ = ("launches",)
+    LAUNCHES_FIELD_NUMBER: _ClassVar[int]
+    launches: _containers.RepeatedCompositeFieldContainer[LaunchTasksRequest]
+    def __init__(self, launches: _Optional[_Iterable[_Union[LaunchTasksRequest, _Mapping]]] = ...) -> None: ...
+
+class LaunchOutcome(_message.Message):
+    __slots__ = ("leaseId", "code", "message")
+    LEASEID_FIELD_NUMBER: _ClassVar[int]
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    leaseId: str
+    code: str
+    message: str
+    def __init__(self, leaseId: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class LaunchTasksBatchResponse(_message.Message):
+    __slots__ = ("outcomes",)
+    OUTCOMES_FIELD_NUMBER: _ClassVar[int]
+    outcomes: _containers.RepeatedCompositeFieldContainer[LaunchOutcome]
+    def __init__(self, outcomes: _Optional[_Iterable[_Union[LaunchOutcome, _Mapping]]] = ...) -> None: ...
+
 class KillTasksRequest(_message.Message):
     __slots__ = ("mesosTaskIds", "gracePeriodSeconds")
     MESOSTASKIDS_FIELD_NUMBER: _ClassVar[int]
