@@ -196,13 +196,19 @@ class InternalHandler:
         return hpb.LaunchTasksResponse()
 
     async def LaunchTasksBatch(self, request: hpb.LaunchTasksBatchRequest) -> Any:
+        """Every launch at once (a backend's launch may wait on I/O: Mesos
+        calls, process starts); each succeeds or fails alone."""
         reply = hpb.LaunchTasksBatchResponse()
-        for launch in request.launches:
-            outcome = reply.outcomes.add(leaseId=launch.leaseId)
+
+        async def one(launch: hpb.LaunchTasksRequest, outcome: hpb.LaunchOutcome) -> None:
             try:
                 await self.LaunchTasks(launch)
             except PelotonError as error:
                 outcome.code, outcome.message = error.code, error.message
+
+        async with trio.open_nursery() as nursery:
+            for launch in request.launches:
+                nursery.start_soon(one, launch, reply.outcomes.add(leaseId=launch.leaseId))
         return reply
 
     async def KillTasks(self, request: hpb.KillTasksRequest) -> Any:

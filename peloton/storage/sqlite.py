@@ -456,7 +456,8 @@ class SQLiteStorage(Storage):
 
     def _commit_group(self, group: list[_Write]) -> None:
         """In the writer thread: one transaction, a savepoint per write.
-        Never raises: every entry ends with its result or its error."""
+        Every entry ends with its result or its error; only what is not an
+        ``Exception`` (after failing every entry) propagates."""
         conn = self._conn
         try:
             if conn is None:
@@ -480,9 +481,12 @@ class SQLiteStorage(Storage):
                     raise
             except sqlite3.Error as exc:
                 raise _translate(exc) from exc
-        except Exception as exc:  # nothing of the group landed
+        except BaseException as exc:  # nothing of the group landed
+            failure = exc if isinstance(exc, Exception) else Internal(f"write interrupted: {exc!r}")
             for entry in group:
-                entry.result, entry.error = None, copy.copy(exc)
+                entry.result, entry.error = None, copy.copy(failure)
+            if failure is not exc:
+                raise
         finally:
             for entry in group:
                 entry.finished = True
