@@ -9,6 +9,7 @@ Each test stops its jobs, so the next starts from an idle cluster.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -46,20 +47,31 @@ class Env:
     jobs: list[str] = field(default_factory=list)  # to stop after the test
 
 
-@pytest.fixture
-async def env(cluster: LocalCluster) -> AsyncIterator[Env]:
+@contextlib.asynccontextmanager
+async def open_env(cluster: LocalCluster, *,
+                   idle: Callable[[PelotonClient], Awaitable[Any]] | None = None,
+                   ) -> AsyncIterator[Env]:
+    """An Env on ``cluster``. On exit its jobs are stopped and waited for,
+    then ``idle`` is awaited: the next test finds the cluster idle."""
     async with open_rpc():
         e = Env(PelotonClient(cluster.addresses))
         try:
             yield e
         finally:
-            # Leave the cluster idle for the next test.
             for job_id in e.jobs:
                 await e.client.tasks.call("Stop", task_pb2.StopRequest(
                     jobId=peloton_pb2.JobID(value=job_id)))
             for job_id in e.jobs:
                 await e.client.wait_for_job(job_id, TERMINAL, timeout=30)
+            if idle is not None:
+                await idle(e.client)
             e.client.close()
+
+
+@pytest.fixture
+async def env(cluster: LocalCluster) -> AsyncIterator[Env]:
+    async with open_env(cluster) as e:
+        yield e
 
 
 async def make_pool(client: PelotonClient, name: str, *, reservation: float,

@@ -35,15 +35,13 @@ from peloton.api.v0.task import task_pb2
 from peloton.client import PelotonClient
 from peloton.core.errors import InvalidArgument
 from peloton.ops import minicluster
-from peloton.rpc import open_rpc
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
 from peloton.testing.cluster import LocalCluster
-from tests.e2e.test_preemption import Env, all_running, run_of, runtimes, state, until
+from tests.e2e.test_preemption import Env, all_running, open_env, run_of, runtimes, state, until
 
 pytestmark = pytest.mark.cluster
 
-TERMINAL = ("SUCCEEDED", "FAILED", "KILLED")
 SLACK_EXCESS = "uses more slack than its slack entitlement"
 
 
@@ -63,21 +61,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture
 async def env(cluster: LocalCluster) -> AsyncIterator[Env]:
-    async with open_rpc():
-        e = Env(PelotonClient(cluster.addresses))
-        try:
-            yield e
-        finally:
-            for job_id in e.jobs:  # leave the cluster idle for the next test
-                await e.client.tasks.call("Stop", task_pb2.StopRequest(
-                    jobId=peloton_pb2.JobID(value=job_id)))
-            for job_id in e.jobs:
-                await e.client.wait_for_job(job_id, TERMINAL, timeout=30)
-            # ... and wait until resmgr knows their slack is gone: it learns
-            # the slack every 2 s, and the next test's revocable job must not
-            # be admitted on this one's (and preempted once the truth is in).
-            await until("no slack left", lambda: no_slack(e.client))
-            e.client.close()
+    # Its jobs ended, wait until resmgr knows their slack is gone: it learns
+    # the slack every 2 s, and the next test's revocable job must not be
+    # admitted on this one's (and preempted once the truth is in).
+    async with open_env(cluster, idle=lambda client: until(
+            "no slack left", lambda: no_slack(client))) as e:
+        yield e
 
 
 async def no_slack(client: PelotonClient) -> bool:
