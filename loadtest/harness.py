@@ -113,6 +113,7 @@ def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) 
         "data_dir": str(directory),
         "num_shards": c.shards,
         "storage": {"kind": "sqlite", "path": "jobs.db"},
+        "raft_password_file": minicluster.RAFT_SECRET,
         "resmgr": resmgrs,
         "jobmgr": [{"name": f"jobmgr-{i}", "grpc": address()} for i in range(c.jobmgrs)],
         "placement": [{"name": f"placement-{i}"} for i in range(c.placements)],
@@ -344,6 +345,7 @@ class LoadTest:
                                   f"--out", field="--out")
         data = cluster_data(self.scenario, self.run_dir, minicluster.free_ports(
             3 * c.resmgrs + c.jobmgrs + c.hostmgr_shards))
+        minicluster.write_raft_secret(self.run_dir)
         path.write_text(f"# loadtest {self.scenario.name}: written by the load-test harness\n"
                         + yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
         self.config = cluster_config.load(path)

@@ -5,6 +5,8 @@
     data_dir: /path/to/cluster        # logs, Raft journals, SQLite, sandboxes
     num_shards: 16                    # jobmgr shards; fixed at bootstrap
     storage: {kind: sqlite, path: jobs.db}     # relative to data_dir
+    raft_password_file: raft.secret   # required (or raft_password: ...): the
+                                      # Raft group's shared secret, mode 0600
     resmgr:                           # the Raft group (3 members)
       - {name: resmgr-0, grpc: 127.0.0.1:5394, raft: 127.0.0.1:7394,
          metrics: 127.0.0.1:9394}     # optional: Prometheus /metrics, loopback only
@@ -21,12 +23,21 @@
 
 Every daemon reads the whole file and picks its own entry by ``name``; the
 rest tells it where its peers are. Errors name the offending key.
+
+The Raft secret is required, on loopback too: pysyncobj unpickles what
+reaches its port, and only its encryption (Fernet: AES and an HMAC checked
+before anything is unpickled) keeps a stranger's bytes out. It comes from
+``raft_password_file`` (relative to the cluster file; readable by its owner
+only) or, inline, ``raft_password``; it is read only by the resmgr replicas
+(``ClusterConfig.raft_secret``), so a CLI that cannot read it still works.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import pathlib
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,8 +62,30 @@ class ClusterConfig:
     storage: dict[str, Any]
     daemons: tuple[DaemonConfig, ...]
     raft_password: str | None = None
+    raft_password_file: pathlib.Path | None = None
     # preemption.sustain_s; None: resmgr's default (PREEMPTION_SUSTAIN_S).
     preemption_sustain_s: float | None = None
+
+    def raft_secret(self) -> str:
+        """The Raft group's shared secret; InvalidArgument naming the key
+        when the file cannot be read, is open to others, or is too short."""
+        if self.raft_password is not None:
+            return self.raft_password
+        path = self.raft_password_file
+        assert path is not None  # parse requires one of the two
+        try:
+            with path.open() as f:
+                mode = os.fstat(f.fileno()).st_mode
+                secret = f.read().strip()
+        except OSError as error:
+            raise InvalidArgument(f"cannot read {path}: {error.strerror}",
+                                  field="raft_password_file")
+        if mode & 0o077:
+            raise InvalidArgument(f"{path} has mode {stat.S_IMODE(mode):04o}: the Raft secret "
+                                  f"must be readable by its owner only (chmod 600 {path})",
+                                  field="raft_password_file")
+        _check_secret(secret, f"the content of {path}", "raft_password_file")
+        return secret
 
     def of_kind(self, kind: str) -> list[DaemonConfig]:
         return [d for d in self.daemons if d.kind == kind]
@@ -89,6 +122,8 @@ KINDS = ("resmgr", "jobmgr", "placement", "hostmgr")
 HEARTBEAT_PERIOD = 1.0
 HEARTBEAT_TIMEOUT = 4.0
 MEMBER_LEASE = 10.0
+# The shortest Raft secret taken (what `minicluster up` writes has 43).
+MIN_SECRET_CHARS = 16
 _NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hostmgr": ("grpc",)}
 # Keys a daemon entry may have, where the kind has a fixed set (a hostmgr's
 # are its backend's options).
@@ -115,10 +150,43 @@ def _loopback_address(value: Any, where: str) -> str:
     return address
 
 
+def _check_secret(secret: str, what: str, where: str) -> None:
+    if len(secret) < MIN_SECRET_CHARS:
+        raise InvalidArgument(f"{what} is {len(secret)} characters; a Raft secret needs at "
+                              f"least {MIN_SECRET_CHARS} (`peloton minicluster up` writes one, "
+                              "or: python -c 'import secrets; print(secrets.token_urlsafe())')",
+                              field=where)
+
+
+def _raft_secret(data: dict[str, Any],
+                 base: pathlib.Path | None) -> tuple[str | None, pathlib.Path | None]:
+    inline, path = data.get("raft_password"), data.get("raft_password_file")
+    if inline is None and path is None:
+        raise InvalidArgument("required: the Raft group's shared secret (or raft_password "
+                              "inline); pysyncobj runs what reaches its port unless every "
+                              "message is authenticated with it", field="raft_password_file")
+    if inline is not None and path is not None:
+        raise InvalidArgument("give raft_password or raft_password_file, not both",
+                              field="raft_password")
+    if inline is not None:
+        if not isinstance(inline, str):
+            raise InvalidArgument(f"must be a string, got {type(inline).__name__}",
+                                  field="raft_password")
+        _check_secret(inline, "the password", "raft_password")
+        return inline, None
+    if not isinstance(path, str) or not path:
+        raise InvalidArgument(f"must be a path, got {path!r}", field="raft_password_file")
+    resolved = pathlib.Path(path)
+    if not resolved.is_absolute() and base is not None:
+        resolved = base / resolved
+    return None, resolved
+
+
 def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     if not isinstance(data, dict):
         raise InvalidArgument("the cluster file must be a mapping", field="")
-    known = {"data_dir", "num_shards", "storage", "raft_password", "preemption", *KINDS}
+    known = {"data_dir", "num_shards", "storage", "raft_password", "raft_password_file",
+             "preemption", *KINDS}
     for key in data:
         if key not in known:
             raise InvalidArgument(f"unknown key; known keys are {', '.join(sorted(known))}",
@@ -172,7 +240,8 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     if storage.get("kind", "sqlite") != "sqlite":
         raise InvalidArgument(f"unknown storage kind {storage.get('kind')!r}; known: sqlite",
                               field="storage.kind")
-    return ClusterConfig(data_dir, num_shards, storage, tuple(daemons), data.get("raft_password"),
+    password, password_file = _raft_secret(data, base)
+    return ClusterConfig(data_dir, num_shards, storage, tuple(daemons), password, password_file,
                          _preemption_sustain(data.get("preemption")))
 
 

@@ -19,7 +19,7 @@ VALID = """
 data_dir: /srv/peloton
 num_shards: 8
 storage: {kind: sqlite, path: state/jobs.db}
-raft_password: s3cret
+raft_password: s3cret-s3cret-s3cret
 resmgr:
   - {name: resmgr-0, grpc: 127.0.0.1:5394, raft: 127.0.0.1:7394}
   - {name: resmgr-1, grpc: 127.0.0.1:5395, raft: 127.0.0.1:7395}
@@ -41,7 +41,7 @@ def valid() -> dict[str, Any]:
 def test_a_valid_file_parses() -> None:
     c = config.parse(valid())
     assert c.data_dir == pathlib.Path("/srv/peloton")
-    assert (c.num_shards, c.raft_password) == (8, "s3cret")
+    assert (c.num_shards, c.raft_secret()) == (8, "s3cret-s3cret-s3cret")
     assert c.storage == {"kind": "sqlite", "path": "state/jobs.db"}
     assert c.storage_path() == pathlib.Path("/srv/peloton/state/jobs.db")
     assert [(d.kind, d.name) for d in c.daemons] == [
@@ -62,8 +62,10 @@ def test_a_valid_file_parses() -> None:
 
 
 def test_defaults() -> None:
-    c = config.parse({"data_dir": "/d", "resmgr": [{"name": "r", "grpc": "h:1", "raft": "h:2"}]})
-    assert (c.num_shards, c.storage, c.raft_password) == (16, {"kind": "sqlite"}, None)
+    c = config.parse({"data_dir": "/d", "raft_password_file": "secret",
+                      "resmgr": [{"name": "r", "grpc": "h:1", "raft": "h:2"}]})
+    assert (c.num_shards, c.storage) == (16, {"kind": "sqlite"})
+    assert (c.raft_password, c.raft_password_file) == (None, pathlib.Path("secret"))
     assert c.preemption_sustain_s is None
     assert c.storage_path() == pathlib.Path("/d/jobs.db")
     assert c.of_kind("jobmgr") == [] and c.jobmgr_addresses == []
@@ -130,7 +132,16 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 @pytest.mark.parametrize(("edit", "field", "message"), [
     (set_("grpc_port", 1), "grpc_port", "unknown key; known keys are data_dir, hostmgr, jobmgr, "
                                         "num_shards, placement, preemption, raft_password, "
-                                        "resmgr, storage"),
+                                        "raft_password_file, resmgr, storage"),
+    (set_("raft_password", None), "raft_password_file",
+     "required: the Raft group's shared secret (or raft_password inline); pysyncobj runs what "
+     "reaches its port unless every message is authenticated with it"),
+    (set_("raft_password_file", "s"), "raft_password",
+     "give raft_password or raft_password_file, not both"),
+    (set_("raft_password", 12345678901234567), "raft_password", "must be a string, got int"),
+    (set_("raft_password", "s3cret"), "raft_password",
+     "the password is 6 characters; a Raft secret needs at least 16 (`peloton minicluster up` "
+     "writes one, or: python -c 'import secrets; print(secrets.token_urlsafe())')"),
     (set_("preemption", 10), "preemption", "must be a mapping, got 10"),
     (set_("preemption", {"sustain": 1}), "preemption.sustain",
      "unknown key; known keys are sustain_s"),
@@ -209,3 +220,44 @@ def test_ports_zero_and_any_host_are_allowed() -> None:
     data = valid()
     data["jobmgr"][0]["grpc"] = "[::1]:0"
     assert config.parse(data).get("jobmgr-0").grpc == "[::1]:0"
+
+
+def with_secret_file(tmp_path: pathlib.Path, content: str, mode: int) -> ClusterConfig:
+    (tmp_path / "raft.secret").write_text(content)
+    (tmp_path / "raft.secret").chmod(mode)
+    data = valid()
+    del data["raft_password"]
+    data["raft_password_file"] = "raft.secret"
+    return config.parse(data, base=tmp_path)
+
+
+def test_the_raft_secret_file_is_relative_to_the_cluster_file(tmp_path: pathlib.Path) -> None:
+    c = with_secret_file(tmp_path, "0123456789abcdef-xyz\n", 0o600)
+    assert c.raft_password_file == tmp_path / "raft.secret"
+    assert c.raft_secret() == "0123456789abcdef-xyz"
+
+
+@pytest.mark.parametrize(("content", "mode", "message"), [
+    ("0123456789abcdef", 0o644, "has mode 0644: the Raft secret must be readable by its owner "
+                                "only (chmod 600 "),
+    ("0123456789abcdef", 0o640, "has mode 0640"),
+    ("short\n", 0o600, "is 5 characters; a Raft secret needs at least 16"),
+])
+def test_a_raft_secret_file_open_to_others_or_short_is_refused(
+        tmp_path: pathlib.Path, content: str, mode: int, message: str) -> None:
+    c = with_secret_file(tmp_path, content, mode)
+    with pytest.raises(InvalidArgument) as info:
+        c.raft_secret()
+    assert info.value.field == "raft_password_file"
+    assert message in info.value.message
+
+
+def test_a_missing_raft_secret_file_is_named(tmp_path: pathlib.Path) -> None:
+    data = valid()
+    del data["raft_password"]
+    data["raft_password_file"] = "nope"
+    c = config.parse(data, base=tmp_path)  # the CLI never reads it: parsing does not either
+    with pytest.raises(InvalidArgument) as info:
+        c.raft_secret()
+    assert (info.value.field, info.value.message) == (
+        "raft_password_file", f"cannot read {tmp_path / 'nope'}: No such file or directory")

@@ -4,6 +4,7 @@ One directory holds a local cluster (default ``$PELOTON_HOME/minicluster``,
 else ``~/.peloton/minicluster``)::
 
     DIR/cluster.yaml     the cluster file (peloton.config); written once, then reused
+    DIR/raft.secret      the Raft group's shared secret (mode 0600), made with it
     DIR/state.json       what runs now: each daemon's name, kind, pid, address,
                          and the jobmgr addresses (what ``peloton`` reads to find
                          the cluster); present only while the cluster is up
@@ -32,6 +33,7 @@ import fcntl
 import json
 import os
 import pathlib
+import secrets
 import shutil
 import signal
 import socket
@@ -195,6 +197,22 @@ def free_ports(count: int, host: str = LOOPBACK) -> list[int]:
             s.close()
 
 
+RAFT_SECRET = "raft.secret"
+
+
+def write_raft_secret(directory: pathlib.Path) -> str:
+    """Make ``directory/raft.secret`` (256 random bits, mode 0600) unless it
+    exists; returns the name a cluster file in ``directory`` gives it by."""
+    path = directory / RAFT_SECRET
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return RAFT_SECRET
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_urlsafe(32) + "\n")
+    return RAFT_SECRET
+
+
 def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dict[str, Any]:
     """The cluster file's content for ``sizes`` on the given loopback ports
     (``sizes.ports_needed`` of them, used in order)."""
@@ -219,6 +237,7 @@ def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dic
         "data_dir": str(directory),
         "num_shards": sizes.shards,
         "storage": {"kind": "sqlite", "path": "jobs.db"},
+        "raft_password_file": RAFT_SECRET,
         "resmgr": resmgrs,
         "jobmgr": jobmgrs,
         "placement": [{"name": f"placement-{i}"} for i in range(sizes.placements)],
@@ -255,16 +274,36 @@ def prepare(directory: pathlib.Path, sizes: Sizes | None = None, *,
     written now)."""
     path = cluster_path(directory)
     if path.exists():
+        _add_raft_secret(path)
         return cluster_config.load(path), False
     sizes = sizes or Sizes()
     sizes.check()
     directory.mkdir(parents=True, exist_ok=True)
     data = cluster_data(directory, sizes, free_ports(sizes.ports_needed)) | dict(extra or {})
     cluster_config.parse(data)  # a bad extra key fails here, before anything is written
-    tmp = path.with_suffix(".yaml.tmp")
-    tmp.write_text(_HEADER + yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
-    tmp.replace(path)
+    write_raft_secret(directory)
+    _write_cluster_file(path, data)
     return cluster_config.load(path), True
+
+
+def _write_cluster_file(path: pathlib.Path, data: Mapping[str, Any]) -> None:
+    tmp = path.with_suffix(".yaml.tmp")
+    tmp.write_text(_HEADER + yaml.safe_dump(dict(data), sort_keys=False,
+                                            default_flow_style=None))
+    tmp.replace(path)
+
+
+def _add_raft_secret(path: pathlib.Path) -> None:
+    """Give a cluster file this module wrote before Raft secrets existed one
+    (a file of the user's own is left as it is: its error names the key)."""
+    text = path.read_text()
+    if not text.startswith(_HEADER):
+        return
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or "raft_password" in data or "raft_password_file" in data:
+        return
+    data = {"raft_password_file": write_raft_secret(path.parent), **data}
+    _write_cluster_file(path, data)
 
 
 # --------------------------------------------------------------------------- state.json

@@ -18,7 +18,6 @@ state machine answers a repeated key with the first result.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import os
 import pathlib
@@ -115,16 +114,6 @@ class _Replica(SyncObjConsumer):  # type: ignore[misc]
         self._on_apply()
 
 
-def _is_loopback(address: str) -> bool:
-    host = address.rpartition(":")[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 # A follower that hears nothing from the leader for a random time in this
 # range calls an election. Three replicas share two cores with the other
 # daemons: at 4,000 tasks/s the leader's tick thread went over 1-2.5 s
@@ -134,14 +123,20 @@ def _is_loopback(address: str) -> bool:
 ELECTION_TIMEOUT = (2.0, 4.0)
 
 
-def raft_conf(data_dir: pathlib.Path, *, password: str | None = None,
+def raft_conf(data_dir: pathlib.Path, *, self_address: str, password: str,
               election_timeout: tuple[float, float] = ELECTION_TIMEOUT,
               append_entries_period: float = 0.05) -> SyncObjConf:
-    """pysyncobj's configuration for a member keeping its files in ``data_dir``."""
+    """pysyncobj's configuration for a member at ``self_address`` keeping
+    its files in ``data_dir``."""
     return SyncObjConf(
         journalFile=str(data_dir / "raft.journal"),
         fullDumpFile=str(data_dir / "raft.dump"),
+        # Every message is Fernet-encrypted: its HMAC is checked before the
+        # payload is unpickled, so a peer without the secret runs nothing.
         password=password,
+        # pysyncobj binds 0.0.0.0 (every interface) unless told otherwise,
+        # whatever host the member's own address names.
+        bindAddress=self_address,
         raftMinTimeout=election_timeout[0],
         raftMaxTimeout=election_timeout[1],
         # pysyncobj requires connectionTimeout >= raftMaxTimeout (3.5 s default).
@@ -161,13 +156,14 @@ class RaftNode:
     """One member of a pysyncobj Raft group, driven from trio."""
 
     def __init__(self, machine: Machine, self_address: str, partners: list[str], *,
-                 data_dir: pathlib.Path, password: str | None = None,
+                 data_dir: pathlib.Path, password: str,
                  election_timeout: tuple[float, float] = ELECTION_TIMEOUT,
                  append_entries_period: float = 0.05) -> None:
-        if password is None and not all(map(_is_loopback, [self_address, *partners])):
+        if not password:
             # pysyncobj unpickles whatever reaches its port; only its
-            # encryption (password) makes a non-loopback group safe.
-            raise ValueError("a Raft group on a non-loopback address needs a password")
+            # encryption authenticates a message first. Loopback is no
+            # exception: any local process (a task, too) can reach it.
+            raise ValueError("a Raft member needs the group's password")
         self.machine = machine
         self.lock = threading.Lock()
         self.self_address = self_address
@@ -175,7 +171,8 @@ class RaftNode:
         self._applied = trio.Event()
         self._wake_pending = False
         data_dir.mkdir(parents=True, exist_ok=True)
-        conf = raft_conf(data_dir, password=password, election_timeout=election_timeout,
+        conf = raft_conf(data_dir, self_address=self_address, password=password,
+                         election_timeout=election_timeout,
                          append_entries_period=append_entries_period)
         self._replica = _Replica(machine, self.lock, self._notify_applied)
         self._sync = SyncObj(self_address, partners, conf, consumers=[self._replica])

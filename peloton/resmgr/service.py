@@ -687,7 +687,7 @@ async def serve(config: ClusterConfig, name: str, *,
     members = config.of_kind("resmgr")
     state = ResmgrState(config.num_shards)
     node = RaftNode(state, me.raft, [d.raft for d in members if d.name != name],
-                    data_dir=config.data_dir / name, password=config.raft_password)
+                    data_dir=config.data_dir / name, password=config.raft_secret())
     node.attach()
     rm = Resmgr(node, state, config.raft_to_grpc(),
                 preemption_sustain=config.preemption_sustain_s,

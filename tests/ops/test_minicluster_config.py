@@ -39,7 +39,7 @@ def test_generated_cluster_file_parses(tmp_path: pathlib.Path) -> None:
     assert written
     text = (tmp_path / "cluster.yaml").read_text()
     assert text.startswith("# A local Peloton cluster")
-    parsed = cluster_config.parse(yaml.safe_load(text))
+    parsed = cluster_config.parse(yaml.safe_load(text), base=tmp_path)
     assert parsed == config
     assert config.data_dir == tmp_path
     assert config.num_shards == 16
@@ -55,6 +55,34 @@ def test_generated_cluster_file_parses(tmp_path: pathlib.Path) -> None:
     assert len(ports) == 12 == len(set(ports)) == Sizes().ports_needed
     assert all(a.startswith("127.0.0.1:") for a in ports)
     assert minicluster.sizes_of(config) == Sizes()
+
+
+def test_a_new_cluster_gets_its_own_raft_secret(tmp_path: pathlib.Path) -> None:
+    config, _ = minicluster.prepare(tmp_path / "a")
+    other, _ = minicluster.prepare(tmp_path / "b")
+    secret = tmp_path / "a" / "raft.secret"
+    assert config.raft_password_file == secret
+    assert secret.stat().st_mode & 0o777 == 0o600
+    assert len(config.raft_secret()) == 43  # 256 random bits
+    assert config.raft_secret() != other.raft_secret()
+    assert minicluster.prepare(tmp_path / "a")[0].raft_secret() == config.raft_secret()
+
+
+def test_a_cluster_file_from_before_raft_secrets_gets_one(tmp_path: pathlib.Path) -> None:
+    config, _ = minicluster.prepare(tmp_path)
+    path = tmp_path / "cluster.yaml"
+    old = yaml.safe_load(path.read_text())
+    del old["raft_password_file"]
+    (tmp_path / "raft.secret").unlink()
+    path.write_text(minicluster._HEADER + yaml.safe_dump(old))
+    again, written = minicluster.prepare(tmp_path)
+    assert not written and again.daemons == config.daemons
+    assert len(again.raft_secret()) == 43
+    # A file the user wrote is theirs: its error names the missing key.
+    path.write_text(yaml.safe_dump(old))
+    with pytest.raises(InvalidArgument) as info:
+        minicluster.prepare(tmp_path)
+    assert info.value.field == "raft_password_file"
 
 
 def test_sizes_shape_the_cluster(tmp_path: pathlib.Path) -> None:

@@ -91,7 +91,8 @@ def test_a_forked_child_snapshots_while_the_lock_is_held_elsewhere() -> None:
 def test_the_raft_configuration_is_one_pysyncobj_accepts(tmp_path: Any) -> None:
     from peloton.raft.node import ELECTION_TIMEOUT, raft_conf
 
-    conf = raft_conf(tmp_path)
+    conf = raft_conf(tmp_path, self_address="127.0.0.1:7000", password="p" * 16)
     conf.validate()  # pysyncobj asserts its rules here, when a node starts
     assert (conf.raftMinTimeout, conf.raftMaxTimeout) == ELECTION_TIMEOUT
     assert conf.connectionTimeout >= conf.raftMaxTimeout
+    assert conf.bindAddress == "127.0.0.1:7000"  # not pysyncobj's 0.0.0.0
