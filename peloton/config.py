@@ -44,6 +44,7 @@ from typing import Any
 import yaml
 
 from peloton.core.errors import InvalidArgument
+from peloton.shard.partition import DEFAULT_NUM_SHARDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +199,7 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     data_dir = pathlib.Path(data["data_dir"])
     if not data_dir.is_absolute() and base is not None:
         data_dir = base / data_dir
-    num_shards = data.get("num_shards", 16)
+    num_shards = data.get("num_shards", DEFAULT_NUM_SHARDS)
     if (not isinstance(num_shards, int) or isinstance(num_shards, bool)
             or not 1 <= num_shards <= 4096):
         raise InvalidArgument(f"must be an integer in 1..4096, got {num_shards!r}",

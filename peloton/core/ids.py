@@ -1,14 +1,13 @@
-"""Identifiers and the shard partition function.
+"""Identifiers.
 
 A job id is a UUID string. A Peloton task id is ``<job>-<instance>``; a run
 of that task (Peloton's Mesos task id) is ``<job>-<instance>-<run>`` with
-``run`` counting from 1. ``shard_of`` maps a job to one of S shards with
-BLAKE2b, never Python's randomised ``hash()``, so every process agrees.
+``run`` counting from 1. Which shard a job belongs to is
+``peloton.shard.partition``'s.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 import uuid
 
@@ -52,8 +51,3 @@ def parse_task_id(value: str) -> tuple[str, int]:
     if match is None:
         raise ValueError(f"not a task id: {value!r}")
     return match[1], int(match[2])
-
-
-def shard_of(job_id: str, num_shards: int) -> int:
-    digest = hashlib.blake2b(job_id.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") % num_shards

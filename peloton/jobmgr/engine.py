@@ -111,6 +111,10 @@ def gangs_of(job: Job, tasks: Sequence[Task]) -> list[list[Task]]:
 
 
 class ShardEngine:
+    @property
+    def stopped(self) -> bool:
+        return self.fenced.is_set()
+
     def __init__(self, ctx: Context, shard: int, epoch: int, owner: str) -> None:
         self.ctx = ctx
         self.shard = shard
@@ -118,7 +122,7 @@ class ShardEngine:
         self.owner = owner
         self.jobs: dict[str, Job] = {}
         self.ready = trio.Event()
-        self.stopped = False
+        self.fenced = trio.Event()  # set when a newer epoch's write refused ours
         self._unknown: set[str] = set()  # runs the host managers did not know last round
 
     # -- storage ----------------------------------------------------------
@@ -134,7 +138,7 @@ class ShardEngine:
                 events=[t.event(now) for t in (*ended_runs, *task_list)],
                 delete_jobs=delete)
         except Aborted:
-            self.stopped = True
+            self.fenced.set()
             raise
 
     # -- recovery -----------------------------------------------------------
@@ -656,6 +660,6 @@ class ShardEngine:
             await self.ctx.storage.create_job(self.shard, self.epoch, job.row(now),
                                               [t.row(now) for t in job.tasks])
         except Aborted:
-            self.stopped = True
+            self.fenced.set()
             raise
         self.jobs[job.id] = job

@@ -5,12 +5,9 @@ job's shard (``shard_of(job_id)``), forwarded if that is another instance;
 reads come straight from storage. Respool and host calls are forwarded to
 resmgr and hostmgr, so a client needs only jobmgr addresses.
 
-Ownership: the instance heartbeats to resmgr every second; the reply is the
-cluster view with the shard map. A shard whose owner is this instance (and
-whose ``not_before`` has passed) gets a ``ShardEngine``; a shard that moved
-away, or every shard when heartbeats have failed for longer than the lease
-(minus a margin), is dropped at once, so an owner stops acting before its
-lease can expire.
+Ownership follows the shard protocol (``peloton.shard``): a
+``ShardOwner`` heartbeats, keeps the lease and runs ``run_shard`` (a
+``ShardEngine`` and its loops) for each shard it may act on.
 """
 
 from __future__ import annotations
@@ -44,19 +41,21 @@ from peloton.core.errors import (
     PelotonError,
     Unavailable,
 )
-from peloton.core.ids import is_job_id, new_job_id, shard_of
+from peloton.core.ids import is_job_id, new_job_id
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
 from peloton.jobmgr.engine import Context, ShardEngine, is_preemptible
 from peloton.jobmgr.model import Job, Task
 from peloton.rpc import Channels, ServiceClient, serve_grpc
+from peloton.shard.owner import ShardOwner
+from peloton.shard.partition import shard_of, shard_of_run
+from peloton.shard.routing import owner_of
 from peloton.spec.job import validate_job_config
 from peloton.storage.gateway import Storage
 from peloton.storage.sqlite import open_sqlite
 
 log = logging.getLogger(__name__)
 
-FENCE_MARGIN = 1.5  # stop acting this long before the lease could expire
 # Events come as at-least-once streams, so reconciling is the safety net:
 # runs in transit every RECONCILE_PERIOD, every run on a host every
 # FULL_RECONCILE_EVERY periods (asking about 300k running runs every 15 s
@@ -81,10 +80,11 @@ class Jobmgr:
                                      channels=self.channels)
         self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
                                      channels=self.channels, deadline=HEARTBEAT_TIMEOUT)
-        self.view: cpb.ClusterView | None = None
-        self.view_changed = trio.Event()
         self.engines: dict[int, ShardEngine] = {}
-        self._scopes: dict[int, trio.CancelScope] = {}
+        self._heartbeat_request = cpb.HeartbeatRequest(member=cpb.Member(
+            id=name, kind="jobmgr", address=address, numShards=config.num_shards))
+        self.owner = ShardOwner(name, config.num_shards, self._heartbeat, self.run_shard,
+                                lease=MEMBER_LEASE, period=HEARTBEAT_PERIOD)
         self._hostmgr_clients: dict[str, ServiceClient] = {}
         self.ctx = Context(storage, self.resmgr, self.hostmgr_for, self.hostmgrs)
         self.capabilities: frozenset[str] = frozenset()
@@ -116,71 +116,27 @@ class Jobmgr:
         view = self.view
         if view is None:
             raise Unavailable("jobmgr has not joined the cluster yet")
-        for s in view.shards:
-            if s.shard == shard:
-                if s.owner == self.name:
-                    return self.address, True
-                for m in view.members:
-                    if m.id == s.owner:
-                        return m.address, False
-        raise Unavailable(f"shard {shard} has no owner right now; retry shortly")
+        owner, address = owner_of(view, shard)
+        return (self.address, True) if owner == self.name else (address, False)
 
-    async def heartbeat_loop(self, nursery: trio.Nursery) -> None:
-        last_ok = trio.current_time()
-        failures = 0
-        owned: tuple[int, ...] = ()
-        request = cpb.HeartbeatRequest(member=cpb.Member(id=self.name, kind="jobmgr",
-                                                         address=self.address))
-        while True:
-            try:
-                reply = await self.cluster.call("Heartbeat", request, timeout=HEARTBEAT_TIMEOUT)
-                if failures:
-                    log.info("heartbeat works again after %d failures", failures)
-                    failures = 0
-                mine = tuple(s.shard for s in reply.view.shards if s.owner == self.name)
-                if mine != owned:
-                    owned = mine
-                    log.info("the shard map gives this instance %d shards: %s", len(mine),
-                             ",".join(map(str, mine)))
-                last_ok = trio.current_time()
-                self.view = reply.view
-                self.view_changed.set()
-                self.view_changed = trio.Event()
-                self._reconcile_shards(nursery, reply.view)
-            except PelotonError as error:
-                failures += 1
-                log.warning("heartbeat failed: %s", error)
-                if trio.current_time() - last_ok > MEMBER_LEASE - FENCE_MARGIN:
-                    for shard in list(self._scopes):
-                        self._drop(shard, "lost contact with resmgr")
-            await trio.sleep(HEARTBEAT_PERIOD)
+    @property
+    def view(self) -> cpb.ClusterView | None:
+        return self.owner.view  # type: ignore[no-any-return]
 
-    def _reconcile_shards(self, nursery: trio.Nursery, view: cpb.ClusterView) -> None:
-        mine = {s.shard: s for s in view.shards
-                if s.owner == self.name and s.leaseExpires <= view.now}
-        for shard in list(self._scopes):
-            engine = self.engines.get(shard)
-            if shard not in mine or (engine is not None and engine.epoch != mine[shard].epoch) \
-                    or (engine is not None and engine.stopped):
-                self._drop(shard, "ownership moved")
-        for shard, s in mine.items():
-            if shard not in self._scopes:
-                nursery.start_soon(self._own, shard, s.epoch)
+    @property
+    def view_changed(self) -> trio.Event:
+        return self.owner.view_changed
 
-    def _drop(self, shard: int, why: str) -> None:
-        scope = self._scopes.pop(shard, None)
-        self.engines.pop(shard, None)
-        if scope is not None:
-            log.info("shard %d dropped: %s", shard, why)
-            scope.cancel()
+    async def _heartbeat(self) -> cpb.ClusterView:
+        reply = await self.cluster.call("Heartbeat", self._heartbeat_request,
+                                        timeout=HEARTBEAT_TIMEOUT)
+        return reply.view
 
-    async def _own(self, shard: int, epoch: int) -> None:
-        scope = trio.CancelScope()
-        self._scopes[shard] = scope
-        with scope:
-            engine = ShardEngine(self.ctx, shard, epoch, self.name)
-            self.engines[shard] = engine
-            log.info("shard %d: taking ownership at epoch %d", shard, epoch)
+    async def run_shard(self, shard: int, epoch: int) -> None:
+        """Act on ``shard`` at ``epoch`` until cancelled or fenced off."""
+        engine = ShardEngine(self.ctx, shard, epoch, self.name)
+        self.engines[shard] = engine
+        try:
             while True:
                 try:
                     await engine.recover()
@@ -188,7 +144,6 @@ class Jobmgr:
                 except PelotonError as error:
                     if engine.stopped:
                         log.warning("shard %d: fenced off (%s)", shard, error)
-                        self._drop(shard, "fenced")
                         return
                     log.warning("shard %d: recovery failed (%s); retrying", shard, error)
                     await trio.sleep(1.0)
@@ -197,9 +152,14 @@ class Jobmgr:
                     nursery.start_soon(self._consume_events, engine, cluster)
                 nursery.start_soon(self._watch_new_clusters, engine, nursery)
                 nursery.start_soon(self._reconcile_loop, engine)
-        if self._scopes.get(shard) is scope:
-            self._scopes.pop(shard, None)
-            self.engines.pop(shard, None)
+                # A fenced engine (a newer epoch wrote) ends its shard here;
+                # the owner starts it again if the map still says so.
+                await engine.fenced.wait()
+                log.warning("shard %d: fenced off at epoch %d", shard, epoch)
+                nursery.cancel_scope.cancel()
+        finally:
+            if self.engines.get(shard) is engine:
+                del self.engines[shard]
 
     async def _watch_new_clusters(self, engine: ShardEngine, nursery: trio.Nursery) -> None:
         consumed = {c for c, _ in self.hostmgrs()}
@@ -244,14 +204,13 @@ class Jobmgr:
 
     def _acting_shards(self) -> list[int]:
         """The owned shards whose engines have recovered and still act."""
+        if not self.owner.acting():
+            return []
         return [s for s, e in self.engines.items() if e.ready.is_set() and not e.stopped]
 
     def _shard_of_run(self, mesos_task_id: str) -> int | None:
         """The shard of a run's job, or None for an id that names no job."""
-        try:
-            return shard_of(mesos_task_id[:36], self.config.num_shards)
-        except ValueError:
-            return None
+        return shard_of_run(mesos_task_id, self.config.num_shards)
 
     async def placement_loop(self) -> None:
         """Pull placements for every owned shard and launch them, with up to
@@ -783,7 +742,7 @@ async def serve(config: ClusterConfig, name: str, *,
                 (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
                 (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
             ], host, int(port))
-            nursery.start_soon(jm.heartbeat_loop, nursery)
+            nursery.start_soon(jm.owner.run)
             nursery.start_soon(jm.placement_loop)
             nursery.start_soon(jm.preemption_loop)
             task_status.started(address)

@@ -613,6 +613,7 @@ async def cluster_problems(config: ClusterConfig, channels: Any) -> list[str]:
     from peloton.api.private.cluster import cluster_grpc, cluster_pb2
     from peloton.api.v0.respool import respool_grpc, respool_pb2
     from peloton.rpc import ServiceClient
+    from peloton.shard.owner import num_shards_refusal
 
     view_client = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
                                 channels=channels, deadline=1.0)
@@ -626,10 +627,14 @@ async def cluster_problems(config: ClusterConfig, channels: Any) -> list[str]:
     live = {m.id: m for m in view.members if m.leaseExpires > view.now}
     problems = []
     jobmgrs = {i for i, m in live.items() if m.kind == "jobmgr"}
-    owned = {s.shard for s in view.shards if s.owner in jobmgrs and s.leaseExpires <= view.now}
+    owned = {s.shard for s in view.shards if s.owner in jobmgrs and s.actFrom <= view.now}
     if len(owned) < view.numShards or not view.numShards:
         problems.append(f"{view.numShards - len(owned)} of {view.numShards} shards have no "
                         f"acting jobmgr owner (live jobmgrs: {', '.join(sorted(jobmgrs)) or 'none'})")
+    for m in sorted(live.values(), key=lambda m: m.id):
+        refusal = num_shards_refusal(m.numShards, view.numShards) if m.numShards else None
+        if m.kind == "jobmgr" and refusal:
+            problems.append(f"{m.id} acts on no shard: {refusal}")
     if not any(m.kind == "hostmgr" for m in live.values()):
         problems.append("no hostmgr has joined the cluster")
     if not any(m.kind == "placement" for m in live.values()):

@@ -43,6 +43,7 @@ from peloton.resmgr.state import (
     TaskEntry,
 )
 from peloton.rpc import Channels, call_once, serve_grpc
+from peloton.shard.partition import DEFAULT_NUM_SHARDS
 
 log = logging.getLogger(__name__)
 
@@ -164,9 +165,10 @@ class Resmgr:
 
     def __init__(self, node: RaftNode, state: ResmgrState, raft_to_grpc: dict[str, str], *,
                  preemption_sustain: float | None = None, peers: list[str] | None = None,
-                 me: str = "") -> None:
+                 me: str = "", num_shards: int = DEFAULT_NUM_SHARDS) -> None:
         self.node = node
         self.state = state
+        self.num_shards = num_shards  # this replica's cluster file's
         self.raft_to_grpc = raft_to_grpc
         # The other replicas' gRPC addresses, and the leader's comparisons of
         # their running digests with ours (``check_digests``).
@@ -605,10 +607,10 @@ class ResmgrServiceHandler:
 def view_message(view: dict[str, Any], leader: str, resmgrs: list[str]) -> cpb.ClusterView:
     return cpb.ClusterView(
         leader=leader, resmgrs=resmgrs, numShards=view["num_shards"], now=view["now"],
-        members=[cpb.Member(id=i, kind=k, address=a, cluster=c, leaseExpires=e)
-                 for i, k, a, c, e in view["members"]],
-        shards=[cpb.ShardOwner(shard=s, owner=o, epoch=e, leaseExpires=nb)
-                for s, o, e, nb in view["shards"]],
+        members=[cpb.Member(id=i, kind=k, address=a, cluster=c, leaseExpires=e, numShards=n)
+                 for i, k, a, c, e, n in view["members"]],
+        shards=[cpb.ShardOwner(shard=s, owner=o, epoch=e, actFrom=at)
+                for s, o, e, at in view["shards"]],
     )
 
 
@@ -636,9 +638,15 @@ class ClusterHandler:
         m = request.member
         if m.kind not in ("jobmgr", "placement", "hostmgr") or not m.id:
             raise InvalidArgument(f"unknown member kind {m.kind!r}", field="member.kind")
+        member: dict[str, Any] = {"id": m.id, "kind": m.kind, "address": m.address,
+                                  "cluster": m.cluster}
+        if m.numShards:
+            member["num_shards"] = m.numShards
+        # num_shards: the count this leader was configured with, pinned by
+        # the first heartbeat of a new cluster (peloton/shard).
         view = await self.rm.propose("member.heartbeat", {
-            "now": time.time(), "ttl": MEMBER_LEASE,
-            "member": {"id": m.id, "kind": m.kind, "address": m.address, "cluster": m.cluster}})
+            "now": time.time(), "ttl": MEMBER_LEASE, "num_shards": self.rm.num_shards,
+            "member": member})
         return cpb.HeartbeatResponse(view=view_message(view, self.self_grpc, self.resmgrs))
 
     async def GetStats(self, request: cpb.GetStatsRequest) -> Any:
@@ -691,7 +699,8 @@ async def serve(config: ClusterConfig, name: str, *,
     node.attach()
     rm = Resmgr(node, state, config.raft_to_grpc(),
                 preemption_sustain=config.preemption_sustain_s,
-                peers=[d.grpc for d in members if d.name != name], me=me.grpc)
+                peers=[d.grpc for d in members if d.name != name], me=me.grpc,
+                num_shards=config.num_shards)
     host, port = me.grpc.rsplit(":", 1)
     try:
         async with trio.open_nursery() as nursery:

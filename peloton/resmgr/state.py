@@ -155,6 +155,8 @@ from peloton.resmgr import entitlement, preemption, respool
 from peloton.resmgr.entitlement import Entitlement, PoolInput
 from peloton.resmgr.preemption import excess, needs
 from peloton.resmgr.respool import ROOT, Pool, ResourceSpec
+from peloton.shard.assignment import Ownership, assign
+from peloton.shard.partition import DEFAULT_NUM_SHARDS
 
 PLACING_TIMEOUT = 30.0
 # Peloton's ``preemption.enabled``: pools over their entitlement give back
@@ -242,13 +244,7 @@ class Member:
     address: str
     cluster: str
     expires: float
-
-
-@dataclass(slots=True)
-class Shard:
-    owner: str
-    epoch: int
-    not_before: float  # the new owner acts only from then (old lease ran out)
+    num_shards: int = 0  # a jobmgr's configured shard count (0: not said)
 
 
 class ReadyQueue:
@@ -390,8 +386,11 @@ class PreemptionQueue:
 class ResmgrState:
     """See the module docstring. Mutated only through ``apply``."""
 
-    def __init__(self, num_shards: int = 32) -> None:
+    def __init__(self, num_shards: int = DEFAULT_NUM_SHARDS, *, pinned: bool = False) -> None:
+        # The jobmgr shard count: the cluster file's until the first
+        # heartbeat that names one pins it (shard.__init__ has the protocol).
         self.num_shards = num_shards
+        self.shards_pinned = pinned
         self.now = 0.0
         self.pools: dict[str, Pool] = {ROOT: respool.new_root()}
         self.tasks: dict[str, TaskEntry] = {}
@@ -402,7 +401,7 @@ class ResmgrState:
         self.ready = ReadyQueue(self.gangs)
         self.placements: dict[int, deque[list[Any]]] = {}  # shard -> placements
         self.members: dict[str, Member] = {}
-        self.shards: dict[int, Shard] = {}
+        self.shards: dict[int, Ownership] = {}
         self.capacity: dict[str, Resources] = {}
         # Allocated-but-idle resources per cluster, as its hostmgr reports
         # them: what revocable gangs may use (the slack entitlement's root).
@@ -1015,8 +1014,15 @@ class ResmgrState:
     def heartbeat(self, p: dict[str, Any]) -> dict[str, Any]:
         self.now = max(self.now, p["now"])
         m = p["member"]
+        if "num_shards" in p and not self.shards_pinned:
+            # Bootstrap: the first heartbeat pins the leader's count (a map
+            # made before pinning existed keeps the count it was made with).
+            if not self.shards:
+                self.num_shards = int(p["num_shards"])
+            self.shards_pinned = True
         self.members[m["id"]] = Member(m["id"], m["kind"], m["address"], m.get("cluster", ""),
-                                       self.now + p.get("ttl", MEMBER_TTL))
+                                       self.now + p.get("ttl", MEMBER_TTL),
+                                       int(m.get("num_shards", 0)))
         if m["kind"] == "jobmgr":
             self._assign_shards()
         return self.view()
@@ -1302,44 +1308,21 @@ class ResmgrState:
             self._schedule()
 
     def _assign_shards(self) -> None:
-        live = sorted(m.id for m in self.members.values()
-                      if m.kind == "jobmgr" and m.expires > self.now)
-        if not live:
-            return
-        counts = collections.Counter({m: 0 for m in live})
-        for shard in self.shards.values():
-            if shard.owner in counts:
-                counts[shard.owner] += 1
-        for s in range(self.num_shards):
-            current = self.shards.get(s)
-            if current is not None and current.owner in counts:
-                continue
-            owner = min(live, key=lambda m: (counts[m], m))
-            old = self.members.get(current.owner) if current is not None else None
-            not_before = max(self.now, old.expires) if old else self.now
-            self.shards[s] = Shard(owner, (current.epoch if current else 0) + 1, not_before)
-            counts[owner] += 1
-        # Rebalance onto newcomers: move a shard from the most loaded owner
-        # while the spread is over one; the mover may act once the old
-        # owner's lease has run out (it stops itself before that).
-        while True:
-            most = max(live, key=lambda m: (counts[m], m))
-            least = min(live, key=lambda m: (counts[m], m))
-            if counts[most] - counts[least] <= 1:
-                break
-            s = max(i for i, sh in self.shards.items() if sh.owner == most)
-            shard = self.shards[s]
-            self.shards[s] = Shard(least, shard.epoch + 1, self.members[most].expires)
-            counts[most] -= 1
-            counts[least] += 1
+        jobmgrs = {m.id: m for m in self.members.values() if m.kind == "jobmgr"}
+        # A jobmgr that hashes with another shard count would act on the
+        # wrong jobs: it gets no shard (0: a member from before the count
+        # was sent, taken to agree).
+        eligible = [i for i, m in jobmgrs.items() if m.num_shards in (0, self.num_shards)]
+        assign(self.shards, {i: m.expires for i, m in jobmgrs.items()}, eligible,
+               self.num_shards, self.now)
 
     def view(self) -> dict[str, Any]:
         return {
             "now": self.now,
             "num_shards": self.num_shards,
-            "members": [[m.id, m.kind, m.address, m.cluster, m.expires]
+            "members": [[m.id, m.kind, m.address, m.cluster, m.expires, m.num_shards]
                         for m in sorted(self.members.values(), key=lambda m: m.id)],
-            "shards": [[s, sh.owner, sh.epoch, sh.not_before]
+            "shards": [[s, sh.owner, sh.epoch, sh.act_from]
                        for s, sh in sorted(self.shards.items())],
         }
 
@@ -1406,9 +1389,10 @@ class ResmgrState:
                        for pid, qs in self.queues.items()},
             "ready": self.ready.dump(),
             "placements": [[s, list(q)] for s, q in self.placements.items()],
-            "members": [[m.id, m.kind, m.address, m.cluster, m.expires]
+            "members": [[m.id, m.kind, m.address, m.cluster, m.expires, m.num_shards]
                         for m in self.members.values()],
-            "shards": [[s, sh.owner, sh.epoch, sh.not_before] for s, sh in self.shards.items()],
+            "shards": [[s, sh.owner, sh.epoch, sh.act_from] for s, sh in self.shards.items()],
+            "shards_pinned": self.shards_pinned,
             "capacity": {c: list(r) for c, r in self.capacity.items()},
             "slack_capacity": {c: list(r) for c, r in self.slack_capacity.items()},
             "recent": [[k, at, result] for k, (at, result) in self.recent.items()],
@@ -1482,7 +1466,9 @@ class ResmgrState:
         self.ready.load(d["ready"])
         self.placements = {s: deque(q) for s, q in d["placements"]}
         self.members = {m[0]: Member(*m) for m in d["members"]}
-        self.shards = {s: Shard(o, e, nb) for s, o, e, nb in d["shards"]}
+        self.shards = {s: Ownership(o, e, at) for s, o, e, at in d["shards"]}
+        # A snapshot from before pinning: its count was in use, so it holds.
+        self.shards_pinned = d.get("shards_pinned", True)
         self.capacity = {c: Resources(*r) for c, r in d["capacity"].items()}
         self.slack_capacity = {c: Resources(*r) for c, r in d.get("slack_capacity", {}).items()}
         # Before RECENT_S, rows were [key, result]: keep them as of now.

@@ -1,9 +1,8 @@
-"""Job, task and run ids, and the shard partition function."""
+"""Job, task and run ids."""
 
 from __future__ import annotations
 
 import uuid
-from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -15,7 +14,6 @@ from peloton.core.ids import (
     new_job_id,
     parse_mesos_task_id,
     parse_task_id,
-    shard_of,
     task_id,
 )
 
@@ -89,27 +87,3 @@ def test_parse_mesos_task_id_rejects(value: str) -> None:
 def test_parse_task_id_rejects(value: str) -> None:
     with pytest.raises(ValueError, match="not a task id"):
         parse_task_id(value)
-
-
-def test_shard_of_is_pinned() -> None:
-    # BLAKE2b, not hash(): every process, every run, every Python agrees.
-    assert shard_of("00000000-0000-0000-0000-000000000000", 16) == 10
-    assert shard_of("a5b1c2d3-0000-4000-8000-000000000001", 16) == 4
-    assert shard_of(JOB, 1) == 0
-
-
-@pytest.mark.parametrize("num_shards", [1, 7, 16, 32, 4096])
-def test_shard_of_is_in_range_and_stable(num_shards: int) -> None:
-    for i in range(200):
-        job = str(uuid.UUID(int=i))
-        s = shard_of(job, num_shards)
-        assert 0 <= s < num_shards
-        assert shard_of(job, num_shards) == s
-
-
-def test_shard_of_spreads_jobs_evenly() -> None:
-    ids = [str(uuid.UUID(int=i * 7919 + 1, version=4)) for i in range(10_000)]
-    counts = Counter(shard_of(j, 16) for j in ids)
-    assert set(counts) == set(range(16))
-    # 625 expected per shard; a fair hash stays well within +-20%.
-    assert min(counts.values()) >= 500 and max(counts.values()) <= 750

@@ -27,8 +27,8 @@ from peloton.core.errors import (
     NotFound,
     Unavailable,
 )
-from peloton.core.ids import shard_of
 from peloton.rpc import Channels, call_once, open_rpc
+from peloton.shard.partition import shard_of
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
 from peloton.testing.cluster import LocalCluster

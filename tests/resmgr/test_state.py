@@ -771,7 +771,7 @@ def assert_balanced(state: ResmgrState) -> None:
 def test_heartbeats_keep_members_and_tick_expires_them() -> None:
     s = ResmgrState(num_shards=4)
     view = heartbeat(s, "p0", 100.0, kind="placement")
-    assert view["members"] == [["p0", "placement", "p0:1", "", 100.0 + MEMBER_TTL]]
+    assert view["members"] == [["p0", "placement", "p0:1", "", 100.0 + MEMBER_TTL, 0]]
     assert view["shards"] == [] and view["num_shards"] == 4
     heartbeat(s, "h0", 101.0, kind="hostmgr", ttl=20.0)
     tick(s, 100.0 + MEMBER_TTL - 0.1)
@@ -829,7 +829,7 @@ def test_a_dead_owners_shards_move_with_a_new_epoch() -> None:
     assert_balanced(s)
     for i, sh in s.shards.items():
         if before[i][0] == "j1":
-            assert (sh.owner in ("j2", "j3"), sh.epoch, sh.not_before) == (True,
+            assert (sh.owner in ("j2", "j3"), sh.epoch, sh.act_from) == (True,
                                                                            before[i][1] + 1, 105.0)
         else:
             assert (sh.owner, sh.epoch) == before[i]
@@ -840,7 +840,34 @@ def test_an_expired_owner_not_yet_ticked_out_still_loses_its_shards() -> None:
     heartbeat(s, "j1", 100.0)
     heartbeat(s, "j2", 200.0)
     assert owners(s) == {0: "j2", 1: "j2"}
-    assert [(sh.epoch, sh.not_before) for sh in s.shards.values()] == [(2, 200.0), (2, 200.0)]
+    assert [(sh.epoch, sh.act_from) for sh in s.shards.values()] == [(2, 200.0), (2, 200.0)]
+
+
+def test_the_first_heartbeat_pins_the_shard_count() -> None:
+    s = ResmgrState(num_shards=16)  # this replica's cluster file
+    heartbeat(s, "p0", 100.0, kind="placement", num_shards=4)  # the leader's
+    assert (s.num_shards, s.shards_pinned) == (4, True)
+    heartbeat(s, "j1", 101.0, num_shards=8)  # a later leader's own count changes nothing
+    assert s.num_shards == 4 and set(s.shards) == {0, 1, 2, 3}
+    other = ResmgrState(num_shards=32)
+    other.restore(s.snapshot())
+    assert (other.num_shards, other.shards_pinned) == (4, True)
+
+
+def test_a_map_made_before_pinning_keeps_its_count() -> None:
+    s = ResmgrState(num_shards=4)
+    heartbeat(s, "j1", 100.0)  # a log from before heartbeats named a count
+    heartbeat(s, "j1", 101.0, num_shards=8)
+    assert (s.num_shards, s.shards_pinned, len(s.shards)) == (4, True, 4)
+
+
+def test_a_jobmgr_with_another_shard_count_gets_no_shard() -> None:
+    s = ResmgrState(num_shards=4)
+    heartbeat(s, "j1", 100.0, num_shards=4)
+    view = ok(s, "member.heartbeat", {"now": 100.5, "num_shards": 4, "member": {
+        "id": "j2", "kind": "jobmgr", "address": "j2:1", "cluster": "", "num_shards": 8}})
+    assert {row[1] for row in view["shards"]} == {"j1"}
+    assert [m for m in view["members"] if m[0] == "j2"][0][5] == 8
 
 
 def test_shards_stay_put_while_no_jobmgr_lives() -> None:
@@ -849,7 +876,7 @@ def test_shards_stay_put_while_no_jobmgr_lives() -> None:
     tick(s, 200.0)
     assert owners(s) == {0: "j1", 1: "j1"} and s.members == {}
     heartbeat(s, "j2", 300.0)
-    assert {i: (sh.owner, sh.epoch, sh.not_before) for i, sh in s.shards.items()} == {
+    assert {i: (sh.owner, sh.epoch, sh.act_from) for i, sh in s.shards.items()} == {
         0: ("j2", 2, 300.0), 1: ("j2", 2, 300.0)}
 
 

@@ -8,30 +8,32 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Member(_message.Message):
-    __slots__ = ("id", "kind", "address", "cluster", "leaseExpires")
+    __slots__ = ("id", "kind", "address", "cluster", "leaseExpires", "numShards")
     ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_FIELD_NUMBER: _ClassVar[int]
     LEASEEXPIRES_FIELD_NUMBER: _ClassVar[int]
+    NUMSHARDS_FIELD_NUMBER: _ClassVar[int]
     id: str
     kind: str
     address: str
     cluster: str
     leaseExpires: float
-    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., address: _Optional[str] = ..., cluster: _Optional[str] = ..., leaseExpires: _Optional[float] = ...) -> None: ...
+    numShards: int
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., address: _Optional[str] = ..., cluster: _Optional[str] = ..., leaseExpires: _Optional[float] = ..., numShards: _Optional[int] = ...) -> None: ...
 
 class ShardOwner(_message.Message):
-    __slots__ = ("shard", "owner", "epoch", "leaseExpires")
+    __slots__ = ("shard", "owner", "epoch", "actFrom")
     SHARD_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     EPOCH_FIELD_NUMBER: _ClassVar[int]
-    LEASEEXPIRES_FIELD_NUMBER: _ClassVar[int]
+    ACTFROM_FIELD_NUMBER: _ClassVar[int]
     shard: int
     owner: str
     epoch: int
-    leaseExpires: float
-    def __init__(self, shard: _Optional[int] = ..., owner: _Optional[str] = ..., epoch: _Optional[int] = ..., leaseExpires: _Optional[float] = ...) -> None: ...
+    actFrom: float
+    def __init__(self, shard: _Optional[int] = ..., owner: _Optional[str] = ..., epoch: _Optional[int] = ..., actFrom: _Optional[float] = ...) -> None: ...
 
 class ClusterView(_message.Message):
     __slots__ = ("leader", "resmgrs", "members", "numShards", "shards", "now")

@@ -1,0 +1,58 @@
+"""Which live jobmgr owns which shard (pure; applied in resmgr's Raft state).
+
+Deterministic: every replica computes the same map from the same inputs.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+
+@dataclass(slots=True)
+class Ownership:
+    owner: str
+    epoch: int
+    # resmgr time from which the owner may act: when the previous owner's
+    # membership ran out (it stops acting before then), or when assigned.
+    act_from: float
+
+
+def assign(shards: dict[int, Ownership], members: Mapping[str, float],
+           eligible: Collection[str], num_shards: int, now: float) -> None:
+    """Give every shard of ``range(num_shards)`` an owner among the live
+    ``eligible`` jobmgrs, in place, and rebalance. ``members`` maps every
+    jobmgr member to when its membership expires.
+
+    A shard keeps a live eligible owner. A shard with none goes to the least
+    loaded one (ties by id); a shard moved away from a member may be acted on
+    only once that member's membership ends (it stops acting before then).
+    Every change bumps the shard's epoch. With no live eligible jobmgr
+    nothing changes.
+    """
+    live = {m: members[m] for m in eligible if m in members and members[m] > now}
+    if not live:
+        return
+    ids = sorted(live)
+    counts = collections.Counter({m: 0 for m in ids})
+    for ownership in shards.values():
+        if ownership.owner in counts:
+            counts[ownership.owner] += 1
+    for s in range(num_shards):
+        current = shards.get(s)
+        if current is not None and current.owner in counts:
+            continue
+        owner = min(ids, key=lambda m: (counts[m], m))
+        old_expiry = members.get(current.owner, now) if current is not None else now
+        shards[s] = Ownership(owner, (current.epoch if current else 0) + 1, max(now, old_expiry))
+        counts[owner] += 1
+    while True:
+        most = max(ids, key=lambda m: (counts[m], m))
+        least = min(ids, key=lambda m: (counts[m], m))
+        if counts[most] - counts[least] <= 1:
+            break
+        s = max(i for i, o in shards.items() if o.owner == most)
+        shards[s] = Ownership(least, shards[s].epoch + 1, max(now, live[most]))
+        counts[most] -= 1
+        counts[least] += 1
