@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 
 from peloton.core.errors import FailedPrecondition, InvalidArgument
 from peloton.core.resources import EPSILON, ZERO, Resources
+from peloton.shard.partition import JOB_ID_LENGTH
 
 # Peloton's HostFilterResult names (pkg/hostmgr/summary), used as count keys.
 MATCH = "MATCH"
@@ -127,6 +128,10 @@ class _Host:
     lease: Lease | None = None
     usage: float = 0.0  # cpu the non-revocable tasks use
     lent: float = 0.0  # slack cpu held by revocable tasks
+    # What runs here, for placement's SPREAD_JOB and TASK-label constraints:
+    # tasks per job id, and per (key, value) label of theirs.
+    jobs: dict[str, int] = field(default_factory=dict)
+    labels: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def free(self) -> Resources:
         return (self.spec.capacity - self.allocated).clamp_zero()
@@ -195,6 +200,7 @@ class HostPool:
         # lease -> runs a placement put on it that have not launched yet
         self._expected: dict[str, set[str]] = {}
         self._task_host: dict[str, str] = {}
+        self._task_labels: dict[str, tuple[tuple[str, str], ...]] = {}  # tasks with labels
         self._lease_counter = 0
         # capacity(): sums over hosts, redone only when the hosts change,
         # and the allocation, kept as tasks come and go.
@@ -245,6 +251,7 @@ class HostPool:
             self._expected.pop(lease_id, None)
         for task_id in host.tasks:
             self._task_host.pop(task_id, None)
+            self._task_labels.pop(task_id, None)
         return list(host.tasks)
 
     def hosts(self) -> list[HostView]:
@@ -254,6 +261,15 @@ class HostPool:
     def host(self, hostname: str) -> HostView | None:
         host = self._hosts.get(hostname)
         return host.view() if host is not None else None
+
+    def tasks_on(self, hostname: str, jobs: Collection[str],
+                 labels: Collection[tuple[str, str]]) -> tuple[dict[str, int],
+                                                               dict[tuple[str, str], int]]:
+        """How many tasks on ``hostname`` belong to each of ``jobs`` and carry
+        each of ``labels`` (only those with at least one)."""
+        host = self._hosts[hostname]
+        return ({j: n for j in jobs if (n := host.jobs.get(j, 0))},
+                {lab: n for lab in labels if (n := host.labels.get(lab, 0))})
 
     def host_of(self, mesos_task_id: str) -> str | None:
         """The host a task runs on, or None if the pool does not know it."""
@@ -405,9 +421,11 @@ class HostPool:
     # -- tasks ---------------------------------------------------------------
 
     def launch(self, lease_id: str, tasks: Sequence[tuple[str, Resources, Sequence[int]]],
-               now: float, *, revocable: Collection[str] = ()) -> None:
+               now: float, *, revocable: Collection[str] = (),
+               labels: Mapping[str, Sequence[tuple[str, str]]] | None = None) -> None:
         """Consume a lease and record ``tasks`` (mesos task id, resources,
-        ports) on its host; the ids in ``revocable`` are revocable tasks.
+        ports) on its host; the ids in ``revocable`` are revocable tasks, and
+        ``labels`` gives tasks' labels (what ``tasks_on`` counts).
 
         Tasks already on this host are skipped, so relaunching a batch under a
         new lease is harmless. All or nothing: on error nothing changes.
@@ -484,6 +502,13 @@ class HostPool:
         for task_id, entry in new.items():
             host.tasks[task_id] = entry
             self._task_host[task_id] = host.spec.hostname
+            job = task_id[:JOB_ID_LENGTH]
+            host.jobs[job] = host.jobs.get(job, 0) + 1
+            task_labels = tuple(labels.get(task_id, ())) if labels else ()
+            if task_labels:
+                self._task_labels[task_id] = task_labels
+                for label in task_labels:
+                    host.labels[label] = host.labels.get(label, 0) + 1
         before = host.slack()
         host.allocated = host.allocated + want
         host.usage += usage
@@ -502,6 +527,16 @@ class HostPool:
         host = self._hosts[hostname]
         resources, ports, revocable, used = host.tasks.pop(mesos_task_id)
         host.used_ports.difference_update(ports)
+        job = mesos_task_id[:JOB_ID_LENGTH]
+        if host.jobs.get(job, 0) > 1:
+            host.jobs[job] -= 1
+        else:
+            host.jobs.pop(job, None)
+        for label in self._task_labels.pop(mesos_task_id, ()):
+            if host.labels.get(label, 0) > 1:
+                host.labels[label] -= 1
+            else:
+                host.labels.pop(label, None)
         # Inlined slack() before and after (this runs once per task end).
         alloc = host.allocated
         idle = alloc.cpu - host.usage

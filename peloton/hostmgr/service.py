@@ -138,11 +138,18 @@ class InternalHandler:
             demand=resources_of(f.demand) if f.HasField("demand") else None,
             slack_minimum=resources_of(f.revocableMinimum) if revocable else None)
         reply = hpb.AcquireHostsResponse(filterResultCounts=counts)
+        jobs = list(f.spreadJobs)
+        labels = [(label.key, label.value) for label in f.countLabels]
         for lease in leases:
-            reply.leases.add(leaseId=lease.lease_id, hostname=lease.hostname,
-                             agentId=lease.agent_id, available=res_msg(lease.free),
-                             ports=lease.ports, attributes=dict(lease.attributes),
-                             cluster=lease.cluster, slackCpu=lease.slack)
+            msg = reply.leases.add(leaseId=lease.lease_id, hostname=lease.hostname,
+                                   agentId=lease.agent_id, available=res_msg(lease.free),
+                                   ports=lease.ports, attributes=dict(lease.attributes),
+                                   cluster=lease.cluster, slackCpu=lease.slack)
+            if jobs or labels:
+                on_host, labelled = self.hm.pool.tasks_on(lease.hostname, jobs, labels)
+                msg.jobTasks.update(on_host)
+                for (key, value), count in labelled.items():
+                    msg.taskLabels.add(key=key, value=value, count=count)
         return reply
 
     async def ReleaseHosts(self, request: hpb.ReleaseHostsRequest) -> Any:
@@ -183,7 +190,10 @@ class InternalHandler:
                 arguments=tuple(cmd.arguments), environment=env, ports=ports,
                 resources=resources, kill_grace_seconds=float(cfg.killGracePeriodSeconds)))
             entries.append((t.mesosTaskId, resources, dynamic))
-        hm.pool.launch(request.leaseId, entries, time.time(), revocable=revocable)
+        labels = {t.mesosTaskId: [(lab.key, lab.value) for lab in t.config.labels]
+                  for t in fresh if t.config.labels}
+        hm.pool.launch(request.leaseId, entries, time.time(), revocable=revocable,
+                       labels=labels)
         for t in fresh:
             hm.shard_of_task[t.mesosTaskId] = t.shard
         early = [s for s in specs if s.mesos_task_id in hm.killed_early]

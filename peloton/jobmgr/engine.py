@@ -97,7 +97,7 @@ def resmgr_task(job: Job, task: Task) -> rpb.Task:
         revocable=sla.revocable or cfg.revocable, shard=job.shard,
         type=rpb.STATELESS if job.config.type == job_pb2.SERVICE else rpb.BATCH,
         minInstances=max(1, sla.minimumRunningInstances), constraint=cfg.constraint,
-        name=task.name,
+        name=task.name, placementStrategy=job.config.placementStrategy, labels=cfg.labels,
     )
 
 

@@ -46,6 +46,10 @@ class HostOffer:
     ports: tuple[int, ...] = ()
     attributes: Mapping[str, str] = field(default_factory=dict)
     slack_cpu: float = 0.0
+    # What already runs on the host, as far as the batch asked: tasks per
+    # job id (SPREAD_JOB) and per task label (TASK-kind constraints).
+    jobs: Mapping[str, int] = field(default_factory=dict)
+    task_labels: Mapping[tuple[str, str], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +57,8 @@ class LabelConstraint:
     """Compare the count of ``(key, value)`` labels on a host with ``requirement``.
 
     ``kind`` is ``host`` (host attributes and ``hostname``) or ``task``
-    (labels of tasks this batch placed on the host).
+    (labels of the tasks on the host: those running there and those this
+    batch placed there).
     """
 
     kind: str
@@ -116,8 +121,9 @@ class GangRequest:
     """Tasks placed all together or not at all, with one strategy.
 
     ``pack`` prefers the host left with the least free resources (bin
-    packing, Peloton's default); ``spread`` prefers the most free and avoids
-    hosts that already got a task of the same job in this batch.
+    packing, Peloton's default); ``spread`` (SPREAD_JOB) prefers hosts with
+    fewer of the job's tasks (running or placed by this batch), then the
+    most free.
     """
 
     tasks: tuple[TaskRequest, ...]
@@ -165,7 +171,8 @@ class HostState:
 
     ``free``, ``slack`` (free slack cpu) and ``free_ports`` shrink as tasks
     are placed, revocable tasks' cpu from ``slack``; ``task_labels``
-    and ``jobs`` count what this batch placed here. ``scale`` is the per-kind
+    and ``jobs`` count what runs here (as offered) plus what this batch
+    placed here. ``scale`` is the per-kind
     largest free amount over the batch's offers, which scorers use to compare
     hosts of different sizes on one 0..100 scale. ``take``/``give_back`` must
     be paired in LIFO order (the engine undoes a failed gang in reverse),
@@ -200,7 +207,8 @@ class HostState:
             scale = offer.free
         return cls(offer=offer, free=offer.free, free_ports=len(offer.ports), scale=scale,
                    weights=scale_weights(scale) if weights is None else weights,
-                   has_gpu=offer.free.gpu > 0.0, slack=offer.slack_cpu)
+                   has_gpu=offer.free.gpu > 0.0, slack=offer.slack_cpu,
+                   task_labels=dict(offer.task_labels), jobs=dict(offer.jobs))
 
     def host_label_count(self, key: str, value: str) -> int:
         """1 if the host carries label ``key=value`` (attributes or ``hostname``), else 0."""

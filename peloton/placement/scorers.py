@@ -54,13 +54,14 @@ def pack(host: HostState, task: TaskRequest) -> float:
 def spread(host: HostState, task: TaskRequest) -> float:
     """Prefer the host left with the MOST free resources (worst fit).
 
-    SPREAD_JOB: a host that already got a task of the same job in this batch
-    scores 0 and every other host at least 1, so a job's tasks land on
-    different hosts while others are feasible (a preference, not a filter;
-    use a TASK anti-affinity constraint for a rule).
+    SPREAD_JOB: a host that already holds n > 0 of the job's tasks (running,
+    or placed by this batch) scores below 1, less for larger n, and every
+    other host at least 1, so a job's tasks land on distinct hosts while
+    such hosts are feasible, then on the least used (a preference, not a
+    filter; a TASK anti-affinity constraint is the rule).
     """
-    if task.job_id and host.jobs.get(task.job_id, 0) > 0:
-        return 0.0
+    if task.job_id and (n := host.jobs.get(task.job_id, 0)) > 0:
+        return 1.0 / (1.0 + n)
     return 1.0 + 99.0 * free_fraction_after(host, task)
 
 
@@ -71,8 +72,8 @@ def pack_slack(host: HostState, task: TaskRequest) -> float:
 
 def spread_slack(host: HostState, task: TaskRequest) -> float:
     """``spread`` for revocable tasks: the host left with the most slack."""
-    if task.job_id and host.jobs.get(task.job_id, 0) > 0:
-        return 0.0
+    if task.job_id and (n := host.jobs.get(task.job_id, 0)) > 0:
+        return 1.0 / (1.0 + n)
     return 1.0 + 99.0 * slack_fraction_after(host, task)
 
 

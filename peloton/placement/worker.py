@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from typing import Any
 
 import trio
@@ -23,6 +24,8 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_grpc
 from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_grpc
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.job import job_pb2
+from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig
 from peloton.core.errors import PelotonError, Unavailable
@@ -69,8 +72,27 @@ def constraint_of(c: task_pb2.Constraint) -> Constraint | None:
 def task_request(t: rpb.Task) -> TaskRequest:
     r = t.resource
     return TaskRequest(t.mesosTaskId, t.id, t.shard, Resources(r.cpu, r.memMb, r.diskMb, r.gpu),
-                       t.numPorts, constraint_of(t.constraint), job_id=t.jobId,
+                       t.numPorts, constraint_of(t.constraint),
+                       labels=tuple((lab.key, lab.value) for lab in t.labels), job_id=t.jobId,
                        revocable=t.revocable)
+
+
+def gang_request(g: rpb.Gang) -> GangRequest:
+    """A gang of one job: its placement strategy is its first task's."""
+    spread = bool(g.tasks) and (
+        g.tasks[0].placementStrategy == job_pb2.PLACEMENT_STRATEGY_SPREAD_JOB)
+    return GangRequest(tuple(task_request(t) for t in g.tasks),
+                       strategy="spread" if spread else "pack")
+
+
+def task_leaves(constraint: Constraint | None) -> Iterator[LabelConstraint]:
+    """The TASK-kind leaves of a constraint tree."""
+    if isinstance(constraint, LabelConstraint):
+        if constraint.kind == "task":
+            yield constraint
+    elif constraint is not None:
+        for c in constraint.items:
+            yield from task_leaves(c)
 
 
 def _least(tasks: list[TaskRequest]) -> rpb.Resources:
@@ -153,8 +175,14 @@ class PlacementWorker:
         if not reply.gangs:
             return 0
         t = self._phase("dequeue", began)
-        gangs = [GangRequest(tuple(task_request(t) for t in g.tasks)) for g in reply.gangs]
+        gangs = [gang_request(g) for g in reply.gangs]
         tasks = [t for g in gangs for t in g.tasks]
+        # What hosts must say of the tasks they run: the spread jobs' counts
+        # and the labels that TASK-kind constraints count.
+        spread_jobs = sorted({t.job_id for g in gangs if g.strategy == "spread"
+                              for t in g.tasks if t.job_id})
+        count_labels = sorted({(leaf.key, leaf.value) for t in tasks
+                               for leaf in task_leaves(t.constraint)})
         # Revocable tasks take their cpu from slack: a host with enough slack
         # for the smallest of them qualifies too (hostmgr's revocableMinimum).
         regular = [t for t in tasks if not t.revocable]
@@ -173,7 +201,9 @@ class PlacementWorker:
             # manager: any one may have the room), not one per task.
             demand=rpb.Resources(cpu=need.cpu * DEMAND_MARGIN, memMb=need.memory * DEMAND_MARGIN,
                                  diskMb=need.disk * DEMAND_MARGIN, gpu=need.gpu * DEMAND_MARGIN)
-            if bounded else None)
+            if bounded else None,
+            spreadJobs=spread_jobs,
+            countLabels=[peloton_pb2.Label(key=k, value=v) for k, v in count_labels])
         by_cluster: dict[str, list[HostOffer]] = {}
 
         async def acquire(cluster: str) -> None:
@@ -187,7 +217,9 @@ class PlacementWorker:
                 HostOffer(lease.leaseId, lease.hostname, lease.agentId, lease.cluster or cluster,
                           Resources(lease.available.cpu, lease.available.memMb,
                                     lease.available.diskMb, lease.available.gpu),
-                          tuple(lease.ports), dict(lease.attributes), lease.slackCpu)
+                          tuple(lease.ports), dict(lease.attributes), lease.slackCpu,
+                          jobs=dict(lease.jobTasks),
+                          task_labels={(c.key, c.value): c.count for c in lease.taskLabels})
                 for lease in got.leases]
 
         # Every cluster at once; the one offered first (packed first) takes turns,

@@ -631,3 +631,19 @@ def test_gpu_hosts_do_not_cover_a_demand_without_gpus():
                    spec("c1", Resources(cpu=8)))
     leases, _ = pool.acquire(ZERO, 0, 10, now=0, lease_ttl=TTL, demand=Resources(cpu=8))
     assert [x.hostname for x in leases] == ["g1", "g2", "c1"]
+
+
+def test_tasks_on_counts_what_runs_per_job_and_label():
+    pool = pool_of(spec("h1"))
+    job, other = "7c2bd2a8-5f3e-4b7a-9d1e-0123456789ab", "8c2bd2a8-5f3e-4b7a-9d1e-0123456789ab"
+    lease = pool.acquire(ZERO, 0, 1, now=0, lease_ttl=TTL)[0][0]
+    pool.launch(lease.lease_id, [(f"{job}-0-1", Resources(cpu=1), []),
+                                 (f"{job}-1-1", Resources(cpu=1), []),
+                                 (f"{other}-0-1", Resources(cpu=1), [])], now=1,
+                labels={f"{job}-0-1": [("app", "x")], f"{other}-0-1": [("app", "x")]})
+    assert pool.tasks_on("h1", [job, other, "nope"], [("app", "x"), ("app", "y")]) == (
+        {job: 2, other: 1}, {("app", "x"): 2})
+    pool.task_ended(f"{job}-0-1")
+    pool.task_ended(f"{other}-0-1")
+    pool.task_ended(f"{other}-0-1")  # repeated: harmless
+    assert pool.tasks_on("h1", [job, other], [("app", "x")]) == ({job: 1}, {})

@@ -314,3 +314,45 @@ def test_placement_invariants(offers: list[HostOffer], gangs: list[GangRequest],
         assert len(assigned) == len(set(assigned))
         assert set(assigned) <= set(by_lease[lease].ports)
     assert result.used_leases == set(used)
+
+
+def test_spread_job() -> None:
+    """placementStrategy SPREAD_JOB, from the resmgr task to distinct hosts,
+    counting the job's tasks already running on a host; PACK_HOST packs."""
+    from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+    from peloton.api.v0.job import job_pb2
+    from peloton.placement.worker import gang_request
+
+    def three(strategy: int) -> list[GangRequest]:
+        return [gang_request(rpb.Gang(tasks=[rpb.Task(
+            id=f"j1-{i}", jobId="j1", mesosTaskId=f"j1-{i}-1",
+            resource=rpb.Resources(cpu=1, memMb=128), placementStrategy=strategy)]))
+            for i in range(3)]
+
+    offers = [offer(name, cpu=8) for name in "abcd"]
+    spread = place_batch(three(job_pb2.PLACEMENT_STRATEGY_SPREAD_JOB), offers)
+    assert len({h for hs in hosts_of(spread) for h in hs}) == 3
+    packed = place_batch(three(job_pb2.PLACEMENT_STRATEGY_PACK_HOST), offers)
+    assert len({h for hs in hosts_of(packed) for h in hs}) == 1
+    # A later batch of the same job: "a" already runs one of j1 (the lease says).
+    busy = [HostOffer("lease-a", "a", "agent-a", "c1", Resources(64, 65536, 1024, 0),
+                      jobs={"j1": 1}), offer("b", cpu=4)]
+    again = place_batch([gang(task(job_id="j1"), strategy="spread")], busy)
+    assert hosts_of(again) == [["b"]]
+
+
+def test_task_anti_affinity_counts_the_jobs_own_instances_and_running_tasks() -> None:
+    anti = LabelConstraint("task", "app", "x", "lt", 1)
+
+    def instance() -> GangRequest:
+        return gang(task(labels=(("app", "x"),), constraint=anti))
+
+    offers = [offer(name, cpu=8) for name in "abc"]
+    result = place_batch([instance() for _ in range(4)], offers)
+    assert sorted(h for hs in hosts_of(result) for h in hs) == ["a", "b", "c"]
+    [(_, why)] = result.failed
+    assert why.startswith("no host satisfies constraint task app=x lt 1; 3 hosts leased")
+    # A host where an app=x task runs already (the lease counts it) is out.
+    running = [HostOffer("lease-a", "a", "agent-a", "c1", Resources(8, 1024, 1024, 0),
+                         task_labels={("app", "x"): 1}), offer("b", cpu=8)]
+    assert hosts_of(place_batch([instance()], running)) == [["b"]]

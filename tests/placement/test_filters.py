@@ -289,9 +289,11 @@ def test_revocable_scorers_count_slack_for_cpu() -> None:
     assert REVOCABLE_SCORERS["pack"](some, t) == pytest.approx(50.0)  # 0/8 cpu, 1000/1000 mem
 
 
-def test_spread_scores_zero_on_host_with_same_job() -> None:
+def test_spread_scores_below_one_on_hosts_with_the_same_job_less_for_more() -> None:
     h = host(cpu=8, memory=1024)
     h.take(task(cpu=1, job_id="j1"))
-    assert spread(h, task(job_id="j1")) == 0.0
-    assert spread(h, task(job_id="j2")) > 0.0
+    assert spread(h, task(job_id="j1")) == 0.5
+    h.take(task(cpu=1, job_id="j1"))
+    assert spread(h, task(job_id="j1")) == 1 / 3
+    assert spread(h, task(job_id="j2")) >= 1.0
     assert spread(h, task(job_id="")) > 0.0  # no job id, no SPREAD_JOB rule

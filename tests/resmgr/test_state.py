@@ -867,7 +867,7 @@ def test_a_jobmgr_with_another_shard_count_gets_no_shard() -> None:
     view = ok(s, "member.heartbeat", {"now": 100.5, "num_shards": 4, "member": {
         "id": "j2", "kind": "jobmgr", "address": "j2:1", "cluster": "", "num_shards": 8}})
     assert {row[1] for row in view["shards"]} == {"j1"}
-    assert [m for m in view["members"] if m[0] == "j2"][0][5] == 8
+    assert next(m for m in view["members"] if m[0] == "j2")[5] == 8
 
 
 def test_shards_stay_put_while_no_jobmgr_lives() -> None:

@@ -1,4 +1,5 @@
 # Generated from peloton/api/private/hostmgrsvc/hostmgrsvc.proto by tools/genproto.py. Do not edit.
+from peloton.api.v0.peloton import peloton_pb2 as _peloton_pb2
 from peloton.api.v0.task import task_pb2 as _task_pb2
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as _resmgrsvc_pb2
 from google.protobuf.internal import containers as _containers
@@ -10,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class HostFilter(_message.Message):
-    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample", "demand", "revocableMinimum")
+    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample", "demand", "revocableMinimum", "spreadJobs", "countLabels")
     MINIMUM_FIELD_NUMBER: _ClassVar[int]
     NUMPORTS_FIELD_NUMBER: _ClassVar[int]
     MAXHOSTS_FIELD_NUMBER: _ClassVar[int]
@@ -18,6 +19,8 @@ class HostFilter(_message.Message):
     PORTSAMPLE_FIELD_NUMBER: _ClassVar[int]
     DEMAND_FIELD_NUMBER: _ClassVar[int]
     REVOCABLEMINIMUM_FIELD_NUMBER: _ClassVar[int]
+    SPREADJOBS_FIELD_NUMBER: _ClassVar[int]
+    COUNTLABELS_FIELD_NUMBER: _ClassVar[int]
     minimum: _resmgrsvc_pb2.Resources
     numPorts: int
     maxHosts: int
@@ -25,10 +28,12 @@ class HostFilter(_message.Message):
     portSample: int
     demand: _resmgrsvc_pb2.Resources
     revocableMinimum: _resmgrsvc_pb2.Resources
-    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ..., demand: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., revocableMinimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ...) -> None: ...
+    spreadJobs: _containers.RepeatedScalarFieldContainer[str]
+    countLabels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
+    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ..., demand: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., revocableMinimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., spreadJobs: _Optional[_Iterable[str]] = ..., countLabels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ...) -> None: ...
 
 class HostLease(_message.Message):
-    __slots__ = ("leaseId", "hostname", "agentId", "available", "ports", "attributes", "cluster", "slackCpu")
+    __slots__ = ("leaseId", "hostname", "agentId", "available", "ports", "attributes", "cluster", "slackCpu", "jobTasks", "taskLabels")
     class AttributesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +41,13 @@ class HostLease(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class JobTasksEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     LEASEID_FIELD_NUMBER: _ClassVar[int]
     HOSTNAME_FIELD_NUMBER: _ClassVar[int]
     AGENTID_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +56,8 @@ class HostLease(_message.Message):
     ATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_FIELD_NUMBER: _ClassVar[int]
     SLACKCPU_FIELD_NUMBER: _ClassVar[int]
+    JOBTASKS_FIELD_NUMBER: _ClassVar[int]
+    TASKLABELS_FIELD_NUMBER: _ClassVar[int]
     leaseId: str
     hostname: str
     agentId: str
@@ -52,7 +66,19 @@ class HostLease(_message.Message):
     attributes: _containers.ScalarMap[str, str]
     cluster: str
     slackCpu: float
-    def __init__(self, leaseId: _Optional[str] = ..., hostname: _Optional[str] = ..., agentId: _Optional[str] = ..., available: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., attributes: _Optional[_Mapping[str, str]] = ..., cluster: _Optional[str] = ..., slackCpu: _Optional[float] = ...) -> None: ...
+    jobTasks: _containers.ScalarMap[str, int]
+    taskLabels: _containers.RepeatedCompositeFieldContainer[LabelCount]
+    def __init__(self, leaseId: _Optional[str] = ..., hostname: _Optional[str] = ..., agentId: _Optional[str] = ..., available: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., attributes: _Optional[_Mapping[str, str]] = ..., cluster: _Optional[str] = ..., slackCpu: _Optional[float] = ..., jobTasks: _Optional[_Mapping[str, int]] = ..., taskLabels: _Optional[_Iterable[_Union[LabelCount, _Mapping]]] = ...) -> None: ...
+
+class LabelCount(_message.Message):
+    __slots__ = ("key", "value", "count")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    value: str
+    count: int
+    def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
 
 class AcquireHostsRequest(_message.Message):
     __slots__ = ("filter",)

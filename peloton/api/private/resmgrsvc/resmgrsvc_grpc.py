@@ -10,6 +10,7 @@ import grpclib.client
 if typing.TYPE_CHECKING:
     import grpclib.server
 
+import peloton.api.v0.job.job_pb2
 import peloton.api.v0.peloton.peloton_pb2
 import peloton.api.v0.task.task_pb2
 import peloton.api.private.resmgrsvc.resmgrsvc_pb2

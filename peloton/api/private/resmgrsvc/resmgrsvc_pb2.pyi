@@ -1,4 +1,5 @@
 # Generated from peloton/api/private/resmgrsvc/resmgrsvc.proto by tools/genproto.py. Do not edit.
+from peloton.api.v0.job import job_pb2 as _job_pb2
 from peloton.api.v0.peloton import peloton_pb2 as _peloton_pb2
 from peloton.api.v0.task import task_pb2 as _task_pb2
 from google.protobuf.internal import containers as _containers
@@ -45,7 +46,7 @@ class Resources(_message.Message):
     def __init__(self, cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ...) -> None: ...
 
 class Task(_message.Message):
-    __slots__ = ("id", "jobId", "mesosTaskId", "resource", "priority", "preemptible", "numPorts", "controller", "revocable", "shard", "type", "minInstances", "constraint", "name")
+    __slots__ = ("id", "jobId", "mesosTaskId", "resource", "priority", "preemptible", "numPorts", "controller", "revocable", "shard", "type", "minInstances", "constraint", "name", "placementStrategy", "labels")
     ID_FIELD_NUMBER: _ClassVar[int]
     JOBID_FIELD_NUMBER: _ClassVar[int]
     MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
@@ -60,6 +61,8 @@ class Task(_message.Message):
     MININSTANCES_FIELD_NUMBER: _ClassVar[int]
     CONSTRAINT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENTSTRATEGY_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
     id: str
     jobId: str
     mesosTaskId: str
@@ -74,7 +77,9 @@ class Task(_message.Message):
     minInstances: int
     constraint: _task_pb2.Constraint
     name: str
-    def __init__(self, id: _Optional[str] = ..., jobId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., resource: _Optional[_Union[Resources, _Mapping]] = ..., priority: _Optional[int] = ..., preemptible: _Optional[bool] = ..., numPorts: _Optional[int] = ..., controller: _Optional[bool] = ..., revocable: _Optional[bool] = ..., shard: _Optional[int] = ..., type: _Optional[_Union[TaskType, str]] = ..., minInstances: _Optional[int] = ..., constraint: _Optional[_Union[_task_pb2.Constraint, _Mapping]] = ..., name: _Optional[str] = ...) -> None: ...
+    placementStrategy: _job_pb2.PlacementStrategy
+    labels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
+    def __init__(self, id: _Optional[str] = ..., jobId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., resource: _Optional[_Union[Resources, _Mapping]] = ..., priority: _Optional[int] = ..., preemptible: _Optional[bool] = ..., numPorts: _Optional[int] = ..., controller: _Optional[bool] = ..., revocable: _Optional[bool] = ..., shard: _Optional[int] = ..., type: _Optional[_Union[TaskType, str]] = ..., minInstances: _Optional[int] = ..., constraint: _Optional[_Union[_task_pb2.Constraint, _Mapping]] = ..., name: _Optional[str] = ..., placementStrategy: _Optional[_Union[_job_pb2.PlacementStrategy, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ...) -> None: ...
 
 class Gang(_message.Message):
     __slots__ = ("tasks",)
