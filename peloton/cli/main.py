@@ -9,7 +9,7 @@
     peloton job create|get|status|query|stop|delete|update
     peloton task list|get|logs|stop|start|restart
     peloton host query
-    peloton resmgr pending PATH                         why gangs wait for admission
+    peloton resmgr pending PATH                         why gangs wait (admission, placement)
 
 The cluster is found from ``--cluster``, then ``PELOTON_CLUSTER``, then the
 local minicluster's state file (see ``peloton.client.discovery``). Every
@@ -380,7 +380,7 @@ def resmgr_pending(cli: Cli) -> int:
 
     def text() -> str:
         if not reply.pending:
-            return f"No gang waits for admission in {a.path}"
+            return f"No gang waits for admission or placement in {a.path}"
         return table(["QUEUE", "PRIORITY", "INSTANCES", "CPU", "MEM MB", "DISK MB", "GPU",
                       "REASON"],
                      [[g.queue, g.priority, _gang_instances(g.taskIds), number(g.cpu),
@@ -766,7 +766,7 @@ def build_parser() -> argparse.ArgumentParser:
     # resmgr
     rm = group("resmgr", "the resource manager")
     p = leaf(rm, "pending", resmgr_pending,
-             "list the gangs waiting for admission in the leaf pool PATH, and why")
+             "list the gangs waiting for admission or placement in the leaf pool PATH, and why")
     p.add_argument("path", help="e.g. /DefaultResPool")
     p.add_argument("-l", "--limit", type=int, default=100, help="at most this many (100)")
 

@@ -43,7 +43,7 @@ Time is an argument (``now``, seconds as a float) so callers choose the clock.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from peloton.core.errors import FailedPrecondition, InvalidArgument
@@ -55,6 +55,7 @@ MATCH = "MATCH"
 MISMATCH_STATUS = "MISMATCH_STATUS"
 INSUFFICIENT_OFFER_RESOURCES = "INSUFFICIENT_OFFER_RESOURCES"
 MISMATCH_PORTS = "MISMATCH_PORTS"
+MISMATCH_CONSTRAINTS = "MISMATCH_CONSTRAINTS"
 
 _INF = float("inf")
 
@@ -271,6 +272,9 @@ class HostPool:
         return ({j: n for j in jobs if (n := host.jobs.get(j, 0))},
                 {lab: n for lab in labels if (n := host.labels.get(lab, 0))})
 
+    def host_count(self) -> int:
+        return len(self._hosts)
+
     def host_of(self, mesos_task_id: str) -> str | None:
         """The host a task runs on, or None if the pool does not know it."""
         return self._task_host.get(mesos_task_id)
@@ -286,6 +290,7 @@ class HostPool:
                 lease_ttl: float, rng_seed: int | None = None,
                 port_sample: int = MAX_LEASE_PORTS, demand: Resources | None = None,
                 slack_minimum: Resources | None = None,
+                host_ok: Callable[[str, Mapping[str, str]], bool] | None = None,
                 ) -> tuple[list[Lease], dict[str, int]]:
         """Lease up to ``max_hosts`` distinct unleased hosts that have at least
         ``minimum`` free and ``num_ports`` free ports. Each lease lists up to
@@ -313,7 +318,8 @@ class HostPool:
         Returns the leases (each expiring at ``now + lease_ttl``) and, for the
         hosts examined, how many ended with each Peloton HostFilterResult:
         ``MATCH``, ``MISMATCH_STATUS`` (already leased),
-        ``INSUFFICIENT_OFFER_RESOURCES`` (neither regular resources nor
+        ``MISMATCH_CONSTRAINTS`` (``host_ok(hostname, attributes)`` said no:
+        the batch's HOST-kind constraint), ``INSUFFICIENT_OFFER_RESOURCES`` (neither regular resources nor
         slack suffice), ``MISMATCH_PORTS``; only non-zero counts appear.
         Filters run cheapest first; each host is counted once, under the
         first filter it failed. A lease found expired on the way is dropped
@@ -338,7 +344,7 @@ class HostPool:
         revocable = slack_minimum is not None
         scpu, smem, sdisk, sgpu = ((v - EPSILON for v in slack_minimum)
                                    if slack_minimum is not None else (0.0, 0.0, 0.0, 0.0))
-        leased = short = no_ports = examined = 0
+        leased = short = no_ports = examined = mismatched = 0
         sample = max(0, min(port_sample, MAX_LEASE_PORTS))
         wanted = [(k, v) for k, v in enumerate(demand) if v > 0.0] if demand else []
         got = [0.0, 0.0, 0.0, 0.0]
@@ -353,6 +359,9 @@ class HostPool:
                     continue
                 self._leases.pop(lease.lease_id, None)
                 host.lease = None
+            if host_ok is not None and not host_ok(host.spec.hostname, host.spec.attributes):
+                mismatched += 1
+                continue
             cap = host.spec.capacity
             used = host.allocated
             # Regular resources, else (revocable work) slack cpu and the rest.
@@ -379,6 +388,7 @@ class HostPool:
                     break
         self._cursor = (start + examined) % n
         counts = {MATCH: len(leases), MISMATCH_STATUS: leased,
+                  MISMATCH_CONSTRAINTS: mismatched,
                   INSUFFICIENT_OFFER_RESOURCES: short, MISMATCH_PORTS: no_ports}
         return leases, {reason: count for reason, count in counts.items() if count}
 

@@ -30,6 +30,7 @@ from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound, P
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.hostmgr.backends.base import Backend, LaunchSpec, StatusUpdate
+from peloton.hostmgr.constraints import host_check
 from peloton.hostmgr.events import EventStreams
 from peloton.hostmgr.hostpool import MAX_LEASE_PORTS, HostPool
 from peloton.rpc import ServiceClient, serve_grpc
@@ -136,8 +137,10 @@ class InternalHandler:
             f.numPorts, f.maxHosts or 1, time.time(), LEASE_TTL,
             port_sample=f.portSample if f.HasField("portSample") else MAX_LEASE_PORTS,
             demand=resources_of(f.demand) if f.HasField("demand") else None,
-            slack_minimum=resources_of(f.revocableMinimum) if revocable else None)
-        reply = hpb.AcquireHostsResponse(filterResultCounts=counts)
+            slack_minimum=resources_of(f.revocableMinimum) if revocable else None,
+            host_ok=host_check(f.constraint) if f.HasField("constraint") else None)
+        reply = hpb.AcquireHostsResponse(filterResultCounts=counts,
+                                         totalHosts=self.hm.pool.host_count())
         jobs = list(f.spreadJobs)
         labels = [(label.key, label.value) for label in f.countLabels]
         for lease in leases:

@@ -62,6 +62,8 @@ log = logging.getLogger(__name__)
 # was a fifth of the jobmgr's and hostmgr's CPU in the 1M-task load test).
 RECONCILE_PERIOD = 15.0
 FULL_RECONCILE_EVERY = 8
+# Runs a task view asks resmgr about (why they wait), at most.
+WAIT_REASONS_LIMIT = 10_000
 # Placement batches launching at once (each holds up to 100 placements) while
 # the next is fetched: launching waits on SQLite and the host managers.
 LAUNCH_BATCHES = 4
@@ -591,6 +593,7 @@ class TaskHandler:
         if row is None:
             raise NotFound(f"task {job_id}-{request.instanceId} does not exist")
         info = self._info(job_id, config, row)
+        await self._say_why_waiting([info])
         reply = task_pb2.GetResponse(result=info)
         return reply
 
@@ -601,9 +604,11 @@ class TaskHandler:
         r = request.range
         rows, _ = await self.jm.storage.list_tasks(
             job_id, instance_from=getattr(r, "from"), instance_to=r.to or None)
+        infos = [self._info(job_id, config, row) for row in rows]
+        await self._say_why_waiting(infos)
         reply = task_pb2.ListResponse()
-        for row in rows:
-            reply.result.value[row.instance_id].CopyFrom(self._info(job_id, config, row))
+        for info in infos:
+            reply.result.value[info.instanceId].CopyFrom(info)
         return reply
 
     async def Query(self, request: task_pb2.QueryRequest) -> Any:
@@ -614,8 +619,30 @@ class TaskHandler:
         rows, total = await self.jm.storage.list_tasks(
             job_id, states=[int(s) for s in spec.taskStates], names=list(spec.names),
             hosts=list(spec.hosts), offset=spec.offset, limit=spec.limit or None)
-        return task_pb2.QueryResponse(records=[self._info(job_id, config, r) for r in rows],
-                                      total=total)
+        infos = [self._info(job_id, config, r) for r in rows]
+        await self._say_why_waiting(infos)
+        return task_pb2.QueryResponse(records=infos, total=total)
+
+    async def _say_why_waiting(self, infos: list[task_pb2.TaskInfo]) -> None:
+        """Give PENDING tasks resmgr's reason as their message (a read: nothing
+        is written). Best effort: without resmgr the stored message stays."""
+        waiting = {i.runtime.mesosTaskId: i for i in infos
+                   if i.runtime.state == task_pb2.PENDING}
+        ids = list(waiting)[:WAIT_REASONS_LIMIT]
+        if not ids:
+            return
+        try:
+            reply = await self.jm.resmgr.call("GetWaitReasons", rpb.GetWaitReasonsRequest(
+                mesosTaskIds=ids), timeout=2.0)
+        except PelotonError as error:
+            log.info("why tasks wait: %s", error)
+            return
+        for mid, why in reply.reasons.items():
+            info = waiting[mid]
+            stored = info.runtime.message
+            # "waiting for admission and placement (retry 1 of 3)": keep the note.
+            note = stored[stored.index("("):] if stored.endswith(")") and "(" in stored else ""
+            info.runtime.message = f"{why} {note}" if note else why
 
     async def _on_owner(self, request: Any, method: str,
                         act: Callable[[ShardEngine, Job, list[Task]], Awaitable[Any]]) -> Any:

@@ -82,7 +82,7 @@ def place_batch(gangs: Sequence[GangRequest], offers: Sequence[HostOffer], *,
     result = BatchResult()
     cursor = 0
     # needs -> failure detail, for tasks that found no host in committed state.
-    known_failures: dict[Hashable, str] = {}
+    known_failures: dict[Hashable, tuple[str, bool]] = {}
 
     for gang in gangs:
         taken: list[tuple[HostState, TaskPlacement]] = []
@@ -90,7 +90,7 @@ def place_batch(gangs: Sequence[GangRequest], offers: Sequence[HostOffer], *,
         for task in gang.tasks:
             memo_key = None if taken or has_task_leaf(task.constraint) else _needs(task)
             if memo_key is not None and memo_key in known_failures:
-                failure = known_failures[memo_key]
+                failure, short = known_failures[memo_key]
                 break
             rejections: Counter[str] = Counter()
             checks = filters_for(task, any_gpu_host=any_gpu_host)
@@ -98,9 +98,9 @@ def place_batch(gangs: Sequence[GangRequest], offers: Sequence[HostOffer], *,
             index = _best_host(hosts, cursor, task, checks, scorer, max_feasible, rejections)
             result.reasons.update(rejections)
             if index < 0:
-                failure = _failure_detail(hosts, task, rejections)
+                failure, short = _failure_detail(hosts, task, rejections)
                 if memo_key is not None:
-                    known_failures[memo_key] = failure
+                    known_failures[memo_key] = (failure, short)
                 break
             cursor = index
             host = hosts[index]
@@ -117,6 +117,8 @@ def place_batch(gangs: Sequence[GangRequest], offers: Sequence[HostOffer], *,
             failure += (f"; gang of {len(gang.tasks)} tasks placed all or none, "
                         f"{len(taken)} fitted before task {task.task_id}")
         result.failed.append((gang, failure))
+        if short and gang.tasks:
+            result.short.add(gang.tasks[0].mesos_task_id)
 
     result.used_leases = {host.offer.lease_id for host in hosts if host.placed}
     return result
@@ -163,15 +165,20 @@ _REASON_DEPTH = {"insufficient_ports": 1, "scarce_gpu": 2, "constraint": 3}
 _KIND_UNITS = {"cpu": "", "memory": " MiB", "disk": " MiB", "gpu": ""}
 
 
+_SHORTAGES = frozenset({"insufficient_cpu", "insufficient_memory", "insufficient_disk",
+                        "insufficient_gpu", "insufficient_slack_cpu", "insufficient_ports"})
+
+
 def _failure_detail(hosts: list[HostState], task: TaskRequest,
-                    rejections: Counter[str]) -> str:
-    """Human reason for a task that fit no host, from its most common rejection.
+                    rejections: Counter[str]) -> tuple[str, bool]:
+    """Human reason for a task that fit no host, from its most common
+    rejection, and whether that is a shortage of resources.
 
     e.g. ``no host fits cpu 20 (largest free 4); 3 hosts leased
     (insufficient_cpu 2, scarce_gpu 1)``.
     """
     if not hosts:
-        return f"no hosts leased for task {task.task_id}"
+        return f"no hosts leased for task {task.task_id}", True
     # Ties go to the later filter: a host that got further is the better hint.
     reason = max(rejections, key=lambda r: (rejections[r], _REASON_DEPTH.get(r, 0)))
     if reason in ("insufficient_cpu", "insufficient_memory", "insufficient_disk",
@@ -198,4 +205,4 @@ def _failure_detail(hosts: list[HostState], task: TaskRequest,
     else:
         detail = f"no host passes filter {reason}"
     breakdown = ", ".join(f"{name} {count}" for name, count in rejections.most_common())
-    return f"{detail}; {len(hosts)} hosts leased ({breakdown})"
+    return f"{detail}; {len(hosts)} hosts leased ({breakdown})", reason in _SHORTAGES

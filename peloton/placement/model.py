@@ -156,13 +156,17 @@ class BatchResult:
     with a human reason; every input gang is in exactly one of the two.
     ``used_leases`` are the leases that received at least one task (release
     the rest). ``reasons`` counts filter rejections by reason name over the
-    whole batch, placed tasks included.
+    whole batch, placed tasks included. ``short`` holds the first task id
+    (mesos) of each failed gang that failed for want of resources (free
+    capacity, slack or ports, which come back as tasks end), as opposed to a
+    constraint or GPU scarcity.
     """
 
     placed: list[list[TaskPlacement]] = field(default_factory=list)
     failed: list[tuple[GangRequest, str]] = field(default_factory=list)
     used_leases: set[str] = field(default_factory=set)
     reasons: Counter[str] = field(default_factory=Counter)
+    short: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True, eq=False)

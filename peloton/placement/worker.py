@@ -30,6 +30,8 @@ from peloton.api.v0.task import task_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig
 from peloton.core.errors import PelotonError, Unavailable
 from peloton.core.resources import Resources
+from peloton.hostmgr.constraints import describe as describe_host
+from peloton.hostmgr.constraints import host_check
 from peloton.placement.engine import place_batch
 from peloton.placement.model import (
     AndConstraint,
@@ -101,6 +103,65 @@ def _least(tasks: list[TaskRequest]) -> rpb.Resources:
                          memMb=min(t.resources.memory for t in tasks),
                          diskMb=min(t.resources.disk for t in tasks),
                          gpu=min(t.resources.gpu for t in tasks))
+
+
+def _host_constraint_key(g: rpb.Gang) -> bytes:
+    """The gang's constraint, serialized, when it has HOST-kind leaves (the
+    host managers filter by those); b"" otherwise."""
+    if g.tasks and g.tasks[0].HasField("constraint") and host_check(g.tasks[0].constraint):
+        return g.tasks[0].constraint.SerializeToString(deterministic=True)
+    return b""
+
+
+def _host_filter(gangs: list[GangRequest]) -> hpb.HostFilter:
+    """What to lease for these gangs: hosts with room for the smallest task,
+    enough of them for all (with room to pack), and the counts of running
+    tasks that SPREAD_JOB and TASK-label constraints need."""
+    tasks = [t for g in gangs for t in g.tasks]
+    # Revocable tasks take their cpu from slack: a host with enough slack
+    # for the smallest of them qualifies too (hostmgr's revocableMinimum).
+    regular = [t for t in tasks if not t.revocable]
+    revocable = [t for t in tasks if t.revocable] if len(regular) < len(tasks) else []
+    need = Resources.sum([t.resources for t in tasks])
+    # Constraints can rule out most leased hosts: then lease without a demand bound.
+    bounded = all(t.constraint is None for t in tasks)
+    spread_jobs = sorted({t.job_id for g in gangs if g.strategy == "spread"
+                          for t in g.tasks if t.job_id})
+    count_labels = sorted({(leaf.key, leaf.value) for t in tasks
+                           for leaf in task_leaves(t.constraint)})
+    return hpb.HostFilter(
+        minimum=_least(regular) if regular else None,
+        revocableMinimum=_least(revocable) if revocable else None,
+        numPorts=min(t.num_ports for t in tasks), maxHosts=min(len(tasks), 500),
+        # Ports enough for every task of the batch on one host (a port
+        # list on each of 500 leases is most of a reply's size).
+        portSample=min(sum(t.num_ports for t in tasks), 100),
+        # Enough hosts for the batch with room to pack (from each host
+        # manager: any one may have the room), not one per task.
+        demand=rpb.Resources(cpu=need.cpu * DEMAND_MARGIN, memMb=need.memory * DEMAND_MARGIN,
+                             diskMb=need.disk * DEMAND_MARGIN, gpu=need.gpu * DEMAND_MARGIN)
+        if bounded else None,
+        spreadJobs=spread_jobs,
+        countLabels=[peloton_pb2.Label(key=k, value=v) for k, v in count_labels])
+
+
+_HOST_RESULTS = (("MISMATCH_CONSTRAINTS", "fail `{}`"),
+                 ("INSUFFICIENT_OFFER_RESOURCES", "lack resources"),
+                 ("MISMATCH_PORTS", "lack ports"),
+                 ("MISMATCH_STATUS", "are leased to other placements"),
+                 ("MATCH", "were leased for it"))
+
+
+def _with_host_counts(reason: str, key: bytes, counts: Counter[str]) -> str:
+    """A failed gang's reason, led by how the host managers' hosts fared
+    against its HOST-kind constraint: ``10000 hosts: 9998 fail `hostname ==
+    db-7`, 2 lack resources; ...``."""
+    if not key or not counts.get("hosts"):
+        return reason
+    constraint = task_pb2.Constraint.FromString(key)
+    parts = [f"{counts[name]} {what.format(describe_host(constraint))}"
+             for name, what in _HOST_RESULTS if counts.get(name)]
+    return f"{counts['hosts']} hosts: {', '.join(parts)}; {reason}"
 
 
 class PlacementWorker:
@@ -176,60 +237,45 @@ class PlacementWorker:
             return 0
         t = self._phase("dequeue", began)
         gangs = [gang_request(g) for g in reply.gangs]
-        tasks = [t for g in gangs for t in g.tasks]
-        # What hosts must say of the tasks they run: the spread jobs' counts
-        # and the labels that TASK-kind constraints count.
-        spread_jobs = sorted({t.job_id for g in gangs if g.strategy == "spread"
-                              for t in g.tasks if t.job_id})
-        count_labels = sorted({(leaf.key, leaf.value) for t in tasks
-                               for leaf in task_leaves(t.constraint)})
-        # Revocable tasks take their cpu from slack: a host with enough slack
-        # for the smallest of them qualifies too (hostmgr's revocableMinimum).
-        regular = [t for t in tasks if not t.revocable]
-        revocable = [t for t in tasks if t.revocable] if len(regular) < len(tasks) else []
-        need = Resources.sum([t.resources for t in tasks])
-        # Constraints can rule out most hosts: then lease without a demand bound.
-        bounded = all(t.constraint is None for t in tasks)
-        host_filter = hpb.HostFilter(
-            minimum=_least(regular) if regular else None,
-            revocableMinimum=_least(revocable) if revocable else None,
-            numPorts=min(t.num_ports for t in tasks), maxHosts=min(len(tasks), 500),
-            # Ports enough for every task of the batch on one host (a port
-            # list on each of 500 leases is most of a reply's size).
-            portSample=min(sum(t.num_ports for t in tasks), 100),
-            # Enough hosts for the batch with room to pack (from each host
-            # manager: any one may have the room), not one per task.
-            demand=rpb.Resources(cpu=need.cpu * DEMAND_MARGIN, memMb=need.memory * DEMAND_MARGIN,
-                                 diskMb=need.disk * DEMAND_MARGIN, gpu=need.gpu * DEMAND_MARGIN)
-            if bounded else None,
-            spreadJobs=spread_jobs,
-            countLabels=[peloton_pb2.Label(key=k, value=v) for k, v in count_labels])
-        by_cluster: dict[str, list[HostOffer]] = {}
+        # Gangs whose tasks have HOST-kind constraints lease apart, one group
+        # per constraint: the host managers lease only hosts that satisfy it
+        # and count those that do not (Peloton's hostmgr filter).
+        groups: dict[bytes, list[int]] = defaultdict(list)
+        for i, g in enumerate(reply.gangs):
+            groups[_host_constraint_key(g)].append(i)
+        by_cluster: dict[str, list[HostOffer]] = defaultdict(list)
+        counts: dict[bytes, Counter[str]] = defaultdict(Counter)
+        # Every cluster at once; the one offered first (packed first) takes turns,
+        # so the host managers share the work.
+        clusters = sorted(self.hostmgrs)
+        self._turn += 1
+        clusters = clusters[self._turn % len(clusters):] + clusters[:self._turn % len(clusters)]
 
-        async def acquire(cluster: str) -> None:
+        async def acquire(cluster: str, key: bytes, host_filter: hpb.HostFilter) -> None:
             try:
                 got = await self._hostmgr(cluster).call(
                     "AcquireHosts", hpb.AcquireHostsRequest(filter=host_filter))
             except PelotonError as error:
                 log.info("acquire hosts from %s: %s", cluster, error)
                 return
-            by_cluster[cluster] = [
+            counts[key].update(got.filterResultCounts)
+            counts[key]["hosts"] += got.totalHosts
+            by_cluster[cluster].extend(
                 HostOffer(lease.leaseId, lease.hostname, lease.agentId, lease.cluster or cluster,
                           Resources(lease.available.cpu, lease.available.memMb,
                                     lease.available.diskMb, lease.available.gpu),
                           tuple(lease.ports), dict(lease.attributes), lease.slackCpu,
                           jobs=dict(lease.jobTasks),
                           task_labels={(c.key, c.value): c.count for c in lease.taskLabels})
-                for lease in got.leases]
+                for lease in got.leases)
 
-        # Every cluster at once; the one offered first (packed first) takes turns,
-        # so the host managers share the work.
-        clusters = sorted(self.hostmgrs)
-        self._turn += 1
-        clusters = clusters[self._turn % len(clusters):] + clusters[:self._turn % len(clusters)]
         async with trio.open_nursery() as nursery:
-            for cluster in clusters:
-                nursery.start_soon(acquire, cluster)
+            for key, members in groups.items():
+                host_filter = _host_filter([gangs[i] for i in members])
+                if key:
+                    host_filter.constraint.ParseFromString(key)
+                for cluster in clusters:
+                    nursery.start_soon(acquire, cluster, key, host_filter)
         offers = [offer for cluster in clusters for offer in by_cluster.get(cluster, ())]
         t = self._phase("acquire", t)
         result = place_batch(gangs, offers)
@@ -247,9 +293,15 @@ class PlacementWorker:
                               shard=p.task.shard)
                 msg.ports.extend(p.ports)
         by_id = {t.mesosTaskId: t for g in reply.gangs for t in g.tasks}
+        key_of = {t.mesos_task_id: key for key, members in groups.items()
+                  for i in members for t in gangs[i].tasks[:1]}
         for gang, reason in result.failed:
+            key = key_of.get(gang.tasks[0].mesos_task_id, b"") if gang.tasks else b""
             request.failedPlacements.add(
-                reason=reason, gang=rpb.Gang(tasks=[by_id[t.mesos_task_id] for t in gang.tasks]))
+                reason=_with_host_counts(reason, key, counts.get(key, Counter())),
+                shortOfResources=gang.tasks[0].mesos_task_id in result.short if gang.tasks
+                else False,
+                gang=rpb.Gang(tasks=[by_id[t.mesos_task_id] for t in gang.tasks]))
         # Tell each host manager which leases were used for which runs (they
         # then hold the host until every part launched) and which were not,
         # before resmgr hands the placements to the jobmgr shards.
@@ -278,9 +330,6 @@ class PlacementWorker:
                            placed=sum(len(g) for g in result.placed),
                            failed=sum(len(g.tasks) for g, _ in result.failed))
         self._report()
-        if result.failed:
-            # Nothing fits now; wait for something to end before trying again.
-            await trio.sleep(0.5)
         return len(reply.gangs)
 
 

@@ -160,6 +160,9 @@ def task_message(entry: TaskEntry) -> rpb.Task:
     return t
 
 
+MAX_WAIT_REASONS = 10_000
+
+
 class Resmgr:
     """The leader-side logic shared by the three gRPC services."""
 
@@ -428,7 +431,7 @@ class RespoolHandler:
     def _pending(self, pool: respool.Pool, limit: int) -> list[respool_pb2.PendingGang]:
         state = self.rm.state
         out = []
-        for gang, queue, reason in state.pending_gangs(pool.id, limit):
+        for gang, queue, reason in state.pending_gangs(pool.id, limit, placement=True):
             r = gang.resources
             out.append(respool_pb2.PendingGang(
                 taskIds=[state.tasks[m].task_id for m in gang.tasks], priority=gang.priority,
@@ -538,7 +541,7 @@ class ResmgrServiceHandler:
         placed = [[p.hostname, p.agentId, p.leaseId, p.cluster,
                    [[t.mesosTaskId, list(p.ports)] for t in p.tasks]]
                   for p in request.placements]
-        failed = [[[t.mesosTaskId for t in f.gang.tasks], f.reason]
+        failed = [[[t.mesosTaskId for t in f.gang.tasks], f.reason, f.shortOfResources]
                   for f in request.failedPlacements]
         # Chunk by tasks, not placements: a packed host carries many. The
         # chunks touch different tasks, so they commit in any order, together.
@@ -588,13 +591,28 @@ class ResmgrServiceHandler:
                                     reason=rpb.PREEMPTION_REASON_REVOKE_RESOURCES)
             for mid, why in got])
 
+    async def GetWaitReasons(self, request: rpb.GetWaitReasonsRequest) -> Any:
+        self.rm.require_leader()
+        if len(request.mesosTaskIds) > MAX_WAIT_REASONS:
+            raise InvalidArgument(f"at most {MAX_WAIT_REASONS} runs a call, got "
+                                  f"{len(request.mesosTaskIds)}", field="mesosTaskIds")
+        reply = rpb.GetWaitReasonsResponse()
+        with self.rm.node.lock:
+            state = self.rm.state
+            for mid in request.mesosTaskIds:
+                why = state.wait_reason(mid)
+                if why is not None:
+                    reply.reasons[mid] = why
+        return reply
+
     async def GetPendingTasks(self, request: rpb.GetPendingTasksRequest) -> Any:
         self.rm.require_leader()
         with self.rm.node.lock:
             state = self.rm.state
             if request.respoolID.value not in state.pools:
                 raise NotFound(f"resource pool {request.respoolID.value} does not exist")
-            pending = state.pending_gangs(request.respoolID.value, request.limit or 100)
+            pending = state.pending_gangs(request.respoolID.value, request.limit or 100,
+                                          placement=True)
             reply = rpb.GetPendingTasksResponse()
             for gang, queue, reason in pending:
                 entry = reply.gangs.add(reason=reason, queue=queue)

@@ -173,6 +173,21 @@ PREEMPTION_REDELIVER_S = 60.0
 # Waiting gangs priority preemption walks per leaf and tick, at most.
 PRIORITY_GANGS_PER_TICK = 1000
 LAUNCHING_TIMEOUT = 60.0
+# What ``pending_gangs`` calls admitted gangs that wait for placement.
+PLACEMENT_QUEUE = "placement"
+# A gang that placement could not place waits this long before it is handed
+# to placement again: BASE * 2^(attempts - 1) seconds, up to CAP, or up to
+# SHORTAGE_CAP when it was short of free resources (which come back as tasks
+# end, so it should not wait a minute for them). Peloton §4.6.
+PLACEMENT_BACKOFF_BASE = 1.0
+PLACEMENT_BACKOFF_CAP = 60.0
+PLACEMENT_BACKOFF_SHORTAGE_CAP = 4.0
+
+
+def placement_backoff(attempts: int, short_of_resources: bool) -> float:
+    """Seconds a gang waits after its ``attempts``-th failed placement (>= 1)."""
+    cap = PLACEMENT_BACKOFF_SHORTAGE_CAP if short_of_resources else PLACEMENT_BACKOFF_CAP
+    return min(cap, PLACEMENT_BACKOFF_BASE * 2.0 ** min(attempts - 1, 30))
 MEMBER_TTL = 5.0  # for heartbeats that name no ttl (the service sends config.MEMBER_LEASE)
 # Results kept for idempotent retries: the last RECENT_KEYS commands, and of
 # those only the ones applied in the last RECENT_S seconds (a caller retries
@@ -225,6 +240,10 @@ class Gang:
     preemptible: bool = True
     controller: bool = False
     revocable: bool = False
+    # Placement attempts that failed, and when it may be handed to
+    # placement again (0: not backing off).
+    attempts: int = 0
+    retry_at: float = 0.0
 
     def kind(self) -> str:
         """The special queue this gang moves to when it fails from pending."""
@@ -289,6 +308,9 @@ class ReadyQueue:
 
     def __bool__(self) -> bool:
         return self._size > 0
+
+    def of_pool(self, pool: str) -> list[int]:
+        return list(self._by_pool.get(pool, ()))
 
     def __iter__(self) -> Any:
         for pool in self._turn:
@@ -418,6 +440,9 @@ class ResmgrState:
         # are checked against the task when popped (it may have moved on).
         self.deadlines: dict[int, deque[tuple[float, list[str]]]] = {
             TaskState.PLACING: deque(), TaskState.LAUNCHING: deque()}
+        # READY gangs backing off after a failed placement: a heap of
+        # (retry_at, gang id); ``tick`` hands the due ones to placement.
+        self.backoff: list[tuple[float, int]] = []
         # One Resources tuple per distinct task shape (a million tasks of a
         # thousand jobs share a handful).
         self._shapes: dict[Resources, Resources] = {}
@@ -886,6 +911,7 @@ class ResmgrState:
                         self._set_state(entry, TaskState.READY)
                         if gang.preemptible:
                             self._index(entry, gang.revocable)
+                    gang.retry_at = 0.0  # admitted afresh: a backoff it had is over
                     self.ready.append(gang.id)
                 del queue[priority]
         finally:
@@ -935,7 +961,8 @@ class ResmgrState:
             for shard, refs in by_shard.items():
                 self.placements.setdefault(shard, deque()).append(
                     [hostname, agent, lease, cluster, refs])
-        for mids, reason in p["failed"]:
+        for mids, reason, *rest in p["failed"]:
+            short = bool(rest and rest[0])
             for mid in mids:
                 entry = self.tasks.get(mid)
                 if entry is not None and entry.state == TaskState.PLACING:
@@ -947,7 +974,11 @@ class ResmgrState:
                                             for m in gang.tasks):
                     for m in gang.tasks:
                         self._set_state(self.tasks[m], TaskState.READY)
-                    self.ready.append(gid)
+                    # Back off instead of handing it out again at once: an
+                    # unplaceable gang would keep the workers spinning.
+                    gang.attempts += 1
+                    gang.retry_at = self.now + placement_backoff(gang.attempts, short)
+                    heapq.heappush(self.backoff, (gang.retry_at, gid))
 
     def get_placements(self, p: dict[str, Any]) -> list[list[Any]]:
         """Up to ``limit`` placements of the given shards (-> LAUNCHING),
@@ -1055,8 +1086,21 @@ class ResmgrState:
                 self.ready.append(gang.id)
             else:
                 self._to_ready_single(entry)
+        self._retry_placements()
         self._preempt(float(p.get("sustain", PREEMPTION_SUSTAIN_S)))
         self._schedule()  # Peloton's periodic task scheduler
+
+    def _retry_placements(self) -> None:
+        """Hand back to placement the gangs whose backoff ended (a gang that
+        moved on meanwhile, or was admitted afresh, has another retry_at)."""
+        while self.backoff and self.backoff[0][0] <= self.now:
+            retry_at, gid = heapq.heappop(self.backoff)
+            gang = self.gangs.get(gid)
+            if gang is None or gang.retry_at != retry_at or not gang.tasks:
+                continue
+            gang.retry_at = 0.0
+            if all(self.tasks[m].state == TaskState.READY for m in gang.tasks):
+                self.ready.append(gid)
 
     # -- preemption -----------------------------------------------------
     def _preempt(self, sustain: float) -> None:
@@ -1327,11 +1371,14 @@ class ResmgrState:
         }
 
     # -- reads (callers hold the node lock) ------------------------------
-    def pending_gangs(self, pool_id: str, limit: int) -> list[tuple[Gang, str, str]]:
+    def pending_gangs(self, pool_id: str, limit: int, *,
+                      placement: bool = False) -> list[tuple[Gang, str, str]]:
         """Waiting gangs of a leaf as ``(gang, queue, reason)``, in the order
         admission visits them: queues as QUEUES, then priority, then FIFO. A
         queue's head waits for the admitter that refuses it; a gang behind
-        it says so unless an admitter refuses it too."""
+        it says so unless an admitter refuses it too. With ``placement``,
+        admitted gangs waiting for placement follow (queue PLACEMENT_QUEUE),
+        those ready now first, then those backing off by retry time."""
         out: list[tuple[Gang, str, str]] = []
         for name in QUEUES:
             queue = self.queues.get(pool_id, {}).get(name, {})
@@ -1350,7 +1397,47 @@ class ResmgrState:
                     out.append((gang, name, reason))
                     if len(out) >= limit:
                         return out
+        if not placement:
+            return out
+        # Admitted, waiting for placement: the last placement failure says why.
+        backing_off = sorted((g.retry_at, g.id) for _, gid in self.backoff
+                             if (g := self.gangs.get(gid)) is not None and g.pool == pool_id
+                             and g.retry_at)
+        ready = [(0.0, gid) for gid in self.ready.of_pool(pool_id)]
+        for retry_at, gid in ready + backing_off:
+            gang = self.gangs.get(gid)
+            if gang is None or not gang.tasks:
+                continue
+            out.append((gang, PLACEMENT_QUEUE, self.placement_reason(gang, retry_at)))
+            if len(out) >= limit:
+                break
         return out
+
+    def wait_reason(self, mesos_task_id: str) -> str | None:
+        """Why a tracked run waits (None when it is not waiting here)."""
+        entry = self.tasks.get(mesos_task_id)
+        gang = self.gangs.get(entry.gang) if entry is not None else None
+        if entry is None or gang is None:
+            return None
+        if entry.state == TaskState.PENDING:
+            why = self.refusal(gang)
+            return (f"waiting for admission: {why}" if why
+                    else "admissible: admitted at the next admission pass")
+        if entry.state == TaskState.READY:
+            return f"waiting for placement: {self.placement_reason(gang, gang.retry_at)}"
+        if entry.state == TaskState.PLACING:
+            return "being placed"
+        return None
+
+    def placement_reason(self, gang: Gang, retry_at: float = 0.0) -> str:
+        """Why an admitted gang is not placed yet."""
+        why = self.tasks[gang.tasks[0]].reason
+        if not gang.attempts:
+            return "admitted; waiting for a placement worker"
+        when = (f"next attempt in {max(0.0, retry_at - self.now):.0f} s" if retry_at
+                else "being retried now")
+        times = "time" if gang.attempts == 1 else "times"
+        return f"placement failed {gang.attempts} {times}, {when}: {why}"
 
     def total_capacity(self) -> Resources:
         return Resources.sum(list(self.capacity.values())) if self.capacity else ZERO
@@ -1383,7 +1470,9 @@ class ResmgrState:
                        e.priority, e.gang, e.task, e.deadline, e.placement, e.reason]
                       for e in self.tasks.values()],
             "gangs": [[g.id, g.pool, g.priority, g.tasks, list(g.resources), g.preemptible,
-                       g.controller, g.revocable] for g in self.gangs.values()],
+                       g.controller, g.revocable, g.attempts, g.retry_at]
+                      for g in self.gangs.values()],
+            "backoff": self.backoff,
             "queues": {pid: {name: [[pr, list(q)] for pr, q in queue.items()]
                              for name, queue in qs.items()}
                        for pid, qs in self.queues.items()},
@@ -1453,8 +1542,9 @@ class ResmgrState:
                 queue[-1][1].append(e.mesos_task_id)
             else:
                 queue.append((e.deadline, [e.mesos_task_id]))
-        self.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4]), *g[5:8])
+        self.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4]), *g[5:10])
                       for g in d["gangs"]}
+        self.backoff = [(at, gid) for at, gid in d.get("backoff", [])]  # a heap as saved
         self._restore_preemption(d)
         self.queues = {}
         for pid, qs in d["queues"].items():

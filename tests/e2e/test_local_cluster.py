@@ -27,6 +27,7 @@ from peloton.core.errors import (
     NotFound,
     Unavailable,
 )
+from peloton.ops import minicluster
 from peloton.rpc import Channels, call_once, open_rpc
 from peloton.shard.partition import shard_of
 from peloton.spec.job import load_job_config
@@ -331,3 +332,45 @@ async def test_a_revocable_job_waits_for_slack_then_runs_only_on_it(
         await client.tasks.call("Stop", task_pb2.StopRequest(
             jobId=peloton_pb2.JobID(value=idle)))
         await client.wait_for_job(idle, TERMINAL, timeout=30)
+
+
+UNPLACEABLE_JOB = """
+name: nowhere
+instancecount: 2
+defaultconfig:
+  resource: {cpulimit: 0.1, memlimitmb: 16, disklimitmb: 10}
+  command: {shell: true, value: 'true'}
+  constraint:
+    type: LABEL_CONSTRAINT
+    labelconstraint:
+      kind: HOST
+      condition: CONDITION_EQUAL
+      requirement: 1
+      label: {key: hostname, value: db-7}
+"""
+
+
+async def test_a_job_no_host_can_take_says_why_with_counts(
+        cluster: LocalCluster, client: PelotonClient) -> None:
+    """The host managers count the hosts a constraint rules out; the reason
+    reaches `resmgr pending` and the tasks' message, and the gang backs off."""
+    config, _ = load_job_config(UNPLACEABLE_JOB)
+    job = await client.create_job("/DefaultResPool", config)
+    hosts = minicluster.sizes_of(cluster.config).hosts
+    want = f"{hosts} hosts: {hosts} fail `hostname == db-7`"
+    try:
+        reasons: list[str] = []
+        with trio.fail_after(30):
+            while not any(want in r for r in reasons):
+                reasons = [g.reason for g in await pending_gangs(client, "/DefaultResPool")
+                           if g.queue == "placement"]
+                await trio.sleep(0.2)
+        assert "placement failed" in reasons[0] and "next attempt in" in reasons[0], reasons
+        tasks = await client.tasks.call("List", task_pb2.ListRequest(
+            jobId=peloton_pb2.JobID(value=job)))
+        messages = {t.runtime.message for t in tasks.result.value.values()}
+        assert all(m.startswith("waiting for placement: placement failed") and want in m
+                   for m in messages), messages
+    finally:
+        await client.tasks.call("Stop", task_pb2.StopRequest(jobId=peloton_pb2.JobID(value=job)))
+        await client.wait_for_job(job, TERMINAL, timeout=30)

@@ -559,20 +559,67 @@ def test_set_placements_ignores_tasks_not_placing(s: ResmgrState) -> None:
     assert [[r[0] for r in p[4]] for p in s.placements[0]] == [[mid(0)]]
 
 
-def test_failed_placements_go_back_to_ready(s: ResmgrState) -> None:
+def test_failed_placements_go_back_to_ready_after_a_backoff(s: ResmgrState) -> None:
     enqueue(s, "a", [task(0), task(1)], [task(2)])
+    tick(s, 100.0)
     dequeue(s)
     place(s, "h1", failed=[[[mid(0), mid(1)], "no host with 1 cpu"]])
     assert (state_of(s, mid(0)), state_of(s, mid(1))) == (TaskState.READY, TaskState.READY)
     assert s.tasks[mid(0)].reason == "no host with 1 cpu"
     assert state_of(s, mid(2)) == TaskState.PLACING
     assert cpu_allocation(s, "a") == 3  # still admitted
+    assert dequeue(s) == []  # backing off: 1 s after the first failure
+    tick(s, 100.9)
+    assert dequeue(s) == []
+    tick(s, 101.0)
     # The gang comes back whole.
     assert dequeue(s) == [[b"task j1-0-1", b"task j1-1-1"]]
     # Reported twice: the second report finds nothing PLACING to move.
     place(s, "h1", failed=[[[mid(2)], "x"]])
     place(s, "h1", failed=[[[mid(2)], "x"]])
+    tick(s, 102.0)
     assert list(s.ready).count(s.tasks[mid(2)].gang) == 1
+
+
+def test_why_a_run_waits_for_placement(s: ResmgrState) -> None:
+    enqueue(s, "a", [task(0)])
+    tick(s, 100.0)
+    assert s.wait_reason(mid(0)) == ("waiting for placement: admitted; waiting for a "
+                                     "placement worker")
+    [(_, queue, _)] = s.pending_gangs("a", 10, placement=True)
+    assert queue == "placement" and s.pending_gangs("a", 10) == []
+    dequeue(s)
+    assert s.wait_reason(mid(0)) == "being placed"
+    place(s, "h1", failed=[[[mid(0)], "10000 hosts: 10000 fail `hostname == db-7`"]])
+    assert s.wait_reason(mid(0)) == (
+        "waiting for placement: placement failed 1 time, next attempt in 1 s: 10000 hosts: "
+        "10000 fail `hostname == db-7`")
+    [(_, _, reason)] = s.pending_gangs("a", 10, placement=True)
+    assert reason.startswith("placement failed 1 time, next attempt in 1 s")
+    assert s.wait_reason("no-such-run") is None
+
+
+def test_the_backoff_doubles_to_a_cap_shorter_when_short_of_resources(s: ResmgrState) -> None:
+    enqueue(s, "a", [task(0)])
+    now = 100.0
+    tick(s, now)
+    waits = []
+    for _ in range(8):
+        dequeue(s)
+        place(s, "h1", failed=[[[mid(0)], "no host satisfies constraint"]])
+        gang = s.gangs[s.tasks[mid(0)].gang]
+        waits.append(gang.retry_at - now)
+        now = gang.retry_at
+        tick(s, now)
+    assert waits == [1, 2, 4, 8, 16, 32, 60, 60]
+    assert s.gangs[s.tasks[mid(0)].gang].attempts == 8
+    dequeue(s)
+    place(s, "h1", failed=[[[mid(0)], "no host fits cpu 1", True]])
+    assert s.gangs[s.tasks[mid(0)].gang].retry_at - now == 4.0
+    other = ResmgrState(num_shards=4)
+    other.restore(s.snapshot())  # the backoff is replicated state
+    assert other.backoff == s.backoff
+    assert other.gangs[s.tasks[mid(0)].gang].attempts == 9
 
 
 def test_a_terminal_update_releases_and_admits_the_next_gang(s: ResmgrState) -> None:

@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class HostFilter(_message.Message):
-    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample", "demand", "revocableMinimum", "spreadJobs", "countLabels")
+    __slots__ = ("minimum", "numPorts", "maxHosts", "revocable", "portSample", "demand", "revocableMinimum", "spreadJobs", "countLabels", "constraint")
     MINIMUM_FIELD_NUMBER: _ClassVar[int]
     NUMPORTS_FIELD_NUMBER: _ClassVar[int]
     MAXHOSTS_FIELD_NUMBER: _ClassVar[int]
@@ -21,6 +21,7 @@ class HostFilter(_message.Message):
     REVOCABLEMINIMUM_FIELD_NUMBER: _ClassVar[int]
     SPREADJOBS_FIELD_NUMBER: _ClassVar[int]
     COUNTLABELS_FIELD_NUMBER: _ClassVar[int]
+    CONSTRAINT_FIELD_NUMBER: _ClassVar[int]
     minimum: _resmgrsvc_pb2.Resources
     numPorts: int
     maxHosts: int
@@ -30,7 +31,8 @@ class HostFilter(_message.Message):
     revocableMinimum: _resmgrsvc_pb2.Resources
     spreadJobs: _containers.RepeatedScalarFieldContainer[str]
     countLabels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
-    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ..., demand: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., revocableMinimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., spreadJobs: _Optional[_Iterable[str]] = ..., countLabels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ...) -> None: ...
+    constraint: _task_pb2.Constraint
+    def __init__(self, minimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., numPorts: _Optional[int] = ..., maxHosts: _Optional[int] = ..., revocable: _Optional[bool] = ..., portSample: _Optional[int] = ..., demand: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., revocableMinimum: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., spreadJobs: _Optional[_Iterable[str]] = ..., countLabels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., constraint: _Optional[_Union[_task_pb2.Constraint, _Mapping]] = ...) -> None: ...
 
 class HostLease(_message.Message):
     __slots__ = ("leaseId", "hostname", "agentId", "available", "ports", "attributes", "cluster", "slackCpu", "jobTasks", "taskLabels")
@@ -87,7 +89,7 @@ class AcquireHostsRequest(_message.Message):
     def __init__(self, filter: _Optional[_Union[HostFilter, _Mapping]] = ...) -> None: ...
 
 class AcquireHostsResponse(_message.Message):
-    __slots__ = ("leases", "filterResultCounts")
+    __slots__ = ("leases", "filterResultCounts", "totalHosts")
     class FilterResultCountsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -97,9 +99,11 @@ class AcquireHostsResponse(_message.Message):
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     LEASES_FIELD_NUMBER: _ClassVar[int]
     FILTERRESULTCOUNTS_FIELD_NUMBER: _ClassVar[int]
+    TOTALHOSTS_FIELD_NUMBER: _ClassVar[int]
     leases: _containers.RepeatedCompositeFieldContainer[HostLease]
     filterResultCounts: _containers.ScalarMap[str, int]
-    def __init__(self, leases: _Optional[_Iterable[_Union[HostLease, _Mapping]]] = ..., filterResultCounts: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    totalHosts: int
+    def __init__(self, leases: _Optional[_Iterable[_Union[HostLease, _Mapping]]] = ..., filterResultCounts: _Optional[_Mapping[str, int]] = ..., totalHosts: _Optional[int] = ...) -> None: ...
 
 class PlannedLease(_message.Message):
     __slots__ = ("leaseId", "mesosTaskIds")

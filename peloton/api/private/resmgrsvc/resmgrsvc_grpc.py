@@ -43,6 +43,10 @@ class ResourceManagerServiceBase(abc.ABC):
         pass
 
     @abc.abstractmethod
+    async def GetWaitReasons(self, stream: 'grpclib.server.Stream[peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetWaitReasonsRequest, peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetWaitReasonsResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
     async def GetPreemptibleTasks(self, stream: 'grpclib.server.Stream[peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksRequest, peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksResponse]') -> None:
         pass
 
@@ -83,6 +87,12 @@ class ResourceManagerServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksRequest,
                 peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksResponse,
+            ),
+            '/peloton.private.resmgrsvc.ResourceManagerService/GetWaitReasons': grpclib.const.Handler(
+                self.GetWaitReasons,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetWaitReasonsRequest,
+                peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetWaitReasonsResponse,
             ),
             '/peloton.private.resmgrsvc.ResourceManagerService/GetPreemptibleTasks': grpclib.const.Handler(
                 self.GetPreemptibleTasks,
@@ -131,6 +141,12 @@ class ResourceManagerServiceStub:
             '/peloton.private.resmgrsvc.ResourceManagerService/GetPendingTasks',
             peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksRequest,
             peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPendingTasksResponse,
+        )
+        self.GetWaitReasons = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.private.resmgrsvc.ResourceManagerService/GetWaitReasons',
+            peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetWaitReasonsRequest,
+            peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetWaitReasonsResponse,
         )
         self.GetPreemptibleTasks = grpclib.client.UnaryUnaryMethod(
             channel,

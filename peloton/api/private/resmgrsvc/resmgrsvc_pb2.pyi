@@ -154,12 +154,14 @@ class Placement(_message.Message):
     def __init__(self, hostname: _Optional[str] = ..., agentId: _Optional[str] = ..., leaseId: _Optional[str] = ..., tasks: _Optional[_Iterable[_Union[TaskRef, _Mapping]]] = ..., ports: _Optional[_Iterable[int]] = ..., cluster: _Optional[str] = ...) -> None: ...
 
 class FailedPlacement(_message.Message):
-    __slots__ = ("gang", "reason")
+    __slots__ = ("gang", "reason", "shortOfResources")
     GANG_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    SHORTOFRESOURCES_FIELD_NUMBER: _ClassVar[int]
     gang: Gang
     reason: str
-    def __init__(self, gang: _Optional[_Union[Gang, _Mapping]] = ..., reason: _Optional[str] = ...) -> None: ...
+    shortOfResources: bool
+    def __init__(self, gang: _Optional[_Union[Gang, _Mapping]] = ..., reason: _Optional[str] = ..., shortOfResources: _Optional[bool] = ...) -> None: ...
 
 class SetPlacementsRequest(_message.Message):
     __slots__ = ("placements", "failedPlacements")
@@ -256,3 +258,22 @@ class GetPreemptibleTasksResponse(_message.Message):
     TASKS_FIELD_NUMBER: _ClassVar[int]
     tasks: _containers.RepeatedCompositeFieldContainer[PreemptionCandidate]
     def __init__(self, tasks: _Optional[_Iterable[_Union[PreemptionCandidate, _Mapping]]] = ...) -> None: ...
+
+class GetWaitReasonsRequest(_message.Message):
+    __slots__ = ("mesosTaskIds",)
+    MESOSTASKIDS_FIELD_NUMBER: _ClassVar[int]
+    mesosTaskIds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, mesosTaskIds: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class GetWaitReasonsResponse(_message.Message):
+    __slots__ = ("reasons",)
+    class ReasonsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    REASONS_FIELD_NUMBER: _ClassVar[int]
+    reasons: _containers.ScalarMap[str, str]
+    def __init__(self, reasons: _Optional[_Mapping[str, str]] = ...) -> None: ...
