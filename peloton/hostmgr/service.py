@@ -191,7 +191,8 @@ class InternalHandler:
                 instance_id=t.instanceId, hostname=lease.hostname,
                 shell=cmd.shell if cmd.HasField("shell") else True, command=cmd.value,
                 arguments=tuple(cmd.arguments), environment=env, ports=ports,
-                resources=resources, kill_grace_seconds=float(cfg.killGracePeriodSeconds)))
+                resources=resources, kill_grace_seconds=float(cfg.killGracePeriodSeconds),
+                fd_limit=int(r.fdLimit)))
             entries.append((t.mesosTaskId, resources, dynamic))
         labels = {t.mesosTaskId: [(lab.key, lab.value) for lab in t.config.labels]
                   for t in fresh if t.config.labels}

@@ -58,6 +58,9 @@ PENDING_MESSAGE = "waiting for admission and placement"
 IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING, TaskState.PREEMPTING})
 
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
+# The reason a run killed for running past sla.maxRunningTime keeps (Peloton's
+# deadline tracker): it then ends FAILED, and is not retried.
+DEADLINE_EXCEEDED = "DEADLINE_TIMEOUT_EXCEEDED"
 # A kill is under way: a report that the run is (still) running, late or from
 # a reconcile during the grace period, does not undo it.
 STOPPING_STATES = frozenset({TaskState.KILLING, TaskState.PREEMPTING})
@@ -422,14 +425,17 @@ class ShardEngine:
                 # Killed to give its resources back: run again (not a
                 # failure), unless killOnPreempt made the goal KILLED.
                 record, again = TaskState.KILLED, task.goal != TaskState.KILLED
+            elif task.reason == DEADLINE_EXCEEDED:
+                record, again = TaskState.FAILED, False
             else:
                 record, again = on_task_exit(state, task.goal, task.failures,
                                              cfg.restartPolicy.maxFailures)
                 if task.restart and task.goal != TaskState.KILLED:
                     again = True
             ended_why = task.message  # "preempted: <the pool and the numbers>"
-            message = f"{ended_why}; {e.message}" if preempted and e.message else (
-                ended_why if preempted else e.message)
+            keep_why = preempted or task.reason == DEADLINE_EXCEEDED
+            message = f"{ended_why}; {e.message}" if keep_why and e.message else (
+                ended_why if keep_why else e.message)
             ended = dataclasses.replace(task, state=record, message=message,
                                         exit_code=e.exitCode, preempted=preempted,
                                         completion_time=e.timestamp or now)
@@ -450,7 +456,9 @@ class ShardEngine:
             else:
                 task.state, task.exit_code, task.message = record, e.exitCode, message
                 task.completion_time = e.timestamp or now
-                task.reason, task.preempted = e.reason, preempted
+                if task.reason != DEADLINE_EXCEEDED:
+                    task.reason = e.reason
+                task.preempted = preempted
             changed[(job.id, task.instance)] = task
             jobs[job.id] = job
         if not changed:
@@ -522,6 +530,33 @@ class ShardEngine:
             await self.enqueue(requeue, requeue=True)
         if lost:
             await self.on_events(lost)
+
+    # -- sla.maxRunningTime ------------------------------------------------------
+    async def enforce_deadlines(self) -> None:
+        """Kill the runs of jobs with ``sla.maxRunningTime`` that have run
+        that long; each ends FAILED (reason DEADLINE_TIMEOUT_EXCEEDED) and is
+        not retried, as Peloton's deadline tracker does. O(tasks of such jobs)."""
+        now = self.ctx.clock()
+        over: list[Task] = []
+        for job in self.jobs.values():
+            limit = job.config.sla.maxRunningTime
+            if not limit:
+                continue
+            for t in job.tasks:
+                if (t.state == TaskState.RUNNING and t.start_time
+                        and now - t.start_time >= limit and t.goal != TaskState.KILLED):
+                    t.goal, t.state, t.reason = TaskState.KILLED, TaskState.KILLING, (
+                        DEADLINE_EXCEEDED)
+                    t.message = (f"ran longer than the job's maxRunningTime of {limit} s; "
+                                 "killed")
+                    over.append(t)
+        if not over:
+            return
+        jobs = {t.job_id: self.jobs[t.job_id] for t in over}
+        for job in jobs.values():
+            job.refresh_state(now)
+        await self.persist(jobs.values(), over)
+        await self._send_kills(over)
 
     # -- preemption -------------------------------------------------------------
     async def preempt(self, victims: Sequence[tuple[str, str]]) -> None:

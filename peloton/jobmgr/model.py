@@ -85,6 +85,8 @@ class Task:
             rt.terminationStatus.reason = (
                 task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES
                 if self.preempted
+                else task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_DEADLINE_TIMEOUT_EXCEEDED
+                if self.reason == "DEADLINE_TIMEOUT_EXCEEDED"
                 else task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_KILLED_ON_REQUEST
                 if self.state == TaskState.KILLED
                 else task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_FAILED)

@@ -62,6 +62,9 @@ log = logging.getLogger(__name__)
 # was a fifth of the jobmgr's and hostmgr's CPU in the 1M-task load test).
 RECONCILE_PERIOD = 15.0
 FULL_RECONCILE_EVERY = 8
+# How often runs are checked against their job's sla.maxRunningTime (Peloton
+# checks every 30 min; a minute's limit should end near a minute).
+DEADLINE_PERIOD = 1.0
 # Runs a task view asks resmgr about (why they wait), at most.
 WAIT_REASONS_LIMIT = 10_000
 # Placement batches launching at once (each holds up to 100 placements) while
@@ -154,6 +157,7 @@ class Jobmgr:
                     nursery.start_soon(self._consume_events, engine, cluster)
                 nursery.start_soon(self._watch_new_clusters, engine, nursery)
                 nursery.start_soon(self._reconcile_loop, engine)
+                nursery.start_soon(self._deadline_loop, engine)
                 # A fenced engine (a newer epoch wrote) ends its shard here;
                 # the owner starts it again if the map still says so.
                 await engine.fenced.wait()
@@ -181,6 +185,15 @@ class Jobmgr:
                 await engine.reconcile(full=rounds % FULL_RECONCILE_EVERY == 0)
             except PelotonError as error:
                 log.info("reconcile of shard %d: %s", engine.shard, error)
+
+    async def _deadline_loop(self, engine: ShardEngine) -> None:
+        """sla.maxRunningTime, checked every DEADLINE_PERIOD seconds."""
+        while not engine.stopped:
+            await trio.sleep(DEADLINE_PERIOD)
+            try:
+                await engine.enforce_deadlines()
+            except PelotonError as error:
+                log.info("maxRunningTime in shard %d: %s", engine.shard, error)
 
     async def _consume_events(self, engine: ShardEngine, cluster: str) -> None:
         """Pull this shard's task events from one host manager, at least once."""

@@ -161,7 +161,9 @@ def _with_host_counts(reason: str, key: bytes, counts: Counter[str]) -> str:
     constraint = task_pb2.Constraint.FromString(key)
     parts = [f"{counts[name]} {what.format(describe_host(constraint))}"
              for name, what in _HOST_RESULTS if counts.get(name)]
-    return f"{counts['hosts']} hosts: {', '.join(parts)}; {reason}"
+    summary = f"{counts['hosts']} hosts: {', '.join(parts)}"
+    # With no host leased, placement has nothing to add.
+    return summary if reason.startswith("no hosts leased") else f"{summary}; {reason}"
 
 
 class PlacementWorker:
@@ -297,10 +299,13 @@ class PlacementWorker:
                   for i in members for t in gangs[i].tasks[:1]}
         for gang, reason in result.failed:
             key = key_of.get(gang.tasks[0].mesos_task_id, b"") if gang.tasks else b""
+            seen = counts.get(key, Counter())
+            # Short of resources only if some host passes its constraint: a
+            # gang no host can take waits for hosts to change, not tasks to end.
+            short = (bool(gang.tasks) and gang.tasks[0].mesos_task_id in result.short
+                     and (not key or seen["hosts"] > seen["MISMATCH_CONSTRAINTS"]))
             request.failedPlacements.add(
-                reason=_with_host_counts(reason, key, counts.get(key, Counter())),
-                shortOfResources=gang.tasks[0].mesos_task_id in result.short if gang.tasks
-                else False,
+                reason=_with_host_counts(reason, key, seen), shortOfResources=short,
                 gang=rpb.Gang(tasks=[by_id[t.mesos_task_id] for t in gang.tasks]))
         # Tell each host manager which leases were used for which runs (they
         # then hold the host until every part launched) and which were not,

@@ -365,3 +365,20 @@ async def test_a_sleeping_process_measures_idle_and_a_busy_group_reads_its_time(
         await backend.kill([s.mesos_task_id], 0)
         assert all(mid == s.mesos_task_id and 0.0 <= cpu < 0.2 for mid, cpu in reports)
         nursery.cancel_scope.cancel()
+
+
+OPEN_100 = ("import sys\nfiles = []\ntry:\n    for _ in range(100):\n"
+            "        files.append(open('/dev/null'))\nexcept OSError:\n    sys.exit(len(files) % 250 + 1)\n")
+
+
+@pytest.mark.parametrize(("fd_limit", "state"), [(20, TaskState.FAILED), (0, TaskState.SUCCEEDED)])
+async def test_fd_limit(local: Harness, fd_limit: int, state: TaskState):
+    """resource.fdLimit caps what the task may open (RLIMIT_NOFILE)."""
+    import sys
+    s = spec(1, sys.executable, shell=False, arguments=(sys.executable, "-c", OPEN_100),
+             fd_limit=fd_limit)
+    await local.backend.launch([s])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == state, done
+    if fd_limit:
+        assert 1 < done.exit_code < fd_limit + 1  # it opened fewer than fd_limit files

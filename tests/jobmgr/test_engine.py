@@ -519,3 +519,32 @@ async def test_a_new_owner_finishes_a_preemption(
     await nxt.on_events(killed(0))
     t0 = nxt.jobs[JOB].tasks[0]
     assert (t0.state, t0.run, t0.failures) == (T.PENDING, 2, 0)
+
+
+async def test_max_running_time(h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """sla.maxRunningTime: a run that has run that long is killed and ends
+    FAILED with Peloton's DEADLINE_TIMEOUT_EXCEEDED, without a retry."""
+    cfg = config(2, max_failures=3)
+    cfg.sla.maxRunningTime = 5
+    job = Job.new(JOB, SHARD, cfg, h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0)
+    h.clock.now += 4.9
+    await running(h, 1)
+    await h.engine.enforce_deadlines()
+    assert kills(h) == []
+    h.clock.now += 0.1  # instance 0 has run 5 s
+    await h.engine.enforce_deadlines()
+    assert kills(h) == [[mid(0)]]
+    assert h.states() == [T.KILLING, T.RUNNING]
+    await h.engine.on_events(killed(0))
+    task = h.engine.jobs[JOB].tasks[0]
+    assert (task.state, task.run) == (T.FAILED, 1)  # not retried, though maxFailures is 3
+    rt = task.runtime()
+    assert rt.terminationStatus.reason == (
+        task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_DEADLINE_TIMEOUT_EXCEEDED)
+    assert rt.message.startswith("ran longer than the job's maxRunningTime of 5 s; killed")
+    h.clock.now += 100
+    await h.engine.enforce_deadlines()
+    assert kills(h) == [[mid(0)], [mid(1)]]

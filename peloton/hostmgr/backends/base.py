@@ -53,6 +53,8 @@ class LaunchSpec:
     ``arguments`` is empty argv is just ``[command]``). ``ports`` maps an
     environment variable name to the port assigned under it.
     ``kill_grace_seconds`` 0 means ``DEFAULT_KILL_GRACE_SECONDS``.
+    ``fd_limit`` (the task's ``resource.fdLimit``) caps the file
+    descriptors the task may open (RLIMIT_NOFILE); 0 leaves the host's.
     """
 
     mesos_task_id: str
@@ -67,6 +69,7 @@ class LaunchSpec:
     ports: Mapping[str, int] = field(default_factory=dict)
     resources: Resources = ZERO
     kill_grace_seconds: float = 0.0
+    fd_limit: int = 0
 
     @property
     def grace(self) -> float:

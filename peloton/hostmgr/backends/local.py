@@ -33,6 +33,7 @@ all its cpu (``assumed_cpu_usage`` 1.0), so a new run makes no slack.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -237,7 +238,8 @@ class LocalBackend(Backend):
             process = await trio.lowlevel.open_process(
                 argv, executable=None if spec.shell else spec.command, cwd=run.sandbox,
                 env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                start_new_session=True)
+                start_new_session=True,
+                preexec_fn=_fd_limiter(spec.fd_limit) if spec.fd_limit else None)
         except OSError as exc:
             self._finish(run, _status(
                 spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
@@ -390,6 +392,14 @@ def _exit_status(run: _Run, returncode: int | None) -> StatusUpdate:
         return _status(run.spec, TaskState.SUCCEEDED, message=how)
     return _status(run.spec, TaskState.FAILED, exit_code=code, reason=REASON_COMMAND_FAILED,
                    message=how)
+
+
+def _fd_limiter(limit: int) -> Callable[[], None]:
+    """Set RLIMIT_NOFILE to ``limit`` (soft and hard) in the child, before
+    it runs the task (what Mesos's posix/rlimits isolator does)."""
+    def limit_fds() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+    return limit_fds
 
 
 def _signal_name(signum: int) -> str:
