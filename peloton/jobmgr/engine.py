@@ -53,6 +53,8 @@ from peloton.storage.gateway import Storage
 log = logging.getLogger(__name__)
 
 PENDING_MESSAGE = "waiting for admission and placement"
+MAX_RUNNING_MESSAGE = ("waiting for room: at most %d instances of this job run at once "
+                       "(sla.maximumRunningInstances)")
 # Runs whose next event matters most: a launch that never happened, a kill
 # that never landed. Reconciled more often than runs simply running.
 IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING, TaskState.PREEMPTING})
@@ -220,8 +222,51 @@ class ShardEngine:
                                                      hpb.KillTasksRequest(mesosTaskIds=ids))
 
     # -- enqueue --------------------------------------------------------------
+    def _hold_over_max_running(self, tasks: Sequence[Task]) -> tuple[list[Task], list[Task]]:
+        """(tasks that may start, tasks held INITIALIZED) under each job's
+        ``sla.maximumRunningInstances``: at most N instances are scheduled
+        (past INITIALIZED and not ended) at once, lowest instances first
+        (Peloton's evaluate_sla)."""
+        start: list[Task] = []
+        held: list[Task] = []
+        by_job: dict[str, list[Task]] = defaultdict(list)
+        for t in tasks:
+            by_job[t.job_id].append(t)
+        for job_id, job_tasks in by_job.items():
+            job = self.jobs[job_id]
+            limit = job.config.sla.maximumRunningInstances
+            if not limit or limit >= len(job.tasks):
+                start.extend(job_tasks)
+                continue
+            asking = {id(t) for t in job_tasks}
+            busy = sum(1 for t in job.tasks if id(t) not in asking and not t.terminal
+                       and t.state != TaskState.INITIALIZED)
+            room = max(0, limit - busy)
+            job_tasks.sort(key=lambda t: t.instance)
+            start.extend(job_tasks[:room])
+            for t in job_tasks[room:]:
+                if t.state != TaskState.INITIALIZED or t.message != MAX_RUNNING_MESSAGE % limit:
+                    t.state, t.message = TaskState.INITIALIZED, MAX_RUNNING_MESSAGE % limit
+                    held.append(t)
+        return start, held
+
+    async def _start_held(self, jobs: Iterable[Job]) -> None:
+        """Start the INITIALIZED tasks of jobs with maximumRunningInstances
+        that now have room (after runs ended)."""
+        waiting = [t for job in jobs if job.config.sla.maximumRunningInstances
+                   for t in job.tasks if t.state == TaskState.INITIALIZED
+                   and t.goal != TaskState.KILLED]
+        if waiting:
+            await self.enqueue(waiting)
+
     async def enqueue(self, tasks: Sequence[Task], *, requeue: bool = False) -> None:
-        """Hand tasks to resmgr as gangs (batched per pool); record PENDING."""
+        """Hand tasks to resmgr as gangs (batched per pool); record PENDING.
+        A new run waits INITIALIZED while its job is at its
+        ``sla.maximumRunningInstances``."""
+        if not requeue:
+            tasks, held = self._hold_over_max_running(tasks)
+            if held:
+                await self.persist({t.job_id: self.jobs[t.job_id] for t in held}.values(), held)
         if not tasks:
             return
         by_job: dict[str, list[Task]] = defaultdict(list)
@@ -469,6 +514,7 @@ class ShardEngine:
         await self.persist(jobs.values(), list(changed.values()), ended_runs=ended_runs)
         await self.report_states(report)
         await self.enqueue(retry)
+        await self._start_held(jobs.values())
 
     async def report_states(self, tasks: Sequence[Task]) -> None:
         updates = [rpb.TaskStateUpdate(mesosTaskId=t.mesos_task_id, state=int(t.state))  # type: ignore[arg-type]
@@ -687,9 +733,13 @@ class ShardEngine:
         owner re-enqueues PENDING tasks, and resmgr takes a run it already
         has as a no-op, so nothing is lost if enqueueing does not happen."""
         now = self.ctx.clock()
+        limit = job.config.sla.maximumRunningInstances or len(job.tasks)
         for t in job.tasks:
             if t.state == TaskState.INITIALIZED:
-                t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
+                if t.instance < limit:
+                    t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
+                else:  # a new owner must not start it before there is room
+                    t.message = MAX_RUNNING_MESSAGE % limit
         job.refresh_state(now)
         try:
             await self.ctx.storage.create_job(self.shard, self.epoch, job.row(now),

@@ -548,3 +548,41 @@ async def test_max_running_time(h: Harness, mock_clock: trio.testing.MockClock) 
     h.clock.now += 100
     await h.engine.enforce_deadlines()
     assert kills(h) == [[mid(0)], [mid(1)]]
+
+
+async def test_maximum_running_instances(h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """sla.maximumRunningInstances: never more than N instances scheduled at
+    once; the others wait INITIALIZED and start, lowest first, as runs end."""
+    cfg = config(4, max_failures=1)
+    cfg.sla.maximumRunningInstances = 2
+    job = Job.new(JOB, SHARD, cfg, h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    assert h.resmgr.enqueues() == [(False, [[mid(0)], [mid(1)]])]
+    assert h.states() == [T.PENDING, T.PENDING, T.INITIALIZED, T.INITIALIZED]
+    assert job.tasks[2].message == ("waiting for room: at most 2 instances of this job run at "
+                                    "once (sla.maximumRunningInstances)")
+    assert (await h.stored(3))[0] == T.INITIALIZED  # a new owner would not start it either
+    await running(h, 0, 1)
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(0), state=T.SUCCEEDED.name)])
+    assert h.resmgr.enqueues()[-1] == (False, [[mid(2)]])
+    assert h.states() == [T.SUCCEEDED, T.RUNNING, T.PENDING, T.INITIALIZED]
+    # A retry keeps its place: it was scheduled, it stays within the limit.
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(1), state=T.FAILED.name)])
+    assert h.resmgr.enqueues()[-1] == (False, [[mid(1, 2)]])
+    assert h.states() == [T.SUCCEEDED, T.PENDING, T.PENDING, T.INITIALIZED]
+
+
+async def test_restart_policy_per_instance(h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """An instanceConfig's restartPolicy overrides the default's for that instance."""
+    cfg = config(2, max_failures=0)
+    cfg.instanceConfig[1].restartPolicy.maxFailures = 2
+    job = Job.new(JOB, SHARD, cfg, h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0, 1)
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(0), state=T.FAILED.name),
+                              hpb.TaskEvent(mesosTaskId=mid(1), state=T.FAILED.name)])
+    t0, t1 = h.engine.jobs[JOB].tasks
+    assert (t0.state, t0.run) == (T.FAILED, 1)  # the default: no retry
+    assert (t1.state, t1.run, t1.failures) == (T.PENDING, 2, 1)  # its own: retried
