@@ -179,7 +179,10 @@ class ShardEngine:
                 elif task.state == TaskState.LAUNCHING:
                     launching.append(task)
         if launching:
-            requeue.extend(await self._reconcile_launching(launching))
+            lost = await self._reconcile_launching(launching)
+            if lost:  # written before they are placed again, as reconcile does
+                await self.persist({t.job_id: self.jobs[t.job_id] for t in lost}.values(), lost)
+            requeue.extend(lost)
         await self.enqueue(to_enqueue)
         await self.enqueue(requeue, requeue=True)
         await self._kill_pending_kills()
@@ -202,6 +205,7 @@ class ShardEngine:
         unknown = [t for t in tasks if t.mesos_task_id not in known]
         for task in unknown:
             task.state, task.host, task.lease = TaskState.PENDING, "", ""
+            task.message = "launch was lost; placing again"
         return unknown
 
     async def _kill_pending_kills(self) -> None:
@@ -702,7 +706,11 @@ class ShardEngine:
             on_host = [t for t in running if t.state in ON_HOST_TASK_STATES]
             for t in on_host:
                 t.state, t.message, t.preempted = TaskState.KILLING, "restarting", False
-            await self.persist([self.jobs[t.job_id] for t in running], running)
+            jobs = {t.job_id: self.jobs[t.job_id] for t in running}
+            now = self.ctx.clock()
+            for job in jobs.values():
+                job.refresh_state(now)
+            await self.persist(jobs.values(), running)
             by_cluster: dict[str, list[str]] = defaultdict(list)
             for t in on_host:
                 by_cluster[t.cluster].append(t.mesos_task_id)

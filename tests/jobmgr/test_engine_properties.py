@@ -1,0 +1,300 @@
+"""Random interleavings through a shard's goal-state engine (Hypothesis).
+
+Events (at least once, replayed and late), placements, refused launches,
+kills, stops, starts, restarts, preemptions, reconciles, owner changes (a new
+engine at epoch + 1 recovers the shard from storage; the old one is fenced
+and dropped) and host-manager crashes that lose runs are driven through
+``ShardEngine`` with the real SQLite store and in-memory resmgr and hostmgr
+fakes. Checked after every step and at the end:
+
+- **no run starts twice**: two runs of one instance are never both alive on
+  a host, and an ended run never comes back;
+- **no task is lost**: once the world settles (every launch, kill and event
+  delivered, reconciled), every task has ended or is where its state says
+  (waiting in resmgr, or alive on a host with its current run);
+- **job state is Peloton's derivation** of the stored task states.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import trio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.job import job_pb2
+from peloton.api.v0.task import task_pb2
+from peloton.core.errors import FailedPrecondition, PelotonError
+from peloton.core.ids import parse_mesos_task_id
+from peloton.core.states import TERMINAL_TASK_STATES, TaskState
+from peloton.jobmgr.engine import Context, ShardEngine
+from peloton.jobmgr.goalstate import derive_job_state
+from peloton.jobmgr.model import Job
+from peloton.rpc import ServiceClient
+from peloton.storage.sqlite import SQLiteStorage
+
+JOB = "0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e1f"
+SHARD, CLUSTER = 3, "c1"
+T = TaskState
+
+
+class World:
+    """resmgr and the host manager, as far as one shard's engine sees them."""
+
+    def __init__(self) -> None:
+        self.queued: dict[str, int] = {}  # run -> times enqueued (resmgr holds it)
+        self.alive: dict[str, T] = {}  # run -> state, runs on a host
+        self.ended: dict[str, T] = {}  # run -> how it ended
+        self.killing: set[str] = set()
+        self.refuse_next = False
+        self.violations: list[str] = []
+
+    # resmgr ------------------------------------------------------------------
+    async def resmgr_call(self, method: str, request: Any, **kw: Any) -> Any:
+        if method == "EnqueueGangs":
+            for gang in request.gangs:
+                for t in gang.tasks:
+                    self.queued[t.mesosTaskId] = self.queued.get(t.mesosTaskId, 0) + 1
+            return rpb.EnqueueGangsResponse()
+        if method == "UpdateTasksState":
+            for u in request.updates:
+                if T(u.state) in TERMINAL_TASK_STATES:
+                    self.queued.pop(u.mesosTaskId, None)
+            return rpb.UpdateTasksStateResponse()
+        raise AssertionError(method)
+
+    # hostmgr -----------------------------------------------------------------
+    async def hostmgr_call(self, method: str, request: Any, **kw: Any) -> Any:
+        if method == "LaunchTasksBatch":
+            reply = hpb.LaunchTasksBatchResponse()
+            for launch in request.launches:
+                outcome = reply.outcomes.add(leaseId=launch.leaseId)
+                if self.refuse_next:
+                    self.refuse_next = False
+                    outcome.code = FailedPrecondition.code
+                    outcome.message = "lease expired"
+                    continue
+                for t in launch.tasks:
+                    self.start(t.mesosTaskId)
+            return reply
+        if method == "KillTasks":
+            self.killing.update(m for m in request.mesosTaskIds if m in self.alive)
+            return hpb.KillTasksResponse()
+        if method == "ReconcileTasks":
+            reply = hpb.ReconcileTasksResponse()
+            for m in request.mesosTaskIds:
+                state = self.alive.get(m) or self.ended.get(m)
+                if state is None:
+                    reply.unknown.append(m)
+                else:
+                    reply.events.add(mesosTaskId=m, state=int(state), hostname="h1")  # type: ignore[arg-type]
+            return reply
+        raise AssertionError(method)
+
+    def start(self, run: str) -> None:
+        if run in self.ended:
+            self.violations.append(f"run {run} ended and was launched again")
+            return
+        if run in self.alive:
+            return  # the host manager knows it: a repeated launch is a no-op
+        _, instance, number = parse_mesos_task_id(run)
+        for other in self.alive:
+            if parse_mesos_task_id(other)[1] == instance:
+                self.violations.append(f"run {number} of instance {instance} started while "
+                                       f"{other} is alive")
+        self.queued.pop(run, None)
+        self.alive[run] = T.LAUNCHED
+
+    def end(self, run: str, state: T) -> hpb.TaskEvent:
+        self.alive.pop(run, None)
+        self.killing.discard(run)
+        self.ended[run] = state
+        return hpb.TaskEvent(mesosTaskId=run, state=int(state), hostname="h1",  # type: ignore[arg-type]
+                             message=f"{state.name} in the test", exitCode=0)
+
+    def crash(self) -> None:
+        """The host manager dies and its runs with it: it forgets them."""
+        for run in list(self.alive):
+            del self.alive[run]
+            self.killing.discard(run)
+
+
+def job_config(n: int, max_failures: int, max_running: int) -> job_pb2.JobConfig:
+    return job_pb2.JobConfig(
+        name="prop", type=job_pb2.BATCH, instanceCount=n, respoolID={"value": "pool-1"},
+        sla=job_pb2.SlaConfig(preemptible=True, maximumRunningInstances=max_running),
+        defaultConfig=task_pb2.TaskConfig(
+            resource=task_pb2.ResourceConfig(cpuLimit=1, memLimitMb=64),
+            restartPolicy=task_pb2.RestartPolicy(maxFailures=max_failures)))
+
+
+PLACE = st.tuples(st.just("place"), st.integers(0, 3))
+EVENT = st.tuples(st.just("event"), st.integers(0, 3),
+                  st.sampled_from([T.RUNNING, T.SUCCEEDED, T.FAILED, T.LOST]))
+# Placements and events are what most steps are, as in a real shard.
+STEP = st.one_of(
+    PLACE, PLACE, PLACE, EVENT, EVENT, EVENT, EVENT,
+    st.tuples(st.just("refuse"), st.integers(0, 3)),
+    st.tuples(st.just("replay"), st.integers(0, 50)),
+    st.tuples(st.just("replay_placement"), st.integers(0, 50)),
+    st.tuples(st.just("kills_land"), st.just(0)),
+    st.tuples(st.just("stop"), st.integers(0, 3)),
+    st.tuples(st.just("start"), st.integers(0, 3)),
+    st.tuples(st.just("restart"), st.integers(0, 3)),
+    st.tuples(st.just("preempt"), st.integers(0, 3)),
+    st.tuples(st.just("reconcile"), st.booleans()),
+    st.tuples(st.just("new_owner"), st.just(0)),
+    st.tuples(st.just("hostmgr_crash"), st.just(0)),
+)
+
+
+class Run:
+    def __init__(self, store: SQLiteStorage, world: World, n: int) -> None:
+        self.store, self.world, self.n = store, world, n
+        self.epoch = 1
+        self.clock = 1000.0
+        self.events: list[hpb.TaskEvent] = []  # every event sent, for replays
+        self.placements: list[rpb.Placement] = []  # every placement made, for replays
+        self.ctx = Context(storage=store, resmgr=cast(ServiceClient, _Caller(world.resmgr_call)),
+                           hostmgr_for=lambda c: cast(ServiceClient, _Caller(world.hostmgr_call)),
+                           hostmgrs=lambda: [(CLUSTER, cast(ServiceClient,
+                                                            _Caller(world.hostmgr_call)))],
+                           clock=lambda: self.clock)
+        self.engine = ShardEngine(self.ctx, SHARD, self.epoch, "jm-1")
+
+    def tasks(self) -> list[Any]:
+        return self.engine.jobs[JOB].tasks if JOB in self.engine.jobs else []
+
+    async def deliver(self, events: Sequence[hpb.TaskEvent]) -> None:
+        self.events.extend(events)
+        await self.engine.on_events(events)
+
+    async def step(self, kind: str, arg: Any, extra: Any = None) -> None:
+        self.clock += 1.0
+        w, e = self.world, self.engine
+        tasks = self.tasks()
+        if kind in ("place", "refuse"):
+            runs = [t.mesos_task_id for t in tasks if t.mesos_task_id in w.queued]
+            if not runs:
+                return
+            run = runs[arg % len(runs)]
+            w.queued.pop(run)
+            w.refuse_next = kind == "refuse"
+            placement = rpb.Placement(hostname="h1", agentId="a1", leaseId=f"l{self.clock}",
+                                      cluster=CLUSTER,
+                                      tasks=[rpb.TaskRef(mesosTaskId=run, shard=SHARD)])
+            self.placements.append(placement)
+            await e.launch([placement])
+            w.refuse_next = False
+        elif kind == "replay_placement":  # resmgr hands a placement out again
+            if self.placements:
+                await e.launch([self.placements[arg % len(self.placements)]])
+        elif kind == "event":
+            alive = sorted(w.alive)
+            if not alive:
+                return
+            run = alive[arg % len(alive)]
+            if extra == T.RUNNING:
+                w.alive[run] = T.RUNNING
+                event = hpb.TaskEvent(mesosTaskId=run, state=int(T.RUNNING), hostname="h1")  # type: ignore[arg-type]
+            else:
+                event = w.end(run, extra)
+            await self.deliver([event])
+        elif kind == "replay":
+            if self.events:
+                await e.on_events([self.events[arg % len(self.events)]])
+        elif kind == "kills_land":
+            await self.deliver([w.end(run, T.KILLED) for run in sorted(w.killing)])
+        elif kind in ("stop", "start", "restart"):
+            chosen = [t for t in tasks if t.instance <= arg]
+            if chosen:
+                await {"stop": e.kill, "start": e.start, "restart": e.restart}[kind](chosen)
+        elif kind == "preempt":
+            if arg < len(tasks):
+                await e.preempt([(tasks[arg].mesos_task_id, "test preemption")])
+        elif kind == "reconcile":
+            await e.reconcile(full=arg)
+        elif kind == "new_owner":
+            self.epoch += 1
+            old = self.engine
+            self.engine = ShardEngine(self.ctx, SHARD, self.epoch, "jm-2")
+            await self.engine.recover()
+            try:  # the old owner is fenced off now
+                await old.persist(old.jobs.values(), old.jobs[JOB].tasks if old.jobs else [])
+            except PelotonError:
+                pass
+            else:
+                w.violations.append("a stale owner's write was accepted")
+        elif kind == "hostmgr_crash":
+            w.crash()
+
+    async def settle(self) -> None:
+        """Let the world finish: kills land, launches of queued runs happen,
+        reconciles find what was lost (two rounds mark a run unknown)."""
+        w = self.world
+        for _ in range(12):
+            await self.step("kills_land", 0)
+            for run in list(w.queued):
+                if any(t.mesos_task_id == run for t in self.tasks()):
+                    await self.step("place", 0)
+            await self.engine.reconcile(full=True)
+
+    async def check(self) -> None:
+        job = self.engine.jobs.get(JOB)
+        if job is None:
+            return
+        counts = Counter(int(t.state) for t in job.tasks)
+        controller = job.controller()
+        assert job.state == derive_job_state(
+            counts, job.config.instanceCount, job.state,
+            controller_state=controller.state if controller else None)
+        _, tasks = await self.store.load_shard(SHARD)
+        stored = {t.instance_id: T(t.state) for t in tasks if t.job_id == JOB}
+        if stored:
+            assert stored == {t.instance: t.state for t in job.tasks}
+        assert not self.world.violations, self.world.violations
+
+
+class _Caller:
+    def __init__(self, fn: Any) -> None:
+        self.call = fn
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 4), st.integers(0, 2), st.integers(0, 3),
+       st.lists(STEP, min_size=1, max_size=30))
+def test_random_interleavings_keep_the_engines_promises(
+        n: int, max_failures: int, max_running: int, steps: list[tuple[Any, ...]]) -> None:
+    async def main() -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            store = await SQLiteStorage.open(Path(tmp) / "jobs.db")
+            async with store:
+                world = World()
+                run = Run(store, world, n)
+                await store.claim_shard(SHARD, run.epoch, "jm-1")
+                job = Job.new(JOB, SHARD, job_config(n, max_failures, max_running), run.clock)
+                await run.engine.create(job)
+                await run.engine.enqueue(job.tasks)
+                for step in steps:
+                    await run.step(*step)
+                    await run.check()
+                await run.settle()
+                await run.check()
+                for t in run.tasks():  # nothing lost: each task is where it says it is
+                    if t.terminal:
+                        continue
+                    run_id = t.mesos_task_id
+                    if t.state in (T.INITIALIZED, T.PENDING):
+                        held = t.state == T.INITIALIZED and max_running
+                        assert run_id in world.queued or held, (t, world.queued)
+                    else:
+                        assert run_id in world.alive, (t, world.alive, world.ended)
+
+    trio.run(main)
