@@ -20,7 +20,6 @@ PREEMPTING runs in storage: both are killed (again), which is harmless.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections import defaultdict
@@ -45,8 +44,8 @@ from peloton.core.errors import (
 )
 from peloton.core.ids import parse_mesos_task_id, task_id
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, JobState, TaskState
-from peloton.jobmgr.goalstate import on_task_exit
 from peloton.jobmgr.model import Job, Task
+from peloton.jobmgr.reconciler import DEADLINE_EXCEEDED, Update, decide
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import Storage
 
@@ -60,9 +59,7 @@ MAX_RUNNING_MESSAGE = ("waiting for room: at most %d instances of this job run a
 IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING, TaskState.PREEMPTING})
 
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
-# The reason a run killed for running past sla.maxRunningTime keeps (Peloton's
-# deadline tracker): it then ends FAILED, and is not retried.
-DEADLINE_EXCEEDED = "DEADLINE_TIMEOUT_EXCEEDED"
+
 # A kill is under way: a report that the run is (still) running, late or from
 # a reconcile during the grace period, does not undo it.
 STOPPING_STATES = frozenset({TaskState.KILLING, TaskState.PREEMPTING})
@@ -113,6 +110,12 @@ def gangs_of(job: Job, tasks: Sequence[Task]) -> list[list[Task]]:
         return [[t] for t in tasks]
     together = [t for t in tasks if t.instance < gang_size]
     return ([together] if together else []) + [[t] for t in tasks if t.instance >= gang_size]
+
+
+def _adopt(task: Task, decided: Task) -> None:
+    """Make ``task`` (the object the job holds) what was decided."""
+    for name in Task.__dataclass_fields__:
+        setattr(task, name, getattr(decided, name))
 
 
 class ShardEngine:
@@ -448,66 +451,19 @@ class ShardEngine:
         jobs: dict[str, Job] = {}
         for e in events:
             task, job = self.find(e.mesosTaskId)
-            if task is None or job is None or task.terminal:
+            if task is None or job is None:
                 continue
-            state = TaskState(e.state)
-            if state == task.state:
+            decision = decide(job, task, Update(
+                TaskState(e.state), e.hostname, e.message, e.exitCode, e.reason, e.timestamp), now)
+            if decision.task is None:
                 continue
-            if state not in TERMINAL_TASK_STATES:
-                if task.state in STOPPING_STATES:
-                    continue
-                if state in (TaskState.RUNNING, TaskState.STARTING, TaskState.LAUNCHED):
-                    task.state = state
-                    task.host = e.hostname or task.host
-                    if state == TaskState.RUNNING and not task.start_time:
-                        task.start_time = e.timestamp or now
-                    task.message = e.message or (f"running on {task.host}"
-                                                 if state == TaskState.RUNNING else task.message)
-                    changed[(job.id, task.instance)] = task
-                    if state == TaskState.RUNNING:
-                        report.append(task)
-                    jobs[job.id] = job
-                continue
-            cfg = job.task_config(task.instance)
-            preempted = task.state == TaskState.PREEMPTING and state != TaskState.SUCCEEDED
-            if preempted:
-                # Killed to give its resources back: run again (not a
-                # failure), unless killOnPreempt made the goal KILLED.
-                record, again = TaskState.KILLED, task.goal != TaskState.KILLED
-            elif task.reason == DEADLINE_EXCEEDED:
-                record, again = TaskState.FAILED, False
-            else:
-                record, again = on_task_exit(state, task.goal, task.failures,
-                                             cfg.restartPolicy.maxFailures)
-                if task.restart and task.goal != TaskState.KILLED:
-                    again = True
-            ended_why = task.message  # "preempted: <the pool and the numbers>"
-            keep_why = preempted or task.reason == DEADLINE_EXCEEDED
-            message = f"{ended_why}; {e.message}" if keep_why and e.message else (
-                ended_why if keep_why else e.message)
-            ended = dataclasses.replace(task, state=record, message=message,
-                                        exit_code=e.exitCode, preempted=preempted,
-                                        completion_time=e.timestamp or now)
-            report.append(ended)
-            if again:
-                if state != TaskState.SUCCEEDED and not task.restart and not preempted:
-                    task.failures += 1
-                task.restart = task.preempted = False
-                # The ended run stays as an event; the task starts run + 1.
-                ended_runs.append(ended)
-                task.run += 1
-                task.state, task.host, task.lease, task.ports = TaskState.INITIALIZED, "", "", {}
-                task.start_time = task.completion_time = 0.0
-                task.message = (f"run {task.run - 1} {ended_why}" if preempted
-                                else f"retry {task.failures} of {cfg.restartPolicy.maxFailures}"
-                                if state != TaskState.SUCCEEDED else "restarting")
+            _adopt(task, decision.task)
+            if decision.ended_run is not None:
+                ended_runs.append(decision.ended_run)  # stays as an event
+            if decision.report:
+                report.append(decision.ended_run or task)
+            if decision.new_run:
                 retry.append(task)
-            else:
-                task.state, task.exit_code, task.message = record, e.exitCode, message
-                task.completion_time = e.timestamp or now
-                if task.reason != DEADLINE_EXCEEDED:
-                    task.reason = e.reason
-                task.preempted = preempted
             changed[(job.id, task.instance)] = task
             jobs[job.id] = job
         if not changed:

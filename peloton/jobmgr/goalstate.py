@@ -1,9 +1,6 @@
-"""Goal-state rules for batch jobs: pure functions over plain data.
-
-``derive_job_state`` is Peloton's runtime updater (reference/peloton.md
-§2.6); ``on_task_exit`` decides what a task's end means for it (done,
-retried under ``restartPolicy.maxFailures``, or failed for good).
-"""
+"""The job state from its tasks' states: Peloton's runtime updater
+(reference/peloton.md §2.6), a pure function. What a task's own updates mean
+for it is ``peloton.jobmgr.reconciler``'s."""
 
 from __future__ import annotations
 
@@ -11,9 +8,6 @@ from collections import Counter
 from collections.abc import Mapping
 
 from peloton.core.states import JobState, TaskState
-
-# What one run's terminal state means for the task when its goal is to succeed.
-RETRYABLE = frozenset({TaskState.FAILED, TaskState.LOST})
 
 
 def derive_job_state(counts: Mapping[int, int], instance_count: int, current: JobState,
@@ -46,24 +40,3 @@ def derive_job_state(counts: Mapping[int, int], instance_count: int, current: Jo
     if total and c[TaskState.INITIALIZED] == total:
         return JobState.INITIALIZED
     return JobState.PENDING
-
-
-def on_task_exit(state: TaskState, goal: TaskState, failures: int,
-                 max_failures: int) -> tuple[TaskState, bool]:
-    """(state to record, whether to start a new run) for a run that ended.
-
-    ``failures`` counts failed runs before this one. A run that failed or was
-    lost while the goal is to succeed runs again until ``max_failures``
-    retries are used; a killed run whose goal is not KILLED was killed by the
-    system (e.g. its host), and is retried the same way.
-    """
-    if goal == TaskState.KILLED:
-        return (TaskState.KILLED if state not in (TaskState.SUCCEEDED, TaskState.FAILED)
-                else state), False
-    if state == TaskState.SUCCEEDED:
-        return TaskState.SUCCEEDED, False
-    if state in RETRYABLE or state == TaskState.KILLED:
-        if failures < max_failures:
-            return state, True
-        return (TaskState.FAILED if state == TaskState.KILLED else state), False
-    return state, False

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from peloton.core.states import JobState, TaskState
-from peloton.jobmgr.goalstate import derive_job_state, on_task_exit
+from peloton.jobmgr.goalstate import derive_job_state
 
 T = TaskState
 J = JobState
@@ -92,32 +92,3 @@ def test_derive_job_state_is_total(tasks: dict[TaskState, int], n: int,
     assert state in JobState
     if sum(tasks.values()) <= n and tasks.get(T.SUCCEEDED, 0) == n:
         assert state == J.SUCCEEDED
-
-
-@pytest.mark.parametrize(("case", "state", "goal", "failures", "max_failures", "want"), [
-    ("success", T.SUCCEEDED, T.SUCCEEDED, 0, 0, (T.SUCCEEDED, False)),
-    ("success after failures", T.SUCCEEDED, T.SUCCEEDED, 2, 3, (T.SUCCEEDED, False)),
-    ("failure, retries left", T.FAILED, T.SUCCEEDED, 0, 2, (T.FAILED, True)),
-    ("failure, last retry", T.FAILED, T.SUCCEEDED, 1, 2, (T.FAILED, True)),
-    ("failure, no retries left", T.FAILED, T.SUCCEEDED, 2, 2, (T.FAILED, False)),
-    ("failure, none allowed", T.FAILED, T.SUCCEEDED, 0, 0, (T.FAILED, False)),
-    ("lost, retries left", T.LOST, T.SUCCEEDED, 0, 1, (T.LOST, True)),
-    ("lost, no retries left", T.LOST, T.SUCCEEDED, 1, 1, (T.LOST, False)),
-    ("killed on request", T.KILLED, T.KILLED, 0, 5, (T.KILLED, False)),
-    ("lost while being killed", T.LOST, T.KILLED, 0, 5, (T.KILLED, False)),
-    ("succeeded while being killed", T.SUCCEEDED, T.KILLED, 0, 5, (T.SUCCEEDED, False)),
-    ("failed while being killed", T.FAILED, T.KILLED, 0, 5, (T.FAILED, False)),
-    ("killed by the system, retries left", T.KILLED, T.SUCCEEDED, 0, 1, (T.KILLED, True)),
-    ("killed by the system, none left", T.KILLED, T.SUCCEEDED, 1, 1, (T.FAILED, False)),
-    ("deleted", T.DELETED, T.SUCCEEDED, 0, 3, (T.DELETED, False)),
-])
-def test_on_task_exit(case: str, state: TaskState, goal: TaskState, failures: int,
-                      max_failures: int, want: tuple[TaskState, bool]) -> None:
-    assert on_task_exit(state, goal, failures, max_failures) == want, case
-
-
-@given(st.sampled_from([T.FAILED, T.LOST, T.KILLED]), st.integers(0, 10), st.integers(0, 10))
-def test_retries_stop_after_max_failures(state: TaskState, failures: int,
-                                         max_failures: int) -> None:
-    _, again = on_task_exit(state, T.SUCCEEDED, failures, max_failures)
-    assert again == (failures < max_failures)
