@@ -19,6 +19,7 @@ from peloton.api.mesos.v1 import mesos_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.errors import InvalidArgument
+from peloton.spec.fields import check_supported
 from peloton.spec.yamlproto import load_document, normalise_key, parse_message
 
 __all__ = [
@@ -150,6 +151,10 @@ def validate_job_config(
     its merged config; instances without an override share one check of the
     default, so the cost is proportional to the number of overrides. Returns
     nothing; raises :class:`InvalidArgument` at the first problem found.
+
+    Last, a job that sets a field this cluster does not act on yet is
+    refused naming the field (:func:`peloton.spec.fields.check_supported`):
+    SERVICE and DAEMON jobs, healthCheck, volume, executor, among others.
     """
     count = config.instanceCount
     if count < 1:
@@ -197,6 +202,7 @@ def validate_job_config(
             default_checked = True
         _validate_task(merged_task_config(config, i), where, instance=i, config=config,
                        capabilities=capabilities)
+    check_supported(config)
 
 
 def _set_fields(task: task_pb2.TaskConfig) -> frozenset[str]:
@@ -317,7 +323,16 @@ def _check_container(task: task_pb2.TaskConfig, where: Callable[[str], str],
     elif container.HasField("mesos") and container.mesos.HasField("image"):
         need, what = MESOS_CONTAINERIZER, "a Mesos container image"
     else:
-        return  # a Mesos container without image is a plain process
+        # A Mesos container without an image is a plain process: nothing
+        # would mount its volumes or set its hostname.
+        for name in ("volumes", "hostname"):
+            if getattr(container, name):
+                raise InvalidArgument(
+                    f"{name} needs a container (docker, or mesos with an image), but this "
+                    f"task runs as a plain process; set container.docker or "
+                    f"container.mesos.image, or leave {name} out",
+                    field=f"{where('container')}.{name}")
+        return
     if need in capabilities:
         return
     can = ", ".join(sorted(capabilities)) or "plain commands only"

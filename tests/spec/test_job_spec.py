@@ -67,11 +67,11 @@ def test_task_names() -> None:
     assert 7 not in config.instanceConfig
 
 
-def test_service_example_loads() -> None:
-    config, warnings = load_job_config(example("testjob_stateless_service.yaml"))
-    assert warnings == []
-    assert config.type == job_pb2.SERVICE
-    assert config.defaultConfig.resource.memLimitMb == 2.0
+def test_service_example_is_refused_until_services_run() -> None:
+    with pytest.raises(InvalidArgument) as e:
+        load_job_config(example("testjob_stateless_service.yaml"))
+    assert e.value.field == "type"
+    assert "not supported yet" in e.value.message and "BATCH" in e.value.message
 
 
 def test_helloworld_needs_docker() -> None:
@@ -104,8 +104,8 @@ def test_source_may_be_parsed_data_or_path() -> None:
                                  "defaultConfig": {"command": {"value": "true"},
                                                    "resource": {"cpuLimit": 1}}})
     assert config.instanceCount == 1
-    config, _ = load_job_config(EXAMPLES / "testjob_stateless_service.yaml")
-    assert config.type == job_pb2.SERVICE
+    config, _ = load_job_config(EXAMPLES / "testjob.yaml")
+    assert config.name == "TestPelotonJob_123"
 
 
 def test_unknown_key_in_job_file() -> None:
@@ -227,6 +227,25 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("service executor not custom", job(**SERVICE, **{
         "defaultconfig.executor": {"type": "DEFAULT"}}),
      "defaultconfig.executor", ["CUSTOM"]),
+    ("service job", job(**SERVICE), "type", ["not supported yet", "BATCH"]),
+    ("daemon job", job(type="DAEMON"), "type", ["not supported yet", "BATCH"]),
+    ("service health check", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True, "type": "COMMAND", "commandcheck": {"command": "true"}}}),
+     "type", ["not supported yet"]),
+    ("service custom executor", job(**SERVICE, **{
+        "defaultconfig.executor": {"type": "CUSTOM", "data": "{}"}}),
+     "type", ["not supported yet"]),
+    ("disabled health check with settings", job(**{"instanceconfig.1": {
+        "healthcheck": {"intervalsecs": 10}}}),
+     "instanceconfig.1.healthcheck.intervalsecs", ["not supported yet", "health checks"]),
+    ("persistent volume", job(**{"instanceconfig.2": {
+        "volume": {"containerpath": "/data", "sizemb": 10}}}),
+     "instanceconfig.2.volume.containerpath", ["not supported yet", "persistent volumes"]),
+    ("command user", job(**{"defaultconfig.command.user": "root"}),
+     "defaultconfig.command.user", ["not supported yet", "user"]),
+    ("volume without a container", job(**{"defaultconfig.container": {
+        "type": "MESOS", "volumes": [{"containerpath": "/x", "hostpath": "/x", "mode": 1}]}}),
+     "defaultconfig.container.volumes", ["plain process"]),
     ("docker by type", job(**{"defaultconfig.container": {"type": "DOCKER"}}),
      "defaultconfig.container", ["cannot run containers", "docker"]),
     ("docker info in override", job(**{"instanceconfig.2": {
@@ -266,13 +285,6 @@ VALID: list[tuple[str, dict[str, Any], frozenset[str]]] = [
      frozenset()),
     ("batch health check disabled", job(**{"defaultconfig.healthcheck": {"enabled": False}}),
      frozenset()),
-    ("service health check", job(**SERVICE, **{"defaultconfig.healthcheck": {
-        "enabled": True, "type": "COMMAND", "commandcheck": {"command": "true"}}}),
-     frozenset()),
-    ("service revocable and preemptible", job(**SERVICE, **{
-        "sla.revocable": True, "sla.preemptible": True}), frozenset()),
-    ("service custom executor", job(**SERVICE, **{
-        "defaultconfig.executor": {"type": "CUSTOM", "data": "{}"}}), frozenset()),
     ("batch kill on preempt", job(**{"defaultconfig.preemptionpolicy": {"killonpreempt": True}}),
      frozenset()),
     ("batch max running time", job(**{"sla.maxrunningtime": 10}), frozenset()),
