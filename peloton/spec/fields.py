@@ -33,7 +33,6 @@ from peloton.api.v0.job import job_pb2
 from peloton.core.errors import InvalidArgument
 
 __all__ = [
-    "BEING_BUILT",
     "FIELDS",
     "ROOTS",
     "Implemented",
@@ -69,7 +68,7 @@ _FIELDS_TEST = "tests/spec/test_fields.py"
 _PLACEMENT = "tests/placement/test_engine.py"
 _LOCAL = "tests/hostmgr/test_local_backend.py"
 _E2E = "tests/e2e/test_local_cluster.py"
-_RECONCILER = "tests/jobmgr/test_reconciler.py"
+_ENGINE = "tests/jobmgr/test_engine.py"
 
 _METADATA = Implemented(f"{_FIELDS_TEST}::test_job_metadata_is_stored_and_queryable")
 _DOCKER = Implemented(f"{_SPEC}::test_helloworld_needs_docker")
@@ -129,10 +128,10 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "SlaConfig.preemptible": Implemented(
         "tests/e2e/test_preemption.py::test_a_non_preemptible_job_is_never_preempted"),
     "SlaConfig.maximumRunningInstances": Implemented(
-        f"{_RECONCILER}::test_maximum_running_instances"),
+        f"{_ENGINE}::test_maximum_running_instances"),
     "SlaConfig.minimumRunningInstances": Implemented(
         "tests/resmgr/test_state.py::test_a_gang_is_admitted_whole_or_not_at_all"),
-    "SlaConfig.maxRunningTime": Implemented(f"{_RECONCILER}::test_max_running_time"),
+    "SlaConfig.maxRunningTime": Implemented(f"{_ENGINE}::test_max_running_time"),
     "SlaConfig.revocable": Implemented(
         f"{_E2E}::test_a_revocable_job_waits_for_slack_then_runs_only_on_it"),
     "SlaConfig.maximumUnavailableInstances": Refused(
@@ -161,7 +160,7 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
         f"{_PLACEMENT}::test_revocable_tasks_go_only_where_slack_is_and_others_never_use_it"),
     # ResourceConfig
     "ResourceConfig.cpuLimit": Implemented("tests/placement/test_filters.py::test_resources_fit"),
-    "ResourceConfig.memLimitMb": Implemented(f"{_LOCAL}::test_memory_limit"),
+    "ResourceConfig.memLimitMb": Implemented(f"{_PLACEMENT}::test_first_fit_per_kind"),
     "ResourceConfig.diskLimitMb": Implemented(
         "tests/placement/test_filters.py::test_resources_fit"),
     "ResourceConfig.fdLimit": Implemented(f"{_LOCAL}::test_fd_limit"),
@@ -201,7 +200,7 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "OrConstraint.constraints": Implemented(
         "tests/placement/test_filters.py::test_constraint_satisfied"),
     # RestartPolicy, PreemptionPolicy
-    "RestartPolicy.maxFailures": Implemented(f"{_RECONCILER}::test_restart_policy_per_instance"),
+    "RestartPolicy.maxFailures": Implemented(f"{_ENGINE}::test_restart_policy_per_instance"),
     "PreemptionPolicy.type": Implemented(
         f"{_FIELDS_TEST}::test_preemption_policy_type_overrides_the_job"),
     "PreemptionPolicy.killOnPreempt": Implemented(
@@ -254,16 +253,6 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "ExecutorInfo.source": _EXECUTOR,
     "ExecutorInfo.data": _EXECUTOR,
     "ExecutorInfo.command": _EXECUTOR,
-})
-
-# Implemented by work in progress on other branches: their tests land with it.
-BEING_BUILT = frozenset({
-    "SlaConfig.maxRunningTime",
-    "SlaConfig.maximumRunningInstances",
-    "RestartPolicy.maxFailures",
-    "JobConfig.placementStrategy",
-    "ResourceConfig.memLimitMb",
-    "ResourceConfig.fdLimit",
 })
 
 
@@ -375,8 +364,7 @@ def render_markdown() -> str:
     ]
     for key, status in sorted(FIELDS.items()):
         if isinstance(status, Implemented):
-            mark = " *(being built)*" if key in BEING_BUILT else ""
-            lines.append(f"| `{key}`{mark} | `{status.test}` |")
+            lines.append(f"| `{key}` | `{status.test}` |")
     lines += ["", "## Refused", "", "| Field | Why |", "|---|---|"]
     for key, status in sorted(FIELDS.items()):
         if isinstance(status, Refused):
