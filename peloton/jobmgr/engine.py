@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,7 @@ from peloton.core.errors import (
     InvalidArgument,
     NotFound,
     PelotonError,
+    Unavailable,
 )
 from peloton.core.ids import parse_mesos_task_id, task_id
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, JobState, TaskState
@@ -112,6 +113,22 @@ def gangs_of(job: Job, tasks: Sequence[Task]) -> list[list[Task]]:
     return ([together] if together else []) + [[t] for t in tasks if t.instance >= gang_size]
 
 
+class _Reply:
+    __slots__ = ("done", "error", "value")
+
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.value: Any = None
+        self.error: Exception | None = None
+
+
+_Work = tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], _Reply]
+# cluster -> (placement, its (job, task) pairs to launch)
+LaunchPlan = dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]]
+# Inputs a shard's writer may have waiting; senders wait beyond that.
+INBOX_SIZE = 64
+
+
 def _adopt(task: Task, decided: Task) -> None:
     """Make ``task`` (the object the job holds) what was decided."""
     for name in Task.__dataclass_fields__:
@@ -131,7 +148,47 @@ class ShardEngine:
         self.jobs: dict[str, Job] = {}
         self.ready = trio.Event()
         self.fenced = trio.Event()  # set when a newer epoch's write refused ours
+        # The shard's one writer (``serve_inbox``) runs what ``submit`` sends.
+        self._inbox_send, self._inbox_recv = trio.open_memory_channel[_Work](INBOX_SIZE)
+        self._waiting: set[_Reply] = set()
         self._unknown: set[str] = set()  # runs the host managers did not know last round
+
+    # -- the one writer -------------------------------------------------------
+    async def serve_inbox(self) -> None:
+        """Run what ``submit`` sends, one at a time, in arrival order: every
+        change to this shard's jobs happens here (``recover`` runs before),
+        so no two changes interleave across an await. Runs until cancelled;
+        then whatever waits is answered Unavailable."""
+        try:
+            async for fn, args, reply in self._inbox_recv:
+                try:
+                    reply.value = await fn(*args)
+                except Exception as error:  # the caller's to handle
+                    reply.error = error
+                reply.done.set()
+        finally:
+            self._inbox_recv.close()
+            for reply in list(self._waiting):
+                if not reply.done.is_set():
+                    reply.error = Unavailable(f"shard {self.shard} stopped serving here")
+                    reply.done.set()
+
+    async def submit(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+        """Run ``fn(*args)`` as this shard's writer and return what it returns
+        (or raise what it raised). Waits while the inbox is full."""
+        reply = _Reply()
+        self._waiting.add(reply)
+        try:
+            try:
+                await self._inbox_send.send((fn, args, reply))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                raise Unavailable(f"shard {self.shard} stopped serving here") from None
+            await reply.done.wait()
+        finally:
+            self._waiting.discard(reply)
+        if reply.error is not None:
+            raise reply.error
+        return reply.value
 
     # -- storage ----------------------------------------------------------
     async def persist(self, jobs: Iterable[Job] = (), tasks: Iterable[Task] = (), *,
@@ -316,7 +373,15 @@ class ShardEngine:
 
     # -- placements -> launch -------------------------------------------------
     async def launch(self, placements: Sequence[rpb.Placement]) -> None:
-        """Record placements, then launch them on their hosts."""
+        """Record placements, then launch them on their hosts (and place the
+        refused ones again)."""
+        plan = await self.record_launch(placements)
+        for tasks, why in await self.send_launches(plan):
+            await self.place_again(tasks, why)
+
+    async def record_launch(self, placements: Sequence[rpb.Placement]) -> LaunchPlan:
+        """Write the placed tasks LAUNCHING (and end those stopped meanwhile);
+        the launches to send, per cluster. The writer's part of a launch."""
         now = self.ctx.clock()
         plans: list[tuple[rpb.Placement, list[tuple[Job, Task]]]] = []
         changed: list[Task] = []
@@ -362,18 +427,27 @@ class ShardEngine:
             await self.report_states(skipped)
         # A stop that came while the placement was being recorded wins; the
         # unused lease simply expires in the host manager.
-        by_cluster: dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]] = (
-            defaultdict(list))
+        by_cluster: LaunchPlan = defaultdict(list)
         for placement, chosen in plans:
             chosen = [(job, task) for job, task in chosen if task.goal != TaskState.KILLED]
             if chosen:
                 by_cluster[placement.cluster].append((placement, chosen))
+        return by_cluster
+
+    async def send_launches(self, plan: LaunchPlan) -> list[tuple[list[Task], str]]:
+        """Send a recorded plan, one call per cluster at once; the refused
+        launches' tasks and why. Not the writer's: it only reads the tasks,
+        and a stop meanwhile is a kill that the host manager takes before or
+        after the launch."""
+        refused: list[tuple[list[Task], str]] = []
         async with trio.open_nursery() as nursery:
-            for cluster, launches in by_cluster.items():
-                nursery.start_soon(self._launch_on, cluster, launches)
+            for cluster, launches in plan.items():
+                nursery.start_soon(self._launch_on, cluster, launches, refused)
+        return refused
 
     async def _launch_on(self, cluster: str,
-                         launches: list[tuple[rpb.Placement, list[tuple[Job, Task]]]]) -> None:
+                         launches: list[tuple[rpb.Placement, list[tuple[Job, Task]]]],
+                         refused_out: list[tuple[list[Task], str]]) -> None:
         """Launch on one cluster's hosts in one call; each host's launch
         succeeds or is refused alone."""
         request = hpb.LaunchTasksBatchRequest()
@@ -406,17 +480,18 @@ class ShardEngine:
             else:
                 log.warning("launch on %s: %s: %s", placement.hostname, outcome.code,
                             outcome.message)
-        for why, tasks in refused.items():
-            try:
-                await self._place_again(tasks, why)
-            except PelotonError as again:
-                # Fenced off, or resmgr unreachable: whoever owns the shard
-                # next finds these tasks LAUNCHING and reconciles them. The
-                # other launches of the batch went on.
-                log.warning("placing again after a refused launch: %s", again)
+        refused_out.extend((tasks, why) for why, tasks in refused.items())
+
+    async def place_again(self, tasks: list[Task], why: str) -> None:
+        """Tasks whose launch was refused go back to resmgr (stopped ones
+        end). A failure is logged: fenced off, or resmgr unreachable, whoever
+        owns the shard next finds these tasks LAUNCHING and reconciles them."""
+        try:
+            await self._place_again(tasks, why)
+        except PelotonError as again:
+            log.warning("placing again after a refused launch: %s", again)
 
     async def _place_again(self, tasks: list[Task], why: str) -> None:
-        """Tasks whose launch was refused go back to resmgr (stopped ones end)."""
         now = self.ctx.clock()
         gone = [t for t in tasks if t.goal == TaskState.KILLED and not t.terminal]
         for t in gone:
@@ -492,25 +567,35 @@ class ShardEngine:
         (LAUNCHING: placed again, same run), is gone (KILLING: KILLED), or was
         lost with its host manager (LOST: retried by the restart policy).
         """
+        await self.apply_reconcile(*await self.ask_reconcile(full=full))
+
+    async def ask_reconcile(self, *, full: bool
+                            ) -> tuple[set[str], list[hpb.TaskEvent], set[str]]:
+        """Ask the host managers (reads only, so not the writer's): (the runs
+        asked about, the latest status of those they know, those they do not)."""
         states = ON_HOST_TASK_STATES if full else IN_TRANSIT_STATES
         tasks = [t for job in self.jobs.values() for t in job.tasks if t.state in states]
-        by_cluster: dict[str, list[Task]] = defaultdict(list)
+        by_cluster: dict[str, list[str]] = defaultdict(list)
         for t in tasks:
-            by_cluster[t.cluster].append(t)
+            by_cluster[t.cluster].append(t.mesos_task_id)
         known: list[hpb.TaskEvent] = []
         unknown: set[str] = set()
-        for cluster, group in by_cluster.items():
-            ids = [t.mesos_task_id for t in group]
+        for cluster, ids in by_cluster.items():
             for i in range(0, len(ids), 5000):
                 reply = await self.ctx.hostmgr_for(cluster).call(
                     "ReconcileTasks", hpb.ReconcileTasksRequest(mesosTaskIds=ids[i:i + 5000]))
                 known.extend(reply.events)
                 unknown.update(reply.unknown)
+        return {t.mesos_task_id for t in tasks}, known, unknown
+
+    async def apply_reconcile(self, asked: set[str], known: Sequence[hpb.TaskEvent],
+                              unknown: set[str]) -> None:
+        """The writer's part of a reconcile round (``ask_reconcile``'s answer)."""
         if known:
             await self.on_events(known)
         gone = unknown & self._unknown
         # Runs not asked about this round keep their mark from the last.
-        self._unknown = (self._unknown - {t.mesos_task_id for t in tasks}) | (unknown - gone)
+        self._unknown = (self._unknown - asked) | (unknown - gone)
         if not gone:
             return
         now = self.ctx.clock()

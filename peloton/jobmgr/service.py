@@ -153,6 +153,8 @@ class Jobmgr:
                     log.warning("shard %d: recovery failed (%s); retrying", shard, error)
                     await trio.sleep(1.0)
             async with trio.open_nursery() as nursery:
+                # The shard's one writer: every change below goes through it.
+                nursery.start_soon(engine.serve_inbox)
                 for cluster, _ in self.hostmgrs():
                     nursery.start_soon(self._consume_events, engine, cluster)
                 nursery.start_soon(self._watch_new_clusters, engine, nursery)
@@ -182,7 +184,9 @@ class Jobmgr:
             await trio.sleep(RECONCILE_PERIOD)
             rounds += 1
             try:
-                await engine.reconcile(full=rounds % FULL_RECONCILE_EVERY == 0)
+                # Ask the host managers outside the writer; apply in it.
+                answer = await engine.ask_reconcile(full=rounds % FULL_RECONCILE_EVERY == 0)
+                await engine.submit(engine.apply_reconcile, *answer)
             except PelotonError as error:
                 log.info("reconcile of shard %d: %s", engine.shard, error)
 
@@ -191,7 +195,7 @@ class Jobmgr:
         while not engine.stopped:
             await trio.sleep(DEADLINE_PERIOD)
             try:
-                await engine.enforce_deadlines()
+                await engine.submit(engine.enforce_deadlines)
             except PelotonError as error:
                 log.info("maxRunningTime in shard %d: %s", engine.shard, error)
 
@@ -204,7 +208,7 @@ class Jobmgr:
                 reply = await client.call("WaitForEvents", hpb.WaitForEventsRequest(
                     shard=engine.shard, purgeOffset=purge, limit=2000, timeout=1000), timeout=5.0)
                 if reply.events:
-                    await engine.on_events(reply.events)
+                    await engine.submit(engine.on_events, reply.events)
                     purge = max(e.offset for e in reply.events)
             except PelotonError as error:
                 if engine.stopped:
@@ -277,7 +281,7 @@ class Jobmgr:
                 if engine is None:
                     continue  # moved away: resmgr hands them to the new owner later
                 try:
-                    await engine.preempt(victims)
+                    await engine.submit(engine.preempt, victims)
                 except PelotonError as error:
                     log.warning("shard %d preemption: %s", shard, error)
 
@@ -299,8 +303,13 @@ class Jobmgr:
             slots.release()
 
     async def _launch(self, engine: ShardEngine, placements: list[rpb.Placement]) -> None:
+        """Record in the shard's writer, send outside it (host managers take
+        their time; the shard's events go on meanwhile), and place the
+        refused ones again in the writer."""
         try:
-            await engine.launch(placements)
+            plan = await engine.submit(engine.record_launch, placements)
+            for tasks, why in await engine.send_launches(plan):
+                await engine.submit(engine.place_again, tasks, why)
         except* PelotonError as group:  # launches run in a nursery: errors come grouped
             for error in _leaves(group):
                 log.warning("shard %d launch: %s", engine.shard, error)
@@ -332,7 +341,7 @@ class Jobmgr:
             engine = await self.engine_for(job_id)
             try:
                 if engine is not None:
-                    return await local(engine)
+                    return await engine.submit(local, engine)
                 address, _ = self.owner_address(shard_of(job_id, self.config.num_shards))
                 client = ServiceClient([address], stub, channels=self.channels, deadline=2.0)
                 return await client.call(method, request, timeout=30.0)

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 import pytest
 import trio
+import trio.lowlevel
 import trio.testing
 
 from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
@@ -586,3 +587,47 @@ async def test_restart_policy_per_instance(h: Harness, mock_clock: trio.testing.
     t0, t1 = h.engine.jobs[JOB].tasks
     assert (t0.state, t0.run) == (T.FAILED, 1)  # the default: no retry
     assert (t1.state, t1.run, t1.failures) == (T.PENDING, 2, 1)  # its own: retried
+
+
+async def test_the_shards_writer_runs_one_input_at_a_time_in_order(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """submit() hands work to serve_inbox: never two at once, in arrival
+    order, errors back to their sender, and Unavailable once it stops."""
+    mock_clock.autojump_threshold = 0  # no SQLite here: let the sleeps jump
+    running_now = 0
+    order: list[int] = []
+
+    async def work(i: int) -> int:
+        nonlocal running_now
+        running_now += 1
+        assert running_now == 1  # never interleaved, though each one awaits
+        await trio.sleep(1)
+        order.append(i)
+        running_now -= 1
+        if i == 3:
+            raise FailedPrecondition("three")
+        return i * 10
+
+    results: dict[int, object] = {}
+
+    async def send(i: int) -> None:
+        try:
+            results[i] = await h.engine.submit(work, i)
+        except FailedPrecondition as error:
+            results[i] = error.message
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(h.engine.serve_inbox)
+        async with trio.open_nursery() as senders:
+            for i in range(5):
+                senders.start_soon(send, i)
+                await trio.lowlevel.checkpoint()  # arrive in this order
+        assert order == [0, 1, 2, 3, 4]
+        assert results == {0: 0, 1: 10, 2: 20, 3: "three", 4: 40}
+        nursery.start_soon(send, 5)
+        await trio.sleep(0.5)  # 5 is running
+        nursery.start_soon(send, 6)  # 6 waits in the inbox
+        await trio.lowlevel.checkpoint()
+        nursery.cancel_scope.cancel()  # the shard moves away
+    with pytest.raises(Unavailable):
+        await h.engine.submit(work, 7)
