@@ -21,6 +21,7 @@ PREEMPTING runs in storage: both are killed (again), which is harmless.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -36,6 +37,7 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.errors import (
     BY_CODE,
     Aborted,
+    AlreadyExists,
     FailedPrecondition,
     Internal,
     InvalidArgument,
@@ -127,6 +129,8 @@ _Work = tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], _Reply]
 LaunchPlan = dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]]
 # Inputs a shard's writer may have waiting; senders wait beyond that.
 INBOX_SIZE = 64
+# Tries of one batch of task-state reports to resmgr.
+REPORT_ATTEMPTS = 10
 
 
 def _adopt(task: Task, decided: Task) -> None:
@@ -151,6 +155,10 @@ class ShardEngine:
         # The shard's one writer (``serve_inbox``) runs what ``submit`` sends.
         self._inbox_send, self._inbox_recv = trio.open_memory_channel[_Work](INBOX_SIZE)
         self._waiting: set[_Reply] = set()
+        # Reports to resmgr, sent by ``serve_reports`` when it runs.
+        self._report_send, self._report_recv = trio.open_memory_channel[
+            list[rpb.TaskStateUpdate]](math.inf)
+        self._reports_served = False
         self._unknown: set[str] = set()  # runs the host managers did not know last round
 
     # -- the one writer -------------------------------------------------------
@@ -333,6 +341,14 @@ class ShardEngine:
                 await self.persist({t.job_id: self.jobs[t.job_id] for t in held}.values(), held)
         if not tasks:
             return
+        sent, failed = await self.send_gangs(tasks, requeue=requeue)
+        await self.record_enqueued(tasks, sent, failed)
+
+    async def send_gangs(self, tasks: Sequence[Task], *, requeue: bool = False
+                         ) -> tuple[dict[int, tuple[int, TaskState]], dict[str, str]]:
+        """Send tasks to resmgr as gangs (one call per pool and 1,000 gangs).
+        Reads only, so callers may run it outside the writer; returns what
+        each task was when sent, and the runs resmgr refused, with why."""
         by_job: dict[str, list[Task]] = defaultdict(list)
         for t in tasks:
             by_job[t.job_id].append(t)
@@ -342,8 +358,6 @@ class ShardEngine:
             for gang in gangs_of(job, sorted(job_tasks, key=lambda t: t.instance)):
                 by_pool[job.respool_id].append(
                     rpb.Gang(tasks=[resmgr_task(job, t) for t in gang]))
-        # While the calls are in flight, earlier chunks may already be placed,
-        # launched and running: only what is still as it was sent is recorded.
         sent = {id(t): (t.run, t.state) for t in tasks}
         failed: dict[str, str] = {}
         for pool, gangs in by_pool.items():
@@ -351,6 +365,14 @@ class ShardEngine:
                 reply = await self.ctx.resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
                     respoolID={"value": pool}, gangs=gangs[i:i + 1000], requeue=requeue))
                 failed.update((f.mesosTaskId, f.message) for f in reply.failed)
+        return sent, failed
+
+    async def record_enqueued(self, tasks: Sequence[Task], sent: dict[int, tuple[int, TaskState]],
+                              failed: dict[str, str]) -> None:
+        """The writer's part of an enqueue: refused runs FAILED, the rest
+        PENDING. While the calls were in flight, earlier chunks may already
+        have been placed, launched and running: only what is still as it was
+        sent is written."""
         now = self.ctx.clock()
         changed = []
         for t in tasks:
@@ -366,10 +388,12 @@ class ShardEngine:
                              if t.state == TaskState.INITIALIZED and t.message else PENDING_MESSAGE)
                 t.state = TaskState.PENDING
                 changed.append(t)
-        jobs = [self.jobs[j] for j in by_job]
-        for job in jobs:
+        if not changed:
+            return
+        jobs = {t.job_id: self.jobs[t.job_id] for t in changed}
+        for job in jobs.values():
             job.refresh_state(now)
-        await self.persist(jobs, changed)
+        await self.persist(jobs.values(), changed)
 
     # -- placements -> launch -------------------------------------------------
     async def launch(self, placements: Sequence[rpb.Placement]) -> None:
@@ -552,11 +576,45 @@ class ShardEngine:
         await self._start_held(jobs.values())
 
     async def report_states(self, tasks: Sequence[Task]) -> None:
+        """Tell resmgr that runs are RUNNING or ended (it releases what they
+        held). With ``serve_reports`` running, queued for it: the writer does
+        not wait for resmgr's Raft commit (a report's order does not matter:
+        resmgr ignores a RUNNING report of a run it has forgotten)."""
         updates = [rpb.TaskStateUpdate(mesosTaskId=t.mesos_task_id, state=int(t.state))  # type: ignore[arg-type]
                    for t in tasks if t.state in RESMGR_STATE_REPORTED]
-        if updates:
-            await self.ctx.resmgr.call("UpdateTasksState",
-                                       rpb.UpdateTasksStateRequest(updates=updates))
+        if not updates:
+            return
+        if self._reports_served:
+            self._report_send.send_nowait(updates)
+            return
+        await self.ctx.resmgr.call("UpdateTasksState",
+                                   rpb.UpdateTasksStateRequest(updates=updates))
+
+    async def serve_reports(self) -> None:
+        """Send queued reports, all that wait in one call (5,000 at most), and
+        retry a failed call (REPORT_ATTEMPTS times, a second apart), so an
+        end that resmgr missed does not hold its resources. Until cancelled."""
+        self._reports_served = True
+        try:
+            while True:
+                batch = list(await self._report_recv.receive())
+                while len(batch) < 5000:
+                    try:
+                        batch.extend(self._report_recv.receive_nowait())
+                    except trio.WouldBlock:
+                        break
+                for attempt in range(1, REPORT_ATTEMPTS + 1):
+                    try:
+                        await self.ctx.resmgr.call(
+                            "UpdateTasksState", rpb.UpdateTasksStateRequest(updates=batch))
+                        break
+                    except PelotonError as error:
+                        log.warning("shard %d: reporting %d task states to resmgr (attempt %d "
+                                    "of %d): %s", self.shard, len(batch), attempt,
+                                    REPORT_ATTEMPTS, error)
+                        await trio.sleep(1.0)
+        finally:
+            self._reports_served = False
 
     async def reconcile(self, *, full: bool = True) -> None:
         """Ask the host managers about every run that should be on a host
@@ -776,11 +834,18 @@ class ShardEngine:
         await self.persist(delete=[job.id])
         self.jobs.pop(job.id, None)
 
-    async def create(self, job: Job) -> None:
+    async def create(self, job: Job) -> bool:
         """Write a new job with its tasks PENDING (the caller enqueues them
         next). Written once, not INITIALIZED and then again PENDING: a new
         owner re-enqueues PENDING tasks, and resmgr takes a run it already
-        has as a no-op, so nothing is lost if enqueueing does not happen."""
+        has as a no-op, so nothing is lost if enqueueing does not happen.
+        False when the same job (same config) is here already: a repeated
+        create; AlreadyExists when another config has its id."""
+        current = self.jobs.get(job.id)
+        if current is not None:
+            if current.config == job.config:
+                return False
+            raise AlreadyExists(f"job {job.id} already exists with another config")
         now = self.ctx.clock()
         limit = job.config.sla.maximumRunningInstances or len(job.tasks)
         for t in job.tasks:
@@ -797,3 +862,4 @@ class ShardEngine:
             self.fenced.set()
             raise
         self.jobs[job.id] = job
+        return True

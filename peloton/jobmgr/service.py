@@ -155,6 +155,7 @@ class Jobmgr:
             async with trio.open_nursery() as nursery:
                 # The shard's one writer: every change below goes through it.
                 nursery.start_soon(engine.serve_inbox)
+                nursery.start_soon(engine.serve_reports)
                 for cluster, _ in self.hostmgrs():
                     nursery.start_soon(self._consume_events, engine, cluster)
                 nursery.start_soon(self._watch_new_clusters, engine, nursery)
@@ -334,14 +335,16 @@ class Jobmgr:
                     local: Callable[[ShardEngine], Awaitable[Any]]) -> Any:
         """Run ``local`` on the owner of the job's shard (here or forwarded).
 
-        ``local`` must be safe to run again: when the shard moves while it
+        ``local`` runs outside the shard's writer: what it changes it must
+        ``engine.submit`` (checks and reads that need no order can go
+        before). It must be safe to run again: when the shard moves while it
         runs, its fenced write is refused (Aborted) and it runs again on the
         new owner (the handlers are idempotent: a create finds its job)."""
         for _ in range(5):
             engine = await self.engine_for(job_id)
             try:
                 if engine is not None:
-                    return await engine.submit(local, engine)
+                    return await local(engine)
                 address, _ = self.owner_address(shard_of(job_id, self.config.num_shards))
                 client = ServiceClient([address], stub, channels=self.channels, deadline=2.0)
                 return await client.call(method, request, timeout=30.0)
@@ -484,8 +487,13 @@ class JobHandler:
                     return job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id))
                 raise AlreadyExists(f"job {job_id} already exists with another config")
             job = Job.new(job_id, engine.shard, config, time.time())
-            await engine.create(job)
-            await engine.enqueue(job.tasks)
+            if await engine.submit(engine.create, job):
+                # Written PENDING in the writer; handed to resmgr outside it
+                # (a Raft commit per 1,000 gangs: the shard's events go on).
+                started = [t for t in job.tasks if t.state == TaskState.PENDING]
+                sent, failed = await engine.send_gangs(started)
+                if failed:
+                    await engine.submit(engine.record_enqueued, started, sent, failed)
             return job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id))
 
         return await self.jm.route(job_id, job_grpc.JobManagerStub, "Create", forwarded, local)
@@ -526,7 +534,7 @@ class JobHandler:
     async def Delete(self, request: job_pb2.DeleteRequest) -> Any:
         job_id = _job_id(request.id)
 
-        async def local(engine: ShardEngine) -> Any:
+        async def body(engine: ShardEngine) -> Any:
             job = engine.jobs.get(job_id)
             if job is None:
                 row = await self.jm.storage.get_job(job_id)
@@ -537,12 +545,15 @@ class JobHandler:
             await engine.delete(job)
             return job_pb2.DeleteResponse()
 
+        async def local(engine: ShardEngine) -> Any:
+            return await engine.submit(body, engine)
+
         return await self.jm.route(job_id, job_grpc.JobManagerStub, "Delete", request, local)
 
     async def Update(self, request: job_pb2.UpdateRequest) -> Any:
         job_id = _job_id(request.id)
 
-        async def local(engine: ShardEngine) -> Any:
+        async def body(engine: ShardEngine) -> Any:
             job = engine.jobs.get(job_id)
             if job is None:
                 raise NotFound(f"job {job_id} does not exist or has ended")
@@ -580,6 +591,9 @@ class JobHandler:
             await engine.enqueue(added)
             return job_pb2.UpdateResponse(id=request.id,
                                           message=f"added {len(added)} instance(s)")
+
+        async def local(engine: ShardEngine) -> Any:
+            return await engine.submit(body, engine)
 
         return await self.jm.route(job_id, job_grpc.JobManagerStub, "Update", request, local)
 
@@ -670,7 +684,7 @@ class TaskHandler:
                         act: Callable[[ShardEngine, Job, list[Task]], Awaitable[Any]]) -> Any:
         job_id = _job_id(request.jobId)
 
-        async def local(engine: ShardEngine) -> Any:
+        async def body(engine: ShardEngine) -> Any:
             job = engine.jobs.get(job_id)
             if job is None:
                 row = await self.jm.storage.get_job(job_id)
@@ -682,6 +696,9 @@ class TaskHandler:
                 engine.jobs[job_id] = job
             instances = _ranges(request.ranges, job.config.instanceCount)
             return await act(engine, job, [job.tasks[i] for i in instances])
+
+        async def local(engine: ShardEngine) -> Any:
+            return await engine.submit(body, engine)
 
         return await self.jm.route(job_id, task_grpc.TaskManagerStub, method, request, local)
 
