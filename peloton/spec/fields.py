@@ -160,7 +160,7 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
         f"{_PLACEMENT}::test_revocable_tasks_go_only_where_slack_is_and_others_never_use_it"),
     # ResourceConfig
     "ResourceConfig.cpuLimit": Implemented("tests/placement/test_filters.py::test_resources_fit"),
-    "ResourceConfig.memLimitMb": Implemented(f"{_PLACEMENT}::test_first_fit_per_kind"),
+    "ResourceConfig.memLimitMb": Implemented(f"{_LOCAL}::test_memory_limit"),
     "ResourceConfig.diskLimitMb": Implemented(
         "tests/placement/test_filters.py::test_resources_fit"),
     "ResourceConfig.fdLimit": Implemented(f"{_LOCAL}::test_fd_limit"),

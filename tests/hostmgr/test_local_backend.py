@@ -6,6 +6,7 @@ on an update delivered through the report callback, bounded by fail_after.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import signal
@@ -20,6 +21,7 @@ from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TaskState
 from peloton.hostmgr.backends.base import REASON_KILLED_ON_REQUEST, LaunchSpec, StatusUpdate
+from peloton.hostmgr.backends.cgroups import MemoryCgroups
 from peloton.hostmgr.backends.local import LocalBackend, read_group_cpu
 
 JOB = "7f0c2a52-1d7e-4a3f-9a53-3f1d2e6c0b11"
@@ -382,3 +384,50 @@ async def test_fd_limit(local: Harness, fd_limit: int, state: TaskState):
     assert done.state == state, done
     if fd_limit:
         assert 1 < done.exit_code < fd_limit + 1  # it opened fewer than fd_limit files
+
+
+ALLOCATE_300MB = "b = bytearray(300 * 1024 * 1024)\nb[::4096] = b'x' * len(b[::4096])\n"
+HAVE_CGROUPS, WHY_NO_CGROUPS = MemoryCgroups.detect()
+
+
+@pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
+@pytest.mark.parametrize(("memory_mb", "state"), [(64, TaskState.FAILED),
+                                                  (1024, TaskState.SUCCEEDED)])
+async def test_memory_limit(local: Harness, memory_mb: int, state: TaskState):
+    """resource.memLimitMb is the run's memory cgroup limit: a task that
+    touches 300 MB under a 64 MB limit is killed by the OOM killer and ends
+    FAILED saying so; under 1 GB it succeeds. Its cgroup is gone after."""
+    import sys
+    s = dataclasses.replace(
+        spec(1, sys.executable, shell=False, arguments=(sys.executable, "-c", ALLOCATE_300MB)),
+        resources=Resources(cpu=0.1, memory=memory_mb))
+    await local.backend.launch([s])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == state, done
+    if state == TaskState.FAILED:
+        assert done.message.startswith("exceeded its memory limit of 64 MB (killed by the OOM "
+                                       "killer)"), done.message
+        assert done.reason == "REASON_CONTAINER_LIMITATION_MEMORY"
+    cgroups = local.backend.cgroups
+    assert cgroups is not None and not cgroups.path(s.mesos_task_id).exists()
+
+
+@pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
+async def test_a_child_that_leaves_the_process_group_ends_with_its_run(local: Harness):
+    """Plain `timeout` or setsid puts a child in a process group of its own;
+    the run's cgroup still holds it, so the run's end takes it too."""
+    s = spec(1, "setsid sleep 300 & echo $! > child.pid; exit 3")
+    await local.backend.launch([s])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == TaskState.FAILED and done.exit_code == 3
+    pid = (local.root / "sandboxes" / "local-0" / s.mesos_task_id / "child.pid").read_text()
+    assert _gone(int(pid))
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only a zombie of it left."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "zombie" in status.split("State:")[1].split("\n")[0].lower()

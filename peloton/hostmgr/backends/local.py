@@ -32,6 +32,7 @@ all its cpu (``assumed_cpu_usage`` 1.0), so a new run makes no slack.
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import signal
@@ -59,7 +60,12 @@ from peloton.hostmgr.backends.base import (
     Report,
     StatusUpdate,
 )
+from peloton.hostmgr.backends.cgroups import MIN_MEMORY_MB, MemoryCgroups
 from peloton.hostmgr.hostpool import HostSpec
+
+log = logging.getLogger(__name__)
+# Mesos's reason for a task its memory limit ended.
+REASON_MEMORY_LIMIT = "REASON_CONTAINER_LIMITATION_MEMORY"
 
 MAX_LISTED_FILES = 1000
 """``read_sandbox_file`` lists at most this many sandbox files."""
@@ -126,7 +132,7 @@ class LocalBackend(Backend):
                  disk_mb: float = 102400, gpu: float = 0, cluster: str = "local", *,
                  first_port: int = 31000, ports_per_host: int = 200,
                  usage_period: float = USAGE_PERIOD, usage_window: float = USAGE_WINDOW,
-                 cpu_reader: CpuReader | None = None) -> None:
+                 cpu_reader: CpuReader | None = None, memory_limits: bool = True) -> None:
         if hosts < 0:
             raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
         if not 0 < usage_period < float("inf"):
@@ -157,6 +163,9 @@ class LocalBackend(Backend):
         self._read_cpu: CpuReader = cpu_reader or read_group_cpu
         self._live: dict[str, trio.Process] = {}  # runs that have a process group
         self._samples: dict[str, deque[tuple[float, float]]] = {}  # (time, cpu seconds)
+        # A memory cgroup per run (resource.memLimitMb), found at run().
+        self._want_memory_limits = memory_limits
+        self.cgroups: MemoryCgroups | None = None
 
     def hosts(self) -> list[HostSpec]:
         return list(self._hosts)
@@ -165,6 +174,13 @@ class LocalBackend(Backend):
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         await trio.to_thread.run_sync(
             partial(self._root.joinpath("sandboxes").mkdir, parents=True, exist_ok=True))
+        if self._want_memory_limits:
+            self.cgroups, why = await trio.to_thread.run_sync(MemoryCgroups.detect)
+            if self.cgroups is not None:
+                log.info("local tasks get a memory cgroup each under %s (memLimitMb, at "
+                         "least %d MB)", self.cgroups.base, MIN_MEMORY_MB)
+            else:
+                log.warning("local tasks run WITHOUT memory limits: %s", why)
         self._report = report
         try:
             async with trio.open_nursery() as nursery:
@@ -234,12 +250,22 @@ class LocalBackend(Backend):
             self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
                                       message=f"cannot open sandbox outputs: {exc}"))
             return
+        cgroup = None
+        if self.cgroups is not None:
+            try:
+                cgroup = await trio.to_thread.run_sync(
+                    self.cgroups.create, spec.mesos_task_id, spec.resources.memory)
+            except OSError as exc:
+                stdout.close()
+                stderr.close()
+                self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                                          message=f"cannot make the task's memory cgroup: {exc}"))
+                return
         try:
             process = await trio.lowlevel.open_process(
                 argv, executable=None if spec.shell else spec.command, cwd=run.sandbox,
                 env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                start_new_session=True,
-                preexec_fn=_fd_limiter(spec.fd_limit) if spec.fd_limit else None)
+                start_new_session=True, preexec_fn=_child_setup(cgroup, spec.fd_limit))
         except OSError as exc:
             self._finish(run, _status(
                 spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
@@ -275,7 +301,34 @@ class LocalBackend(Backend):
             self._live.pop(run.spec.mesos_task_id, None)
             self._samples.pop(run.spec.mesos_task_id, None)
         _signal_group(process, signal.SIGKILL)  # whatever the task left in its group
-        self._finish(run, _exit_status(run, process.returncode))
+        status = _exit_status(run, process.returncode)
+        cgroups = self.cgroups
+        if cgroups is not None:
+            oom = await trio.to_thread.run_sync(self._end_cgroup, cgroups, run.spec.mesos_task_id)
+            if oom and status.state != TaskState.SUCCEEDED and not run.kill_requested:
+                limit = max(run.spec.resources.memory, MIN_MEMORY_MB)
+                status = _status(run.spec, TaskState.FAILED, exit_code=status.exit_code,
+                                 reason=REASON_MEMORY_LIMIT,
+                                 message=f"exceeded its memory limit of {limit:g} MB "
+                                         f"(killed by the OOM killer); {status.message}")
+        self._finish(run, status)
+
+    @staticmethod
+    def _end_cgroup(cgroups: MemoryCgroups, run: str) -> bool:
+        """Kill what is left in the run's cgroup (a child that left the
+        process group), remove it; whether the OOM killer struck."""
+        oom = cgroups.oom_killed(run)
+        for pid in cgroups.pids(run):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for _ in range(100):
+            if not cgroups.pids(run):
+                break
+            time.sleep(0.01)
+        cgroups.remove(run)
+        return oom
 
     # -- usage ---------------------------------------------------------------
 
@@ -394,12 +447,19 @@ def _exit_status(run: _Run, returncode: int | None) -> StatusUpdate:
                    message=how)
 
 
-def _fd_limiter(limit: int) -> Callable[[], None]:
-    """Set RLIMIT_NOFILE to ``limit`` (soft and hard) in the child, before
-    it runs the task (what Mesos's posix/rlimits isolator does)."""
-    def limit_fds() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-    return limit_fds
+def _child_setup(cgroup: Path | None, fd_limit: int) -> Callable[[], None] | None:
+    """What the child does before it runs the task: join its memory cgroup,
+    and set RLIMIT_NOFILE to ``fd_limit`` (what Mesos's cgroups/mem and
+    posix/rlimits isolators do)."""
+    if cgroup is None and not fd_limit:
+        return None
+
+    def setup() -> None:
+        if cgroup is not None:
+            MemoryCgroups.join(cgroup)
+        if fd_limit:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
+    return setup
 
 
 def _signal_name(signum: int) -> str:
