@@ -133,12 +133,6 @@ INBOX_SIZE = 64
 REPORT_ATTEMPTS = 10
 
 
-def _adopt(task: Task, decided: Task) -> None:
-    """Make ``task`` (the object the job holds) what was decided."""
-    for name in Task.__dataclass_fields__:
-        setattr(task, name, getattr(decided, name))
-
-
 class ShardEngine:
     @property
     def stopped(self) -> bool:
@@ -554,10 +548,11 @@ class ShardEngine:
                 continue
             decision = decide(job, task, Update(
                 TaskState(e.state), e.hostname, e.message, e.exitCode, e.reason, e.timestamp), now)
-            if decision.task is None:
+            if not decision.changes:
                 continue
-            _adopt(task, decision.task)
-            if decision.ended_run is not None:
+            for name, value in decision.changes.items():
+                setattr(task, name, value)
+            if decision.new_run and decision.ended_run is not None:
                 ended_runs.append(decision.ended_run)  # stays as an event
             if decision.report:
                 report.append(decision.ended_run or task)

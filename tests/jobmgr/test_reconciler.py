@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -17,6 +18,7 @@ from peloton.jobmgr.reconciler import (
     EXIT_RULES,
     PROGRESS_RULES,
     TABLE_SIZE,
+    Decision,
     Ending,
     Update,
     decide,
@@ -39,13 +41,21 @@ def test_every_goal_ending_and_end_has_a_rule() -> None:
     assert TABLE_SIZE == len(EXIT_RULES) + len(PROGRESS_RULES) == 38
 
 
+def after(task: Task, update: Update, max_failures: int = 2) -> tuple[Task, Decision]:
+    """The task as the engine writes it after ``update``, and the decision."""
+    d = decide(job(max_failures), task, update, 10.0)
+    new = dataclasses.replace(task)
+    for name, value in d.changes.items():
+        setattr(new, name, value)
+    return new, d
+
+
 def exit_of(end: S, goal: S, failures: int, max_failures: int) -> tuple[S, bool]:
     """(state the ended run is written as, whether a new run starts) for a
     run that ended by itself."""
-    t = running(goal=goal, failures=failures)
-    d = decide(job(max_failures), t, Update(end), 10.0)
-    assert d.task is not None
-    return (d.ended_run.state, True) if d.new_run and d.ended_run else (d.task.state, False)
+    t, d = after(running(goal=goal, failures=failures), Update(end), max_failures)
+    assert d.changes and d.ended_run is not None
+    return (d.ended_run.state, True) if d.new_run else (t.state, False)
 
 
 @pytest.mark.parametrize(("case", "state", "goal", "failures", "max_failures", "want"), [
@@ -84,20 +94,19 @@ def running(**fields: object) -> Task:
 
 
 def test_a_failed_run_is_retried_and_counted_until_max_failures() -> None:
-    d = decide(job(), running(), Update(S.FAILED, message="exit 3", exit_code=3), 10.0)
-    assert d.task is not None and d.new_run and d.report
-    assert (d.task.state, d.task.run, d.task.failures, d.task.message) == (
-        S.INITIALIZED, 2, 1, "retry 1 of 2")
+    t, d = after(running(), Update(S.FAILED, message="exit 3", exit_code=3))
+    assert d.new_run and d.report
+    assert (t.state, t.run, t.failures, t.message) == (S.INITIALIZED, 2, 1, "retry 1 of 2")
     assert d.ended_run is not None and (d.ended_run.state, d.ended_run.exit_code) == (S.FAILED, 3)
-    last = decide(job(), running(failures=2), Update(S.FAILED), 10.0)
-    assert last.task is not None and (last.task.state, last.new_run) == (S.FAILED, False)
+    t, last = after(running(failures=2), Update(S.FAILED))
+    assert (t.state, last.new_run) == (S.FAILED, False)
 
 
 def test_a_preempted_run_runs_again_uncounted_with_why() -> None:
     t = running(state=S.PREEMPTING, message="preempted: pool /a over its entitlement")
-    d = decide(job(), t, Update(S.KILLED, message="SIGTERM"), 10.0)
-    assert d.task is not None and (d.task.run, d.task.failures) == (2, 0)
-    assert d.task.message == "run 1 preempted: pool /a over its entitlement"
+    t, d = after(t, Update(S.KILLED, message="SIGTERM"))
+    assert (t.run, t.failures) == (2, 0)
+    assert t.message == "run 1 preempted: pool /a over its entitlement"
     assert d.ended_run is not None and d.ended_run.message == (
         "preempted: pool /a over its entitlement; SIGTERM")
 
@@ -105,15 +114,14 @@ def test_a_preempted_run_runs_again_uncounted_with_why() -> None:
 def test_a_run_past_its_deadline_fails_for_good() -> None:
     t = running(state=S.KILLING, goal=S.KILLED, reason=DEADLINE_EXCEEDED,
                 message="ran longer than the job's maxRunningTime of 5 s; killed")
-    d = decide(job(), t, Update(S.KILLED, reason="REASON_COMMAND_EXECUTOR_FAILED"), 10.0)
-    assert d.task is not None and not d.new_run
-    assert (d.task.state, d.task.reason) == (S.FAILED, DEADLINE_EXCEEDED)
+    t, d = after(t, Update(S.KILLED, reason="REASON_COMMAND_EXECUTOR_FAILED"))
+    assert not d.new_run
+    assert (t.state, t.reason) == (S.FAILED, DEADLINE_EXCEEDED)
 
 
 def test_a_restart_starts_a_new_run_without_counting_it() -> None:
-    d = decide(job(0), running(state=S.KILLING, restart=True), Update(S.KILLED), 10.0)
-    assert d.task is not None and (d.task.run, d.task.failures, d.task.message) == (
-        2, 0, "restarting")
+    t, _ = after(running(state=S.KILLING, restart=True), Update(S.KILLED), 0)
+    assert (t.run, t.failures, t.message) == (2, 0, "restarting")
 
 
 @pytest.mark.parametrize("update", [
@@ -121,13 +129,12 @@ def test_a_restart_starts_a_new_run_without_counting_it() -> None:
     Update(S.STARTING),  # never undoes a kill in its grace period (below)
 ])
 def test_repeats_and_reports_during_a_kill_decide_nothing(update: Update) -> None:
-    assert decide(job(), running(), Update(S.RUNNING), 1.0).task is None
-    assert decide(job(), running(state=S.KILLING), update, 1.0).task is None
+    assert not decide(job(), running(), Update(S.RUNNING), 1.0).changes
+    assert not decide(job(), running(state=S.KILLING), update, 1.0).changes
 
 
 def test_running_is_taken_with_its_start_time_and_reported() -> None:
-    d = decide(job(), running(state=S.LAUNCHING, start_time=0.0),
-               Update(S.RUNNING, hostname="h2", timestamp=7.0), 9.0)
-    assert d.task is not None and d.report
-    assert (d.task.state, d.task.host, d.task.start_time, d.task.message) == (
-        S.RUNNING, "h2", 7.0, "running on h2")
+    t, d = after(running(state=S.LAUNCHING, start_time=0.0),
+                 Update(S.RUNNING, hostname="h2", timestamp=7.0))
+    assert d.report
+    assert (t.state, t.host, t.start_time, t.message) == (S.RUNNING, "h2", 7.0, "running on h2")
