@@ -7,6 +7,10 @@ retry failures, kill on stop. Every change is written to storage, fenced by
 the epoch, before it is acted on or acknowledged; a stale owner's write
 fails with ``Aborted`` and the engine stops.
 
+One writer: every change runs in ``serve_inbox``, one ``submit`` at a
+time (docs/architecture.md, jobmgr). What a status update means is
+``reconciler.decide``'s table lookup; the engine carries decisions out.
+
 Batching: one storage transaction and one resmgr call per batch of
 placements or events, never per task.
 
@@ -62,10 +66,6 @@ MAX_RUNNING_MESSAGE = ("waiting for room: at most %d instances of this job run a
 IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING, TaskState.PREEMPTING})
 
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
-
-# A kill is under way: a report that the run is (still) running, late or from
-# a reconcile during the grace period, does not undo it.
-STOPPING_STATES = frozenset({TaskState.KILLING, TaskState.PREEMPTING})
 
 
 @dataclass
