@@ -16,8 +16,8 @@ taken if it holds some of a needed kind, else skipped. Non-preemptible tasks
 are never candidates (the caller never offers them).
 
 This module holds the rules as functions over plain data; the state machine
-(``peloton.resmgr.state``) keeps the per-pool index the candidates come
-from, and decides what a chosen task becomes. No clock, no I/O; the same
+keeps the per-pool index the candidates come from (``peloton.resmgr.tracker``)
+and decides what a chosen task becomes (``peloton.resmgr.reclaim``). No clock, no I/O; the same
 input gives the same output.
 """
 

@@ -255,6 +255,7 @@ def test_an_old_snapshot_without_split_accounting_restores() -> None:
     ok(s, "pool.create", pool("a", cpu=(2, 4)))
     enqueue(s, "a", [task(0)], [task(1, cpu=4)])
     d = msgpack.unpackb(s.snapshot(), raw=False, strict_map_key=False)
+    del d["version"]  # version 0: the shapes from before versions
     d["pools"] = [row[:11] for row in d["pools"]]
     d["gangs"] = [row[:5] for row in d["gangs"]]
     d["queues"] = {pid: qs.get("pending", []) for pid, qs in d["queues"].items()}

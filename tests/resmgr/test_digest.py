@@ -85,7 +85,7 @@ def both(name: str, payload: Any, *states: ResmgrState) -> list[Any]:
 def old_snapshot(state: ResmgrState) -> bytes:
     """``state``'s snapshot as written before the chain existed."""
     d = msgpack.unpackb(state.snapshot(), raw=False, strict_map_key=False)
-    del d["chain"]
+    del d["chain"], d["version"]
     return msgpack.packb(d, use_bin_type=True)
 
 

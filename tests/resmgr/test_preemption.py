@@ -608,7 +608,7 @@ def test_a_snapshot_from_before_preemption_restores() -> None:
     enqueue(s, "a", *[[task(i, job="ja", revocable=i == 0)] for i in range(3)])
     running(s, mid(1, job="ja"), mid(2, job="ja"))
     d = msgpack.unpackb(s.snapshot(), raw=False, strict_map_key=False)
-    for key in ("victims", "over_since", "starved_since", "preemptions"):
+    for key in ("version", "victims", "over_since", "starved_since", "preemptions"):
         del d[key]
     d["pools"] = [row[:15] for row in d["pools"]]
     old = ResmgrState()
