@@ -89,6 +89,9 @@ class Hostmgr:
         self.events = EventStreams()
         self.shard_of_task: dict[str, int] = {}
         self.killed_early: set[str] = set()
+        # jobmgr shard -> the newest owner epoch seen in its launches and
+        # reconciles: launches from older epochs are refused (``fence``).
+        self.shard_epochs: dict[int, int] = {}
         if hasattr(backend, "on_host_change"):
             backend.on_host_change = self._host_changed
 
@@ -100,6 +103,22 @@ class Hostmgr:
                 self.pool.add_host(spec)
         else:
             self.pool.remove_host(hostname)
+
+    def fence(self, shard: int, epoch: int, mesos_task_id: str) -> None:
+        """Note that ``shard`` has an owner at ``epoch`` (0: unfenced, nothing
+        to note); FailedPrecondition for a launch (``mesos_task_id``) from an
+        epoch older than one seen: its sender no longer owns the shard, and
+        its successor may have placed the run again or ended it. Checked
+        and noted before any await, so a reconcile that saw the run unknown
+        is never followed by that run's stale launch."""
+        if not epoch:
+            return
+        newest = self.shard_epochs.get(shard, 0)
+        if epoch < newest:
+            raise FailedPrecondition(
+                f"task {mesos_task_id}: launched by the owner of shard {shard} at epoch "
+                f"{epoch}, but the shard has an owner at epoch {newest}", field="epoch")
+        self.shard_epochs[shard] = epoch
 
     def report(self, update: StatusUpdate) -> None:
         """Backend callback (in trio): account, then publish to the shard's stream."""
@@ -163,6 +182,8 @@ class InternalHandler:
 
     async def LaunchTasks(self, request: hpb.LaunchTasksRequest) -> Any:
         hm = self.hm
+        for t in request.tasks:
+            hm.fence(t.shard, t.epoch, t.mesosTaskId)
         fresh = [t for t in request.tasks if hm.pool.host_of(t.mesosTaskId) is None
                  and hm.backend.known(t.mesosTaskId) is None]
         if not fresh:
@@ -251,6 +272,8 @@ class InternalHandler:
         return hpb.WaitForEventsResponse(events=[_event(o, u) for o, u in events])
 
     async def ReconcileTasks(self, request: hpb.ReconcileTasksRequest) -> Any:
+        if request.epoch:
+            self.hm.fence(request.shard, request.epoch, "")
         reply = hpb.ReconcileTasksResponse()
         for mid in request.mesosTaskIds:
             update = self.hm.backend.known(mid)

@@ -8,8 +8,10 @@ the epoch, before it is acted on or acknowledged; a stale owner's write
 fails with ``Aborted`` and the engine stops.
 
 One writer: every change runs in ``serve_inbox``, one ``submit`` at a
-time (docs/architecture.md, jobmgr). What a status update means is
-``reconciler.decide``'s table lookup; the engine carries decisions out.
+time (docs/architecture.md, jobmgr). What a status update, a placement, a
+user's action, a preemption, a timer or a new owner means for a task is a
+table lookup in ``reconciler`` (``decide``, ``respond``); the engine writes
+the changes, fenced, and carries the acts out.
 
 Batching: one storage transaction and one resmgr call per batch of
 placements or events, never per task.
@@ -52,7 +54,7 @@ from peloton.core.errors import (
 from peloton.core.ids import parse_mesos_task_id, task_id
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, JobState, TaskState
 from peloton.jobmgr.model import Job, Task
-from peloton.jobmgr.reconciler import DEADLINE_EXCEEDED, Update, decide
+from peloton.jobmgr.reconciler import Act, Input, Update, apply, decide, gone, respond
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import Storage
 
@@ -221,25 +223,14 @@ class ShardEngine:
         self.ready.set()
         log.info("shard %d epoch %d: loaded %d active jobs", self.shard, self.epoch,
                  len(self.jobs))
-        to_enqueue: list[Task] = []
-        requeue: list[Task] = []
-        launching: list[Task] = []
-        preempting: list[Task] = []
+        todo: dict[Act, list[Task]] = defaultdict(list)
+        now = self.ctx.clock()
         for job in self.jobs.values():
             for task in job.tasks:
-                if task.terminal:
-                    continue
-                if task.state == TaskState.PREEMPTING:
-                    preempting.append(task)  # the old owner may not have sent the kill
-                    continue
-                if task.goal == TaskState.KILLED:
-                    continue
-                if task.state == TaskState.INITIALIZED:
-                    to_enqueue.append(task)
-                elif task.state == TaskState.PENDING:
-                    requeue.append(task)
-                elif task.state == TaskState.LAUNCHING:
-                    launching.append(task)
+                todo[respond(job, task, Input.OWNER, now).act].append(task)
+        to_enqueue, requeue, launching = todo[Act.ENQUEUE], todo[Act.RESEND], todo[Act.ASK]
+        # The old owner may not have sent these kills.
+        stopping, preempting = todo[Act.KILL] + todo[Act.END], todo[Act.KILL_AGAIN]
         if launching:
             lost = await self._reconcile_launching(launching)
             if lost:  # written before they are placed again, as reconcile does
@@ -247,7 +238,8 @@ class ShardEngine:
             requeue.extend(lost)
         await self.enqueue(to_enqueue)
         await self.enqueue(requeue, requeue=True)
-        await self._kill_pending_kills()
+        if stopping:
+            await self.kill(stopping)
         try:
             await self._send_kills(preempting)
         except PelotonError as error:  # resmgr hands them out again later
@@ -262,20 +254,19 @@ class ShardEngine:
         known: set[str] = set()
         ids = [t.mesos_task_id for t in tasks]
         for _cluster, client in self.ctx.hostmgrs():
-            reply = await client.call("ReconcileTasks", hpb.ReconcileTasksRequest(mesosTaskIds=ids))
+            # With our epoch: from here on the host manager refuses the old
+            # owner's launches, so a run it does not know now never starts.
+            reply = await client.call("ReconcileTasks", hpb.ReconcileTasksRequest(
+                mesosTaskIds=ids, shard=self.shard, epoch=self.epoch))
             known.update(e.mesosTaskId for e in reply.events)
-        unknown = [t for t in tasks if t.mesos_task_id not in known]
-        for task in unknown:
-            task.state, task.host, task.lease = TaskState.PENDING, "", ""
-            task.message = "launch was lost; placing again"
+        now = self.ctx.clock()
+        unknown = []
+        for task in tasks:
+            if task.mesos_task_id not in known:
+                action = respond(self.jobs[task.job_id], task, Input.UNKNOWN, now)
+                apply(task, action.changes)  # REQUEUE: the tasks were LAUNCHING
+                unknown.append(task)
         return unknown
-
-    async def _kill_pending_kills(self) -> None:
-        tasks = [t for job in self.jobs.values() for t in job.tasks
-                 if t.goal == TaskState.KILLED and not t.terminal
-                 and t.state != TaskState.PREEMPTING]
-        if tasks:
-            await self.kill(tasks)
 
     async def _send_kills(self, tasks: Sequence[Task]) -> None:
         """Ask the tasks' host managers to kill their runs (each with its own
@@ -409,11 +400,13 @@ class ShardEngine:
             ports = list(p.ports)
             for ref in p.tasks:
                 task, job = self.find(ref.mesosTaskId)
-                if task is None or job is None or task.state not in (TaskState.PENDING,
-                                                                     TaskState.INITIALIZED):
+                if task is None or job is None:
                     continue
-                if task.goal == TaskState.KILLED:
+                action = respond(job, task, Input.PLACED, now, p.hostname)
+                apply(task, action.changes)
+                if action.act == Act.END:  # stopped while waiting: it ends here
                     skipped.append(task)
+                if action.act != Act.LAUNCH:
                     continue
                 cfg = job.task_config(task.instance)
                 assigned: dict[str, int] = {}
@@ -422,19 +415,15 @@ class ShardEngine:
                         assigned[port.name] = port.value
                     elif ports:
                         assigned[port.name] = ports.pop(0)
-                task.state, task.host, task.agent = TaskState.LAUNCHING, p.hostname, p.agentId
+                task.host, task.agent = p.hostname, p.agentId
                 # A new launch attempt: an unknown-mark of an earlier one
                 # (refused or lost) says nothing about this one.
                 self._unknown.discard(task.mesos_task_id)
                 task.lease, task.cluster, task.ports = p.leaseId, p.cluster, assigned
-                task.message = f"launching on {p.hostname}"
                 chosen.append((job, task))
                 changed.append(task)
             if chosen:
                 plans.append((p, chosen))
-        for task in skipped:  # stopped while waiting: it ends here
-            task.state, task.completion_time = TaskState.KILLED, now
-            task.message = "stopped before it was launched"
         touched = {job.id: job for _, chosen in plans for job, _ in chosen}
         for t in skipped:
             touched[t.job_id] = self.jobs[t.job_id]
@@ -477,7 +466,8 @@ class ShardEngine:
                                  mesosTaskId=task.mesos_task_id, config=cfg,
                                  ports=[task.ports[p.name] for p in cfg.ports
                                         if p.name in task.ports],
-                                 shard=self.shard, jobId=job.id, instanceId=task.instance,
+                                 shard=self.shard, epoch=self.epoch, jobId=job.id,
+                                 instanceId=task.instance,
                                  revocable=job.config.sla.revocable or cfg.revocable)
         try:
             reply = await self.ctx.hostmgr_for(cluster).call("LaunchTasksBatch", request)
@@ -511,15 +501,19 @@ class ShardEngine:
 
     async def _place_again(self, tasks: list[Task], why: str) -> None:
         now = self.ctx.clock()
-        gone = [t for t in tasks if t.goal == TaskState.KILLED and not t.terminal]
-        for t in gone:
-            t.state, t.completion_time, t.message = TaskState.KILLED, now, "stopped"
-        again = [t for t in tasks if t.state == TaskState.LAUNCHING]
-        for t in again:
-            t.state, t.host, t.lease, t.message = (TaskState.PENDING, "", "",
-                                                   f"launch refused: {why}")
-        await self.persist([self.jobs[t.job_id] for t in gone], again + gone)
-        await self.report_states(gone)
+        todo: dict[Act, list[Task]] = defaultdict(list)
+        for t in tasks:
+            job = self.jobs.get(t.job_id)
+            if job is not None:
+                action = respond(job, t, Input.REFUSED, now, why)
+                apply(t, action.changes)
+                todo[action.act].append(t)
+        ended, again = todo[Act.END], todo[Act.REQUEUE]
+        jobs = {t.job_id: self.jobs[t.job_id] for t in ended}
+        for job in jobs.values():
+            job.refresh_state(now)
+        await self.persist(jobs.values(), again + ended)
+        await self.report_states(ended)
         await self.enqueue(again, requeue=True)
 
     # -- status updates -------------------------------------------------------
@@ -550,8 +544,7 @@ class ShardEngine:
                 TaskState(e.state), e.hostname, e.message, e.exitCode, e.reason, e.timestamp), now)
             if not decision.changes:
                 continue
-            for name, value in decision.changes.items():
-                setattr(task, name, value)
+            apply(task, decision.changes)
             if decision.new_run and decision.ended_run is not None:
                 ended_runs.append(decision.ended_run)  # stays as an event
             if decision.report:
@@ -636,7 +629,8 @@ class ShardEngine:
         for cluster, ids in by_cluster.items():
             for i in range(0, len(ids), 5000):
                 reply = await self.ctx.hostmgr_for(cluster).call(
-                    "ReconcileTasks", hpb.ReconcileTasksRequest(mesosTaskIds=ids[i:i + 5000]))
+                    "ReconcileTasks", hpb.ReconcileTasksRequest(
+                        mesosTaskIds=ids[i:i + 5000], shard=self.shard, epoch=self.epoch))
                 known.extend(reply.events)
                 unknown.update(reply.unknown)
         return {t.mesos_task_id for t in tasks}, known, unknown
@@ -646,29 +640,26 @@ class ShardEngine:
         """The writer's part of a reconcile round (``ask_reconcile``'s answer)."""
         if known:
             await self.on_events(known)
-        gone = unknown & self._unknown
+        missing = unknown & self._unknown
         # Runs not asked about this round keep their mark from the last.
-        self._unknown = (self._unknown - asked) | (unknown - gone)
-        if not gone:
+        self._unknown = (self._unknown - asked) | (unknown - missing)
+        if not missing:
             return
         now = self.ctx.clock()
         requeue: list[Task] = []
         lost: list[hpb.TaskEvent] = []
-        for mid in sorted(gone):
-            task, _ = self.find(mid)
-            if task is None:
+        for mid in sorted(missing):
+            task, job = self.find(mid)
+            if task is None or job is None:
                 continue
-            if task.state == TaskState.LAUNCHING and task.goal != TaskState.KILLED:
-                task.state, task.host, task.lease = TaskState.PENDING, "", ""
-                task.message = "launch was lost; placing again"
+            action = respond(job, task, Input.UNKNOWN, now)
+            apply(task, action.changes)
+            if action.act == Act.REQUEUE:
                 requeue.append(task)
-            else:
-                # A preempted run that is gone ended as it was meant to.
-                state = (TaskState.KILLED if task.goal == TaskState.KILLED
-                         or task.state == TaskState.PREEMPTING else TaskState.LOST)
-                lost.append(hpb.TaskEvent(mesosTaskId=mid, state=int(state),  # type: ignore[arg-type]
-                                          message="the host manager does not know this run",
-                                          timestamp=now))
+            elif action.act == Act.GONE:
+                end = gone(task, now)
+                lost.append(hpb.TaskEvent(mesosTaskId=mid, state=int(end.state),  # type: ignore[arg-type]
+                                          message=end.message, timestamp=end.timestamp))
         if requeue:
             await self.persist({t.job_id: self.jobs[t.job_id] for t in requeue}.values(), requeue)
             await self.enqueue(requeue, requeue=True)
@@ -683,16 +674,12 @@ class ShardEngine:
         now = self.ctx.clock()
         over: list[Task] = []
         for job in self.jobs.values():
-            limit = job.config.sla.maxRunningTime
-            if not limit:
+            if not job.config.sla.maxRunningTime:
                 continue
             for t in job.tasks:
-                if (t.state == TaskState.RUNNING and t.start_time
-                        and now - t.start_time >= limit and t.goal != TaskState.KILLED):
-                    t.goal, t.state, t.reason = TaskState.KILLED, TaskState.KILLING, (
-                        DEADLINE_EXCEEDED)
-                    t.message = (f"ran longer than the job's maxRunningTime of {limit} s; "
-                                 "killed")
+                action = respond(job, t, Input.DEADLINE, now)
+                if action.act == Act.KILL:
+                    apply(t, action.changes)
                     over.append(t)
         if not over:
             return
@@ -719,17 +706,14 @@ class ShardEngine:
         kill: list[Task] = []
         for mid, why in victims:
             task, job = self.find(mid)
-            if task is None or job is None or task.terminal or task.state == TaskState.KILLING:
+            if task is None or job is None:
                 continue
-            if task.state == TaskState.PREEMPTING:
+            action = respond(job, task, Input.PREEMPT, now, why)
+            if action.act == Act.KILL_AGAIN:
                 kill.append(task)
+            if action.act != Act.KILL:
                 continue
-            if task.state not in ON_HOST_TASK_STATES:
-                continue
-            task.state, task.preempted = TaskState.PREEMPTING, True
-            task.message = f"preempted: {why}"
-            if job.task_config(task.instance).preemptionPolicy.killOnPreempt:
-                task.goal = TaskState.KILLED  # Peloton's kill-on-preempt: not run again
+            apply(task, action.changes)
             changed.append(task)
             jobs[job.id] = job
             kill.append(task)
@@ -746,17 +730,11 @@ class ShardEngine:
         on_host: dict[str, list[str]] = defaultdict(list)
         ended: list[Task] = []
         for t in tasks:
-            t.goal = TaskState.KILLED
-            t.restart = False
-            if t.terminal:
-                continue
-            if t.state in ON_HOST_TASK_STATES:
-                # A stop overrides a preemption in progress: no new run.
-                t.state, t.message, t.preempted = TaskState.KILLING, "killing on request", False
+            action = respond(self.jobs[t.job_id], t, Input.STOP, now)
+            apply(t, action.changes)
+            if action.act == Act.KILL:
                 on_host[t.cluster].append(t.mesos_task_id)
-            else:
-                t.state, t.message, t.completion_time = (TaskState.KILLED,
-                                                         "stopped before launch", now)
+            elif action.act == Act.END:
                 ended.append(t)
         jobs = {t.job_id: self.jobs[t.job_id] for t in tasks}
         for job in jobs.values():
@@ -771,20 +749,16 @@ class ShardEngine:
         """Start a new run of each ended task (goal: succeed)."""
         started = []
         fresh = []
+        now = self.ctx.clock()
         for t in tasks:
-            if not t.terminal and t.goal != TaskState.KILLED:
+            action = respond(self.jobs[t.job_id], t, Input.START, now)
+            if action.act == Act.NONE:
                 continue
-            t.goal = TaskState.SUCCEEDED
-            if t.terminal:
-                t.run += 1
-                t.preempted = False
-                t.state, t.host, t.lease, t.ports = TaskState.INITIALIZED, "", "", {}
-                t.start_time = t.completion_time = 0.0
-                t.message = "started on request"
+            apply(t, action.changes)
+            if action.act == Act.NEW_RUN:
                 fresh.append(t)
             started.append(t.instance)
         jobs = {t.job_id: self.jobs[t.job_id] for t in tasks}
-        now = self.ctx.clock()
         for job in jobs.values():
             job.goal = JobState.SUCCEEDED
             job.refresh_state(now)
@@ -794,14 +768,15 @@ class ShardEngine:
 
     async def restart(self, tasks: Sequence[Task]) -> None:
         running = [t for t in tasks if not t.terminal]
+        now = self.ctx.clock()
+        on_host = []
         for t in running:
-            t.restart = True
+            action = respond(self.jobs[t.job_id], t, Input.RESTART, now)
+            apply(t, action.changes)
+            if action.act == Act.KILL:
+                on_host.append(t)
         if running:
-            on_host = [t for t in running if t.state in ON_HOST_TASK_STATES]
-            for t in on_host:
-                t.state, t.message, t.preempted = TaskState.KILLING, "restarting", False
             jobs = {t.job_id: self.jobs[t.job_id] for t in running}
-            now = self.ctx.clock()
             for job in jobs.values():
                 job.refresh_state(now)
             await self.persist(jobs.values(), running)

@@ -11,17 +11,26 @@ storage write and one call per daemon.
 ``EXIT_RULES`` is Peloton's ``task_fail_restart`` / ``task_terminated_retry``
 and goal-state table (reference/peloton.md §7.2, §7.4) for a run that ended;
 ``PROGRESS_RULES`` for a run that moves on (launched, starting, running).
+
+Every other input goes through ``respond(job, task, input, now)`` and
+``ACT_RULES``, keyed by (input, goal state, current state): a placement, a
+refused launch, a run the host managers do not know, a user's stop, start or
+restart, a preemption victim, the deadline timer, and a new shard owner
+resuming the task. It returns an ``Action``: the act (launch, kill, end,
+place again, start a new run, ...) and the fields to write first.
+
 New workloads add rows (a service's goal RUNNING restarts every ended run
-with backoff), not branches.
+with backoff), not branches. ``TABLE_SIZE`` counts the rows of all three.
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from peloton.core.states import TERMINAL_TASK_STATES, TaskState
+from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, TaskState
 
 if TYPE_CHECKING:  # the models only, for types: nothing here does I/O
     from peloton.jobmgr.model import Job, Task
@@ -95,8 +104,6 @@ PROGRESS_RULES: dict[tuple[bool, TaskState], bool] = {
     for stopping in (False, True)
     for reported in (S.LAUNCHED, S.STARTING, S.RUNNING)
 }
-
-TABLE_SIZE = len(EXIT_RULES) + len(PROGRESS_RULES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,3 +190,159 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
         "message": (f"run {task.run} {stopped_why}" if preempted
                     else f"retry {failures} of {max_failures}" if rule.again == Again.RETRY
                     else "restarting")}, ended_run=ended, report=True, new_run=True)
+
+
+# --------------------------------------------------------------------------- the other inputs
+
+
+class Input(enum.Enum):
+    """What else happens to a task besides its host manager's status updates."""
+
+    PLACED = "placed"  # resmgr placed the run on a host
+    REFUSED = "launch refused"  # the host manager refused the run's launch
+    UNKNOWN = "unknown"  # the host manager did not know the run in two reconcile rounds
+    STOP = "stop"  # a user stops the task
+    START = "start"  # a user starts the task
+    RESTART = "restart"  # a user restarts the task
+    PREEMPT = "preempt"  # resmgr chose the run as a preemption victim
+    DEADLINE = "deadline"  # the deadline timer: the run may be past sla.maxRunningTime
+    OWNER = "new owner"  # a new owner loaded the shard and resumes the task
+
+
+class Act(enum.Enum):
+    """What the engine carries out (after writing the decision's changes)."""
+
+    NONE = "none"  # nothing to do
+    LAUNCH = "launch"  # write LAUNCHING on the placement's host, then launch there
+    END = "end"  # the run ends without ever having started: report its end
+    KILL = "kill"  # write it stopping, then ask its host manager to kill it
+    KILL_AGAIN = "kill again"  # send its kill again (the first may never have gone out)
+    REQUEUE = "requeue"  # the same run back to PENDING and to resmgr
+    RESEND = "resend"  # hand the same run to resmgr again (it may not have it)
+    ENQUEUE = "enqueue"  # hand the run to resmgr (held while maximumRunningInstances is full)
+    ASK = "ask"  # ask the host managers whether its launch happened (then UNKNOWN or not)
+    NEW_RUN = "new run"  # a new run, INITIALIZED, to resmgr
+    MARK = "mark"  # only the goal or the restart mark changes
+    GONE = "gone"  # the run ended unseen: decide() its end (KILLED if meant to stop, else LOST)
+
+
+NOT_PLACED = (S.INITIALIZED, S.PENDING)
+RUNNING_STATES = (S.LAUNCHED, S.STARTING, S.RUNNING)
+ALL_STATES = (*NOT_PLACED, S.LAUNCHING, *RUNNING_STATES, S.KILLING, S.PREEMPTING,
+              S.SUCCEEDED, S.FAILED, S.LOST, S.KILLED)
+
+
+def _rule(kind: Input, goal: TaskState, state: TaskState) -> Act:
+    """The row of ACT_RULES for (input, goal, current state); the table is
+    built from it once, and lookups never call it."""
+    ended = state in TERMINAL_TASK_STATES
+    on_host = state in ON_HOST_TASK_STATES
+    stop = goal == S.KILLED
+    if kind == Input.OWNER and ended:
+        return Act.NONE
+    if kind == Input.PLACED:
+        return (Act.END if stop else Act.LAUNCH) if state in NOT_PLACED else Act.NONE
+    if kind == Input.REFUSED:  # the run is not on a host
+        return Act.NONE if ended else Act.END if stop else (
+            Act.REQUEUE if state == S.LAUNCHING else Act.NONE)
+    if kind == Input.UNKNOWN:
+        return Act.NONE if ended else (
+            Act.REQUEUE if state == S.LAUNCHING and not stop else Act.GONE)
+    if kind == Input.STOP or (kind == Input.OWNER and stop and state != S.PREEMPTING):
+        return Act.MARK if ended else Act.KILL if on_host else Act.END
+    if kind == Input.START:
+        return Act.NEW_RUN if ended else Act.MARK if stop else Act.NONE
+    if kind == Input.RESTART:
+        return Act.NEW_RUN if ended else Act.KILL if on_host else Act.MARK
+    if kind == Input.PREEMPT:
+        return (Act.KILL_AGAIN if state == S.PREEMPTING
+                else Act.KILL if on_host and state != S.KILLING else Act.NONE)
+    if kind == Input.DEADLINE:
+        return Act.KILL if state == S.RUNNING and not stop else Act.NONE
+    # A new owner resumes what the old one left half done.
+    return {S.INITIALIZED: Act.ENQUEUE, S.PENDING: Act.RESEND, S.LAUNCHING: Act.ASK,
+            S.PREEMPTING: Act.KILL_AGAIN}.get(state, Act.NONE)
+
+
+# (input, goal, current state) -> act; rows that act on nothing are left out.
+ACT_RULES: dict[tuple[Input, TaskState, TaskState], Act] = {
+    key: rule for key, rule in (
+        (key, _rule(*key))
+        for key in itertools.product(Input, (S.SUCCEEDED, S.KILLED), ALL_STATES))
+    if rule != Act.NONE
+}
+
+TABLE_SIZE = len(EXIT_RULES) + len(PROGRESS_RULES) + len(ACT_RULES)
+
+
+@dataclass(slots=True)
+class Action:
+    """What the engine does for one input: ``act`` after setting ``changes``
+    on the task (a dict, as in ``Decision``)."""
+
+    act: Act
+    changes: dict[str, Any] = field(default_factory=dict)
+
+
+NOTHING = Action(Act.NONE)
+
+
+def past_deadline(job: Job, task: Task, now: float) -> bool:
+    limit = job.config.sla.maxRunningTime
+    return bool(limit and task.start_time and now - task.start_time >= limit)
+
+
+def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> Action:
+    """What ``kind`` means for ``task``; pure. ``detail`` is the host of a
+    placement, why a launch was refused, or why the run was preempted."""
+    if kind == Input.DEADLINE and not past_deadline(job, task, now):
+        return NOTHING
+    what = ACT_RULES.get((kind, task.goal, task.state), Act.NONE)
+    if what == Act.NONE:
+        return NOTHING
+    changes: dict[str, Any] = {}
+    if kind in (Input.STOP, Input.OWNER) and what in (Act.MARK, Act.KILL, Act.END):
+        changes.update(goal=S.KILLED, restart=False)
+    elif kind == Input.RESTART and what in (Act.MARK, Act.KILL):
+        changes["restart"] = True
+    if what == Act.LAUNCH:
+        changes.update(state=S.LAUNCHING, message=f"launching on {detail}")
+    elif what == Act.END:
+        changes.update(state=S.KILLED, completion_time=now, message=(
+            "stopped before it was launched" if kind == Input.PLACED
+            else "stopped" if kind == Input.REFUSED else "stopped before launch"))
+    elif what == Act.KILL and kind == Input.PREEMPT:
+        changes.update(state=S.PREEMPTING, preempted=True, message=f"preempted: {detail}")
+        if job.task_config(task.instance).preemptionPolicy.killOnPreempt:
+            changes["goal"] = S.KILLED  # Peloton's kill-on-preempt: not run again
+    elif what == Act.KILL and kind == Input.DEADLINE:
+        changes.update(goal=S.KILLED, state=S.KILLING, reason=DEADLINE_EXCEEDED, message=(
+            f"ran longer than the job's maxRunningTime of {job.config.sla.maxRunningTime} s; "
+            "killed"))
+    elif what == Act.KILL:  # a stop overrides a preemption in progress: no new run
+        changes.update(state=S.KILLING, preempted=False, message=(
+            "restarting" if kind == Input.RESTART else "killing on request"))
+    elif what == Act.REQUEUE:
+        changes.update(state=S.PENDING, host="", lease="", message=(
+            f"launch refused: {detail}" if kind == Input.REFUSED
+            else "launch was lost; placing again"))
+    elif what == Act.NEW_RUN:
+        changes.update(goal=S.SUCCEEDED, run=task.run + 1, preempted=False,
+                       state=S.INITIALIZED, host="", lease="", ports={}, start_time=0.0,
+                       completion_time=0.0, message="started on request")
+    elif what == Act.MARK and kind == Input.START:
+        changes["goal"] = S.SUCCEEDED
+    return Action(what, changes)
+
+
+def apply(task: Task, changes: dict[str, Any]) -> None:
+    """Set a decision's or an action's changes on the task."""
+    for name, value in changes.items():
+        setattr(task, name, value)
+
+
+def gone(task: Task, now: float) -> Update:
+    """The end of a run its host manager no longer knows (``Act.GONE``): a
+    run meant to stop (or preempted) ended as meant; any other was lost."""
+    state = S.KILLED if task.goal == S.KILLED or task.state == S.PREEMPTING else S.LOST
+    return Update(state, message="the host manager does not know this run", timestamp=now)

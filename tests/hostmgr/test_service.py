@@ -125,3 +125,35 @@ async def test_a_batch_of_launches_succeeds_or_is_refused_per_host(
     known = await handler.ReconcileTasks(hpb.ReconcileTasksRequest(
         mesosTaskIds=[f"{JOB}-{i}-1" for i in range(3)]))
     assert sorted(e.mesosTaskId for e in known.events) == [f"{JOB}-0-1", f"{JOB}-2-1"]
+
+
+async def test_a_former_shard_owners_late_launch_is_refused(
+        autojump_clock: trio.testing.MockClock, nursery: trio.Nursery):
+    """The old owner (epoch 1) recorded a launch and sent it late; the new
+    owner (epoch 2) asked first and found the run unknown, so it will place
+    the run again or end it: the late launch must not start it."""
+    handler = await start(nursery, hosts=2)
+    first, second = (await acquire(handler, minimum=res(1), hosts=2)).leases
+
+    def task(instance: int, epoch: int) -> hpb.LaunchableTask:
+        t = hpb.LaunchableTask(taskId=f"{JOB}-{instance}", mesosTaskId=f"{JOB}-{instance}-1",
+                               jobId=JOB, instanceId=instance, shard=3, epoch=epoch)
+        t.config.resource.cpuLimit = 1
+        t.config.command.value = "sleep 100"
+        return t
+
+    asked = await handler.ReconcileTasks(hpb.ReconcileTasksRequest(
+        mesosTaskIds=[f"{JOB}-0-1"], shard=3, epoch=2))
+    assert list(asked.unknown) == [f"{JOB}-0-1"]
+    reply = await handler.LaunchTasksBatch(hpb.LaunchTasksBatchRequest(launches=[
+        hpb.LaunchTasksRequest(leaseId=first.leaseId, hostname=first.hostname,
+                               tasks=[task(0, epoch=1)])]))
+    assert reply.outcomes[0].code == "FAILED_PRECONDITION"
+    assert "shard 3 at epoch 1, but the shard has an owner at epoch 2" in reply.outcomes[0].message
+    assert handler.hm.backend.known(f"{JOB}-0-1") is None
+    # The new owner launches; launches that name no epoch are not fenced.
+    await handler.LaunchTasks(hpb.LaunchTasksRequest(
+        leaseId=second.leaseId, hostname=second.hostname, tasks=[task(0, epoch=2)]))
+    assert handler.hm.backend.known(f"{JOB}-0-1") is not None
+    handler.hm.fence(3, 0, "")
+    assert handler.hm.shard_epochs == {3: 2}

@@ -4,8 +4,14 @@ Events (at least once, replayed and late), placements, refused launches,
 kills, stops, starts, restarts, preemptions, reconciles, owner changes (a new
 engine at epoch + 1 recovers the shard from storage; the old one is fenced
 and dropped) and host-manager crashes that lose runs are driven through
-``ShardEngine`` with the real SQLite store and in-memory resmgr and hostmgr
-fakes. Checked after every step and at the end:
+``ShardEngine`` as the jobmgr service drives it: every change through the
+shard's inbox (``submit``, served by ``serve_inbox``), and what the service
+does outside the writer (sending launches, asking the host managers to
+reconcile) outside it, where other steps may come between a launch's record
+and its send, or a reconcile's question and its answer (``place_later`` and
+``send``, ``ask_later`` and ``answer``), even across an owner change. The
+SQLite store is real; resmgr and the host manager are in-memory fakes.
+Checked after every step and at the end:
 
 - **no run starts twice**: two runs of one instance are never both alive on
   a host, and an ended run never comes back;
@@ -24,6 +30,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import trio
+import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +62,7 @@ class World:
         self.killing: set[str] = set()
         self.refuse_next = False
         self.violations: list[str] = []
+        self.epoch = 0  # the newest owner epoch seen (the host manager's fence)
 
     # resmgr ------------------------------------------------------------------
     async def resmgr_call(self, method: str, request: Any, **kw: Any) -> Any:
@@ -76,6 +84,11 @@ class World:
             reply = hpb.LaunchTasksBatchResponse()
             for launch in request.launches:
                 outcome = reply.outcomes.add(leaseId=launch.leaseId)
+                if any(t.epoch < self.epoch for t in launch.tasks):
+                    outcome.code = FailedPrecondition.code
+                    outcome.message = "launched by a former owner"
+                    continue
+                self.epoch = max([self.epoch, *(t.epoch for t in launch.tasks)])
                 if self.refuse_next:
                     self.refuse_next = False
                     outcome.code = FailedPrecondition.code
@@ -88,6 +101,7 @@ class World:
             self.killing.update(m for m in request.mesosTaskIds if m in self.alive)
             return hpb.KillTasksResponse()
         if method == "ReconcileTasks":
+            self.epoch = max(self.epoch, request.epoch)
             reply = hpb.ReconcileTasksResponse()
             for m in request.mesosTaskIds:
                 state = self.alive.get(m) or self.ended.get(m)
@@ -109,7 +123,8 @@ class World:
             if parse_mesos_task_id(other)[1] == instance:
                 self.violations.append(f"run {number} of instance {instance} started while "
                                        f"{other} is alive")
-        self.queued.pop(run, None)
+        # resmgr gave it up when it placed it (the ``place`` step); a launch
+        # sent late, after a new owner placed the run again, leaves it there.
         self.alive[run] = T.LAUNCHED
 
     def end(self, run: str, state: T) -> hpb.TaskEvent:
@@ -136,11 +151,15 @@ def job_config(n: int, max_failures: int, max_running: int) -> job_pb2.JobConfig
 
 
 PLACE = st.tuples(st.just("place"), st.integers(0, 3))
+LATER = st.one_of(st.tuples(st.just("place_later"), st.integers(0, 3)),
+                  st.tuples(st.just("send"), st.integers(0, 3), st.booleans()),
+                  st.tuples(st.just("ask_later"), st.booleans()),
+                  st.tuples(st.just("answer"), st.integers(0, 3)))
 EVENT = st.tuples(st.just("event"), st.integers(0, 3),
                   st.sampled_from([T.RUNNING, T.SUCCEEDED, T.FAILED, T.LOST]))
 # Placements and events are what most steps are, as in a real shard.
 STEP = st.one_of(
-    PLACE, PLACE, PLACE, EVENT, EVENT, EVENT, EVENT,
+    PLACE, PLACE, PLACE, EVENT, EVENT, EVENT, EVENT, LATER,
     st.tuples(st.just("refuse"), st.integers(0, 3)),
     st.tuples(st.just("replay"), st.integers(0, 50)),
     st.tuples(st.just("replay_placement"), st.integers(0, 50)),
@@ -168,34 +187,73 @@ class Run:
                                                             _Caller(world.hostmgr_call)))],
                            clock=lambda: self.clock)
         self.engine = ShardEngine(self.ctx, SHARD, self.epoch, "jm-1")
+        self.nursery: trio.Nursery | None = None
+        self.serving = trio.CancelScope()
+        # Launches recorded and not sent yet, reconcile answers not applied
+        # yet: each with the engine that made it.
+        self.plans: list[tuple[ShardEngine, Any]] = []
+        self.answers: list[tuple[ShardEngine, Any]] = []
+
+    def serve(self) -> None:
+        """Start the current engine's writer (until the next owner change)."""
+        assert self.nursery is not None
+        self.serving = trio.CancelScope()
+        engine, scope = self.engine, self.serving
+
+        async def writer() -> None:
+            with scope:
+                await engine.serve_inbox()
+
+        self.nursery.start_soon(writer)
+
+    async def send(self, engine: ShardEngine, plan: Any) -> None:
+        """The service's launch after the record: the send outside the
+        writer, then the refused ones placed again inside it."""
+        for tasks, why in await engine.send_launches(plan):
+            try:
+                await engine.submit(engine.place_again, tasks, why)
+            except PelotonError:
+                pass  # that owner stopped serving: the new one reconciles
 
     def tasks(self) -> list[Any]:
         return self.engine.jobs[JOB].tasks if JOB in self.engine.jobs else []
 
     async def deliver(self, events: Sequence[hpb.TaskEvent]) -> None:
         self.events.extend(events)
-        await self.engine.on_events(events)
+        await self.engine.submit(self.engine.on_events, events)
 
     async def step(self, kind: str, arg: Any, extra: Any = None) -> None:
         self.clock += 1.0
         w, e = self.world, self.engine
         tasks = self.tasks()
-        if kind in ("place", "refuse"):
+        if kind in ("place", "refuse", "place_later"):
             runs = [t.mesos_task_id for t in tasks if t.mesos_task_id in w.queued]
             if not runs:
                 return
             run = runs[arg % len(runs)]
             w.queued.pop(run)
-            w.refuse_next = kind == "refuse"
             placement = rpb.Placement(hostname="h1", agentId="a1", leaseId=f"l{self.clock}",
                                       cluster=CLUSTER,
                                       tasks=[rpb.TaskRef(mesosTaskId=run, shard=SHARD)])
             self.placements.append(placement)
-            await e.launch([placement])
+            plan = await e.submit(e.record_launch, [placement])
+            if kind == "place_later":
+                self.plans.append((e, plan))
+                return
+            w.refuse_next = kind == "refuse"
+            await self.send(e, plan)
             w.refuse_next = False
+        elif kind == "send":  # a recorded launch goes out now, perhaps from a stale owner
+            if self.plans:
+                engine, plan = self.plans.pop(arg % len(self.plans))
+                w.refuse_next = extra
+                await self.send(engine, plan)
+                w.refuse_next = False
         elif kind == "replay_placement":  # resmgr hands a placement out again
             if self.placements:
-                await e.launch([self.placements[arg % len(self.placements)]])
+                plan = await e.submit(e.record_launch,
+                                      [self.placements[arg % len(self.placements)]])
+                await self.send(e, plan)
         elif kind == "event":
             alive = sorted(w.alive)
             if not alive:
@@ -209,23 +267,36 @@ class Run:
             await self.deliver([event])
         elif kind == "replay":
             if self.events:
-                await e.on_events([self.events[arg % len(self.events)]])
+                await e.submit(e.on_events, [self.events[arg % len(self.events)]])
         elif kind == "kills_land":
             await self.deliver([w.end(run, T.KILLED) for run in sorted(w.killing)])
         elif kind in ("stop", "start", "restart"):
             chosen = [t for t in tasks if t.instance <= arg]
             if chosen:
-                await {"stop": e.kill, "start": e.start, "restart": e.restart}[kind](chosen)
+                await e.submit({"stop": e.kill, "start": e.start, "restart": e.restart}[kind],
+                               chosen)
         elif kind == "preempt":
             if arg < len(tasks):
-                await e.preempt([(tasks[arg].mesos_task_id, "test preemption")])
+                await e.submit(e.preempt, [(tasks[arg].mesos_task_id, "test preemption")])
         elif kind == "reconcile":
-            await e.reconcile(full=arg)
+            await e.submit(e.apply_reconcile, *await e.ask_reconcile(full=arg))
+        elif kind == "ask_later":  # the answer waits while other steps happen
+            self.answers.append((e, await e.ask_reconcile(full=arg)))
+        elif kind == "answer":
+            if self.answers:
+                engine, answer = self.answers.pop(arg % len(self.answers))
+                try:
+                    await engine.submit(engine.apply_reconcile, *answer)
+                except PelotonError:
+                    pass  # that owner stopped serving
         elif kind == "new_owner":
             self.epoch += 1
             old = self.engine
+            self.serving.cancel()  # the old owner's writer stops
+            await trio.testing.wait_all_tasks_blocked()
             self.engine = ShardEngine(self.ctx, SHARD, self.epoch, "jm-2")
             await self.engine.recover()
+            self.serve()
             try:  # the old owner is fenced off now
                 await old.persist(old.jobs.values(), old.jobs[JOB].tasks if old.jobs else [])
             except PelotonError:
@@ -239,12 +310,14 @@ class Run:
         """Let the world finish: kills land, launches of queued runs happen,
         reconciles find what was lost (two rounds mark a run unknown)."""
         w = self.world
+        while self.plans:
+            await self.step("send", 0, False)
         for _ in range(12):
             await self.step("kills_land", 0)
             for run in list(w.queued):
                 if any(t.mesos_task_id == run for t in self.tasks()):
                     await self.step("place", 0)
-            await self.engine.reconcile(full=True)
+            await self.step("reconcile", True)
 
     async def check(self) -> None:
         job = self.engine.jobs.get(JOB)
@@ -280,13 +353,18 @@ def test_random_interleavings_keep_the_engines_promises(
                 run = Run(store, world, n)
                 await store.claim_shard(SHARD, run.epoch, "jm-1")
                 job = Job.new(JOB, SHARD, job_config(n, max_failures, max_running), run.clock)
-                await run.engine.create(job)
-                await run.engine.enqueue(job.tasks)
-                for step in steps:
-                    await run.step(*step)
+                async with trio.open_nursery() as nursery:
+                    run.nursery = nursery
+                    run.serve()
+                    e = run.engine
+                    await e.submit(e.create, job)
+                    await e.submit(e.enqueue, job.tasks)
+                    for step in steps:
+                        await run.step(*step)
+                        await run.check()
+                    await run.settle()
                     await run.check()
-                await run.settle()
-                await run.check()
+                    run.serving.cancel()
                 for t in run.tasks():  # nothing lost: each task is where it says it is
                     if t.terminal:
                         continue

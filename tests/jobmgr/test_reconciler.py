@@ -14,14 +14,19 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.states import TaskState
 from peloton.jobmgr.model import Job, Task
 from peloton.jobmgr.reconciler import (
+    ACT_RULES,
     DEADLINE_EXCEEDED,
     EXIT_RULES,
     PROGRESS_RULES,
     TABLE_SIZE,
+    Act,
     Decision,
     Ending,
+    Input,
     Update,
     decide,
+    gone,
+    respond,
 )
 
 S = TaskState
@@ -38,7 +43,7 @@ def job(max_failures: int = 2) -> Job:
 
 def test_every_goal_ending_and_end_has_a_rule() -> None:
     assert set(EXIT_RULES) == set(itertools.product((S.SUCCEEDED, S.KILLED), Ending, ENDS))
-    assert TABLE_SIZE == len(EXIT_RULES) + len(PROGRESS_RULES) == 38
+    assert TABLE_SIZE == len(EXIT_RULES) + len(PROGRESS_RULES) + len(ACT_RULES) == 154
 
 
 def after(task: Task, update: Update, max_failures: int = 2) -> tuple[Task, Decision]:
@@ -138,3 +143,112 @@ def test_running_is_taken_with_its_start_time_and_reported() -> None:
                  Update(S.RUNNING, hostname="h2", timestamp=7.0))
     assert d.report
     assert (t.state, t.host, t.start_time, t.message) == (S.RUNNING, "h2", 7.0, "running on h2")
+
+
+# --------------------------------------------------------------------------- the other inputs
+
+ON_HOST = (S.LAUNCHING, S.LAUNCHED, S.STARTING, S.RUNNING, S.KILLING, S.PREEMPTING)
+NOT_PLACED = (S.INITIALIZED, S.PENDING)
+
+
+@pytest.mark.parametrize(("kind", "goal", "state", "want"), [
+    # A placement launches a run that waits for one, and ends a stopped one.
+    (Input.PLACED, S.SUCCEEDED, S.PENDING, Act.LAUNCH),
+    (Input.PLACED, S.KILLED, S.PENDING, Act.END),
+    (Input.PLACED, S.SUCCEEDED, S.LAUNCHING, Act.NONE),  # a stale placement
+    (Input.PLACED, S.SUCCEEDED, S.SUCCEEDED, Act.NONE),
+    # A refused launch is placed again, unless the task was stopped meanwhile.
+    (Input.REFUSED, S.SUCCEEDED, S.LAUNCHING, Act.REQUEUE),
+    (Input.REFUSED, S.KILLED, S.KILLING, Act.END),
+    (Input.REFUSED, S.SUCCEEDED, S.RUNNING, Act.NONE),
+    # A run its host manager does not know: a lost launch is placed again,
+    # anything else ended unseen.
+    (Input.UNKNOWN, S.SUCCEEDED, S.LAUNCHING, Act.REQUEUE),
+    (Input.UNKNOWN, S.KILLED, S.LAUNCHING, Act.GONE),
+    (Input.UNKNOWN, S.SUCCEEDED, S.RUNNING, Act.GONE),
+    (Input.UNKNOWN, S.SUCCEEDED, S.FAILED, Act.NONE),
+    # Stop: kill on the host, end before it, only the goal once ended.
+    *[(Input.STOP, g, st_, Act.KILL) for g in (S.SUCCEEDED, S.KILLED) for st_ in ON_HOST],
+    *[(Input.STOP, g, st_, Act.END) for g in (S.SUCCEEDED, S.KILLED) for st_ in NOT_PLACED],
+    (Input.STOP, S.SUCCEEDED, S.SUCCEEDED, Act.MARK),
+    # Start: a new run of an ended task; a stopping one only gets its goal back.
+    (Input.START, S.KILLED, S.KILLED, Act.NEW_RUN),
+    (Input.START, S.SUCCEEDED, S.FAILED, Act.NEW_RUN),
+    (Input.START, S.KILLED, S.KILLING, Act.MARK),
+    (Input.START, S.SUCCEEDED, S.RUNNING, Act.NONE),
+    # Restart: kill the run on its host (its end starts the next), mark one
+    # not placed yet, start an ended one.
+    (Input.RESTART, S.SUCCEEDED, S.RUNNING, Act.KILL),
+    (Input.RESTART, S.SUCCEEDED, S.PENDING, Act.MARK),
+    (Input.RESTART, S.SUCCEEDED, S.SUCCEEDED, Act.NEW_RUN),
+    # Preemption: only runs on a host, never one being killed; again if asked again.
+    (Input.PREEMPT, S.SUCCEEDED, S.RUNNING, Act.KILL),
+    (Input.PREEMPT, S.SUCCEEDED, S.LAUNCHING, Act.KILL),
+    (Input.PREEMPT, S.SUCCEEDED, S.PREEMPTING, Act.KILL_AGAIN),
+    (Input.PREEMPT, S.KILLED, S.KILLING, Act.NONE),
+    (Input.PREEMPT, S.SUCCEEDED, S.PENDING, Act.NONE),
+    # The deadline kills a running run of a task meant to succeed.
+    (Input.DEADLINE, S.SUCCEEDED, S.RUNNING, Act.KILL),
+    (Input.DEADLINE, S.KILLED, S.KILLING, Act.NONE),
+    (Input.DEADLINE, S.SUCCEEDED, S.LAUNCHED, Act.NONE),
+    # A new owner resumes what the old one left half done.
+    (Input.OWNER, S.SUCCEEDED, S.INITIALIZED, Act.ENQUEUE),
+    (Input.OWNER, S.SUCCEEDED, S.PENDING, Act.RESEND),
+    (Input.OWNER, S.SUCCEEDED, S.LAUNCHING, Act.ASK),
+    (Input.OWNER, S.SUCCEEDED, S.PREEMPTING, Act.KILL_AGAIN),
+    (Input.OWNER, S.KILLED, S.PREEMPTING, Act.KILL_AGAIN),
+    (Input.OWNER, S.KILLED, S.RUNNING, Act.KILL),
+    (Input.OWNER, S.KILLED, S.PENDING, Act.END),
+    (Input.OWNER, S.SUCCEEDED, S.RUNNING, Act.NONE),
+    (Input.OWNER, S.KILLED, S.KILLED, Act.NONE),
+])
+def test_act_rules(kind: Input, goal: TaskState, state: TaskState, want: Act) -> None:
+    assert ACT_RULES.get((kind, goal, state), Act.NONE) == want
+
+
+def task_in(state: TaskState, goal: TaskState = S.SUCCEEDED, **fields: object) -> Task:
+    return dataclasses.replace(running(goal=goal, **fields), state=state)
+
+
+def test_a_stop_kills_on_the_host_and_drops_a_restart_and_a_preemption() -> None:
+    a = respond(job(), task_in(S.PREEMPTING, restart=True, preempted=True), Input.STOP, 5.0)
+    assert a.act == Act.KILL
+    assert a.changes == {"goal": S.KILLED, "restart": False, "state": S.KILLING,
+                         "preempted": False, "message": "killing on request"}
+
+
+def test_a_stop_before_launch_ends_the_run_there() -> None:
+    a = respond(job(), task_in(S.PENDING), Input.STOP, 5.0)
+    assert (a.act, a.changes["state"], a.changes["completion_time"]) == (Act.END, S.KILLED, 5.0)
+
+
+def test_a_start_is_a_new_run() -> None:
+    a = respond(job(), task_in(S.FAILED, goal=S.SUCCEEDED, run=3), Input.START, 5.0)
+    assert a.act == Act.NEW_RUN
+    assert (a.changes["run"], a.changes["state"], a.changes["goal"]) == (4, S.INITIALIZED,
+                                                                         S.SUCCEEDED)
+
+
+def test_a_preemption_says_why_and_kill_on_preempt_makes_it_final() -> None:
+    a = respond(job(), task_in(S.RUNNING), Input.PREEMPT, 5.0, "pool a over")
+    assert a.changes == {"state": S.PREEMPTING, "preempted": True,
+                         "message": "preempted: pool a over"}
+    final = job()
+    final.config.defaultConfig.preemptionPolicy.killOnPreempt = True
+    assert respond(final, task_in(S.RUNNING), Input.PREEMPT, 5.0, "x").changes["goal"] == S.KILLED
+
+
+def test_the_deadline_kills_only_past_max_running_time() -> None:
+    j = job()
+    j.config.sla.maxRunningTime = 30
+    t = task_in(S.RUNNING, start_time=100.0)
+    assert respond(j, t, Input.DEADLINE, 129.0).act == Act.NONE
+    a = respond(j, t, Input.DEADLINE, 130.0)
+    assert (a.act, a.changes["state"], a.changes["reason"]) == (Act.KILL, S.KILLING,
+                                                                DEADLINE_EXCEEDED)
+
+
+def test_a_run_gone_unseen_ended_as_meant_or_was_lost() -> None:
+    assert gone(task_in(S.RUNNING), 1.0).state == S.LOST
+    assert gone(task_in(S.PREEMPTING), 1.0).state == S.KILLED
+    assert gone(task_in(S.KILLING, goal=S.KILLED), 1.0).state == S.KILLED

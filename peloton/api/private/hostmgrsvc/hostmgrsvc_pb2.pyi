@@ -126,7 +126,7 @@ class ReleaseHostsResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class LaunchableTask(_message.Message):
-    __slots__ = ("taskId", "mesosTaskId", "config", "ports", "shard", "jobId", "instanceId", "revocable")
+    __slots__ = ("taskId", "mesosTaskId", "config", "ports", "shard", "jobId", "instanceId", "revocable", "epoch")
     TASKID_FIELD_NUMBER: _ClassVar[int]
     MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +135,7 @@ class LaunchableTask(_message.Message):
     JOBID_FIELD_NUMBER: _ClassVar[int]
     INSTANCEID_FIELD_NUMBER: _ClassVar[int]
     REVOCABLE_FIELD_NUMBER: _ClassVar[int]
+    EPOCH_FIELD_NUMBER: _ClassVar[int]
     taskId: str
     mesosTaskId: str
     config: _task_pb2.TaskConfig
@@ -143,7 +144,8 @@ class LaunchableTask(_message.Message):
     jobId: str
     instanceId: int
     revocable: bool
-    def __init__(self, taskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., config: _Optional[_Union[_task_pb2.TaskConfig, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., shard: _Optional[int] = ..., jobId: _Optional[str] = ..., instanceId: _Optional[int] = ..., revocable: _Optional[bool] = ...) -> None: ...
+    epoch: int
+    def __init__(self, taskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., config: _Optional[_Union[_task_pb2.TaskConfig, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., shard: _Optional[int] = ..., jobId: _Optional[str] = ..., instanceId: _Optional[int] = ..., revocable: _Optional[bool] = ..., epoch: _Optional[int] = ...) -> None: ...
 
 class LaunchTasksRequest(_message.Message):
     __slots__ = ("leaseId", "hostname", "tasks")
@@ -254,10 +256,14 @@ class WaitForEventsResponse(_message.Message):
     def __init__(self, events: _Optional[_Iterable[_Union[TaskEvent, _Mapping]]] = ...) -> None: ...
 
 class ReconcileTasksRequest(_message.Message):
-    __slots__ = ("mesosTaskIds",)
+    __slots__ = ("mesosTaskIds", "shard", "epoch")
     MESOSTASKIDS_FIELD_NUMBER: _ClassVar[int]
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    EPOCH_FIELD_NUMBER: _ClassVar[int]
     mesosTaskIds: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, mesosTaskIds: _Optional[_Iterable[str]] = ...) -> None: ...
+    shard: int
+    epoch: int
+    def __init__(self, mesosTaskIds: _Optional[_Iterable[str]] = ..., shard: _Optional[int] = ..., epoch: _Optional[int] = ...) -> None: ...
 
 class ReconcileTasksResponse(_message.Message):
     __slots__ = ("events", "unknown")
