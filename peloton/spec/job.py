@@ -202,7 +202,55 @@ def validate_job_config(
             default_checked = True
         _validate_task(merged_task_config(config, i), where, instance=i, config=config,
                        capabilities=capabilities)
+    if default.HasField("constraint"):
+        validate_constraint(default.constraint, "defaultconfig.constraint")
+    for i in overrides:
+        if config.instanceConfig[i].HasField("constraint"):
+            validate_constraint(config.instanceConfig[i].constraint,
+                                f"instanceconfig.{i}.constraint")
     check_supported(config)
+
+
+_C, _LC = task_pb2.Constraint, task_pb2.LabelConstraint
+
+
+def validate_constraint(c: task_pb2.Constraint, field: str) -> None:
+    """A placement constraint says what it is and nothing else: a label
+    constraint has a kind (TASK or HOST), a condition and a label key; an
+    AND or OR constraint has constraints, each valid. An empty constraint
+    (type UNKNOWN_CONSTRAINT, nothing set) is no constraint."""
+    parts = {"labelconstraint": c.HasField("labelConstraint"),
+             "andconstraint": c.HasField("andConstraint"),
+             "orconstraint": c.HasField("orConstraint")}
+    wanted = {_C.LABEL_CONSTRAINT: "labelconstraint", _C.AND_CONSTRAINT: "andconstraint",
+              _C.OR_CONSTRAINT: "orconstraint"}.get(c.type)
+    if wanted is None:
+        if any(parts.values()):
+            raise InvalidArgument("a constraint needs a type (LABEL_CONSTRAINT, AND_CONSTRAINT "
+                                  "or OR_CONSTRAINT)", field=f"{field}.type")
+        return
+    for name, present in parts.items():
+        if present and name != wanted:
+            raise InvalidArgument(f"a {_C.Type.Name(c.type)} has no {name}; it would be "
+                                  "ignored", field=f"{field}.{name}")
+    if c.type == _C.LABEL_CONSTRAINT:
+        lc, where = c.labelConstraint, f"{field}.labelconstraint"
+        if lc.kind not in (_LC.TASK, _LC.HOST):
+            raise InvalidArgument("kind must be TASK (labels of the tasks on a host) or HOST "
+                                  "(the host's attributes)", field=f"{where}.kind")
+        if lc.condition == _LC.CONDITION_UNKNOWN:
+            raise InvalidArgument("condition must be CONDITION_LESS_THAN, CONDITION_EQUAL or "
+                                  "CONDITION_GREATER_THAN", field=f"{where}.condition")
+        if not lc.label.key:
+            raise InvalidArgument("a label constraint needs a label key", field=f"{where}.label")
+        return
+    items = c.andConstraint.constraints if c.type == _C.AND_CONSTRAINT else (
+        c.orConstraint.constraints)
+    if not items:
+        raise InvalidArgument(f"an {_C.Type.Name(c.type)} needs at least one constraint",
+                              field=f"{field}.{wanted}.constraints")
+    for j, item in enumerate(items):
+        validate_constraint(item, f"{field}.{wanted}.constraints[{j}]")
 
 
 def _set_fields(task: task_pb2.TaskConfig) -> frozenset[str]:

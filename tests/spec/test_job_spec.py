@@ -254,6 +254,33 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("mesos image", job(**{"defaultconfig.container": {
         "type": 2, "mesos": {"image": {"type": 2, "docker": {"name": "nvidia/cuda"}}}}}),
      "defaultconfig.container", ["cannot run containers", "mesos-containerizer"]),
+    ("constraint without a type", job(**{"defaultconfig.constraint": {"labelconstraint": {
+        "kind": "HOST", "condition": "CONDITION_EQUAL", "label": {"key": "zone", "value": "a"},
+        "requirement": 1}}}), "defaultconfig.constraint.type", ["needs a type"]),
+    ("label constraint without a kind", job(**{"defaultconfig.constraint": {
+        "type": "LABEL_CONSTRAINT", "labelconstraint": {
+            "condition": "CONDITION_EQUAL", "label": {"key": "zone"}}}}),
+     "defaultconfig.constraint.labelconstraint.kind", ["TASK", "HOST"]),
+    ("label constraint without a condition", job(**{"instanceconfig.1.constraint": {
+        "type": "LABEL_CONSTRAINT", "labelconstraint": {"kind": "TASK", "label": {"key": "k"}}}}),
+     "instanceconfig.1.constraint.labelconstraint.condition", ["CONDITION_EQUAL"]),
+    ("label constraint without a key", job(**{"defaultconfig.constraint": {
+        "type": "LABEL_CONSTRAINT", "labelconstraint": {
+            "kind": "HOST", "condition": "CONDITION_EQUAL"}}}),
+     "defaultconfig.constraint.labelconstraint.label", ["label key"]),
+    ("and constraint with a label constraint", job(**{"defaultconfig.constraint": {
+        "type": "AND_CONSTRAINT", "labelconstraint": {"kind": "HOST"}}}),
+     "defaultconfig.constraint.labelconstraint", ["AND_CONSTRAINT has no", "ignored"]),
+    ("empty or constraint", job(**{"defaultconfig.constraint": {
+        "type": "OR_CONSTRAINT", "orconstraint": {"constraints": []}}}),
+     "defaultconfig.constraint.orconstraint.constraints", ["at least one"]),
+    ("bad constraint inside an and", job(**{"defaultconfig.constraint": {
+        "type": "AND_CONSTRAINT", "andconstraint": {"constraints": [
+            {"type": "LABEL_CONSTRAINT", "labelconstraint": {
+                "kind": "HOST", "condition": "CONDITION_EQUAL", "label": {"key": "a"}}},
+            {"type": "LABEL_CONSTRAINT", "labelconstraint": {"kind": "HOST"}}]}}}),
+     "defaultconfig.constraint.andconstraint.constraints[1].labelconstraint.condition",
+     ["condition"]),
 ]
 
 
