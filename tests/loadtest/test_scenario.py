@@ -138,6 +138,7 @@ def test_quantities_and_ranges() -> None:
     ("workload.0.instances", 200_000, "workload[0].instances"),
     ("workload.0.name", None, "workload[0].name"),
     ("workload.0.type", "daemon", "workload[0].type"),
+    ("workload.0.type", "service", "workload[0].type"),
     ("workload.0.task", {"cpu": 0}, "workload[0].task.cpu"),
     ("workload.0.task", {"cpu": 8}, "workload[0].task.cpu"),
     ("workload.0.task", {"memory_mb": 1e9}, "workload[0].task.memory_mb"),
