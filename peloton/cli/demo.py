@@ -9,21 +9,22 @@ progress, then prints each instance's output. Exit 0 only if it SUCCEEDED.
 
 from __future__ import annotations
 
+import argparse
 import importlib.resources
 import pathlib
 import time
-from typing import TYPE_CHECKING
+from typing import Any
 
 import trio
 
 from peloton.api.v0.job import job_pb2
+from peloton.cli.common import EXIT_ERROR, EXIT_OK, Cli, add_globals, positive_float
+from peloton.cli.minicluster import SIZE_FLAGS, minicluster_up
 from peloton.client import PelotonClient
 from peloton.core.errors import NotFound
+from peloton.ops import minicluster
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
-
-if TYPE_CHECKING:
-    from peloton.cli.main import Cli
 
 POOL = "/DefaultResPool"
 TERMINAL = ("SUCCEEDED", "FAILED", "KILLED")
@@ -34,11 +35,8 @@ def example(name: str) -> str:
 
 
 def run(cli: Cli) -> int:
-    from peloton.cli.main import EXIT_ERROR, EXIT_OK, minicluster_up
-
     cli.args.clean = False
-    for flag in ("hosts", "cpu", "memory_mb", "disk_mb", "gpu", "jobmgrs", "placements",
-                 "resmgrs", "shards"):
+    for flag in SIZE_FLAGS:
         setattr(cli.args, flag, None)
     if minicluster_up(cli) != EXIT_OK:
         return EXIT_ERROR
@@ -84,3 +82,16 @@ def run(cli: Cli) -> int:
 
     state = cli.call(demo)
     return EXIT_OK if state == "SUCCEEDED" else EXIT_ERROR
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``peloton demo``."""
+    p = commands.add_parser("demo", help="start the local cluster and run Peloton's example "
+                            "job to the end", description=__doc__)
+    add_globals(p, top=False)
+    p.set_defaults(func=run)
+    p.add_argument("job_file", nargs="?", default="testjob.yaml",
+                   help="a job YAML to run instead of Peloton's examples/testjob.yaml")
+    p.add_argument("--dir", default=None, help="the cluster's directory")
+    p.add_argument("--ready-timeout", type=positive_float, default=minicluster.READY_TIMEOUT,
+                   metavar="SECONDS", help=argparse.SUPPRESS)
