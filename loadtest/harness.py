@@ -69,7 +69,7 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.core.ids import new_job_id
-from peloton.ops import minicluster
+from peloton.ops import clusterfile, minicluster
 
 __all__ = ["LoadTest", "cluster_data", "host_capacity", "job_config", "main", "pool_config"]
 
@@ -89,45 +89,23 @@ PROBE_PREFIX = "lt-probe-"
 
 
 def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) -> dict[str, Any]:
-    """The cluster file for ``scenario`` in ``directory`` on the given loopback ports
-    (``3 * resmgrs + jobmgrs + hostmgr_shards`` of them, used in order: each
-    resmgr's gRPC and Raft, the jobmgrs, the hostmgrs, then each resmgr's
-    ``/metrics``).
+    """The cluster file for ``scenario`` in ``directory`` on the given loopback
+    ports (``clusterfile.ports_needed`` of them, in ``clusterfile.build``'s order).
 
     Hostmgr shard ``k`` is sim cluster ``sim{k}`` with its share of the hosts
     and of the GPU hosts, seeded ``seed + k``.
     """
     c = scenario.cluster
-    needed = 3 * c.resmgrs + c.jobmgrs + c.hostmgr_shards
-    if len(ports) < needed:
-        raise ValueError(f"need {needed} ports, got {len(ports)}")
-    it = iter(ports)
-
-    def address() -> str:
-        return f"{minicluster.LOOPBACK}:{next(it)}"
-
     shape = c.host_shape
-    resmgrs = [{"name": f"resmgr-{i}", "grpc": address(), "raft": address()}
-               for i in range(c.resmgrs)]
-    data = {
-        "data_dir": str(directory),
-        "num_shards": c.shards,
-        "storage": {"kind": "sqlite", "path": "jobs.db"},
-        "raft_password_file": minicluster.RAFT_SECRET,
-        "resmgr": resmgrs,
-        "jobmgr": [{"name": f"jobmgr-{i}", "grpc": address()} for i in range(c.jobmgrs)],
-        "placement": [{"name": f"placement-{i}"} for i in range(c.placements)],
-        "hostmgr": [{
-            "name": f"hostmgr-{k}", "grpc": address(), "cluster": f"sim{k}", "backend": "sim",
-            "hosts": c.hosts_of_shard(k), "cpu": shape.cpu, "memory_mb": shape.memory_mb,
-            "disk_mb": shape.disk_mb, "gpu_hosts": c.gpu_hosts_of_shard(k),
-            "gpu_per_host": c.gpu_per_host, "failure_rate": c.failure_rate,
-            "seed": scenario.seed + k,
-        } for k in range(c.hostmgr_shards)],
-    }
-    for resmgr in resmgrs:
-        resmgr["metrics"] = address()
-    return data
+    return clusterfile.build(directory, ports, resmgrs=c.resmgrs, jobmgrs=c.jobmgrs,
+                             placements=c.placements, num_shards=c.shards, hostmgrs=[{
+                                 "name": f"hostmgr-{k}", "cluster": f"sim{k}", "backend": "sim",
+                                 "hosts": c.hosts_of_shard(k), "cpu": shape.cpu,
+                                 "memory_mb": shape.memory_mb, "disk_mb": shape.disk_mb,
+                                 "gpu_hosts": c.gpu_hosts_of_shard(k),
+                                 "gpu_per_host": c.gpu_per_host,
+                                 "failure_rate": c.failure_rate, "seed": scenario.seed + k,
+                             } for k in range(c.hostmgr_shards)])
 
 
 def host_capacity(cluster: ClusterSpec) -> Callable[[str], tuple[float, float, float, float] | None]:
@@ -344,7 +322,7 @@ class LoadTest:
             raise InvalidArgument(f"{path} exists: a run directory is used once; pick another "
                                   f"--out", field="--out")
         data = cluster_data(self.scenario, self.run_dir, minicluster.free_ports(
-            3 * c.resmgrs + c.jobmgrs + c.hostmgr_shards))
+            clusterfile.ports_needed(c.resmgrs, c.jobmgrs, c.hostmgr_shards)))
         minicluster.write_raft_secret(self.run_dir)
         path.write_text(f"# loadtest {self.scenario.name}: written by the load-test harness\n"
                         + yaml.safe_dump(data, sort_keys=False, default_flow_style=None))

@@ -23,7 +23,7 @@ import yaml
 from peloton import config as cluster_config
 from peloton.config import DaemonConfig
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
-from peloton.ops import minicluster
+from peloton.ops import clusterfile, minicluster, processes
 from peloton.ops.minicluster import ClusterNotReady, DaemonRecord, Sizes, State
 
 
@@ -74,7 +74,7 @@ def test_a_cluster_file_from_before_raft_secrets_gets_one(tmp_path: pathlib.Path
     old = yaml.safe_load(path.read_text())
     del old["raft_password_file"]
     (tmp_path / "raft.secret").unlink()
-    path.write_text(minicluster._HEADER + yaml.safe_dump(old))
+    path.write_text(clusterfile.HEADER + yaml.safe_dump(old))
     again, written = minicluster.prepare(tmp_path)
     assert not written and again.daemons == config.daemons
     assert len(again.raft_secret()) == 43
@@ -287,7 +287,7 @@ def fake_start(code: str) -> object:
         log.parent.mkdir(parents=True, exist_ok=True)
         proc = stand_in(config_file, daemon.name, daemon.kind,
                         code=code.replace("NAME", daemon.name), log=log)
-        minicluster._CHILDREN[proc.pid] = proc
+        processes.CHILDREN[proc.pid] = proc
         return proc
     return start
 
@@ -310,7 +310,7 @@ def test_up_reports_a_daemon_that_exits(tmp_path: pathlib.Path,
     assert "--- hostmgr-0 exited with code 2" in details
     assert "unknown host backend" in details
     assert not (tmp_path / "state.json").exists()
-    assert minicluster._daemons_of(tmp_path / "cluster.yaml") == {}
+    assert processes.daemons_of(tmp_path / "cluster.yaml") == {}
 
 
 def test_up_times_out_naming_the_condition(tmp_path: pathlib.Path,
@@ -324,7 +324,7 @@ def test_up_times_out_naming_the_condition(tmp_path: pathlib.Path,
     assert error.value.message.startswith("the cluster was not ready after 1.5s: "
                                           "no resmgr leader answers GetClusterView")
     assert not (tmp_path / "state.json").exists()
-    assert minicluster._daemons_of(tmp_path / "cluster.yaml") == {}
+    assert processes.daemons_of(tmp_path / "cluster.yaml") == {}
 
 
 def test_up_leaves_a_running_cluster_alone(tmp_path: pathlib.Path,

@@ -1,0 +1,169 @@
+"""The cluster file of a local cluster, and of a load test's: one builder.
+
+``build`` lays out the daemons of a cluster on loopback ports (each
+resmgr's gRPC and Raft address, the jobmgrs, the hostmgrs, then each
+resmgr's ``/metrics``); the local cluster (``cluster_data``: one hostmgr of
+local processes) and the load-test harness (sim hostmgr shards) give it
+their host managers. ``prepare`` reads a directory's cluster file or writes
+one on free ports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+from peloton import config as cluster_config
+from peloton.config import ClusterConfig
+from peloton.core.errors import InvalidArgument
+from peloton.ops.layout import LOOPBACK, RAFT_SECRET, cluster_path, free_ports, write_raft_secret
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Sizes:
+    """How big a local cluster is: daemons per kind and the virtual hosts."""
+
+    hosts: int = 3
+    cpu: float = 4
+    memory_mb: float = 8192
+    disk_mb: float = 102400
+    gpu: float = 0
+    jobmgrs: int = 2
+    placements: int = 2
+    resmgrs: int = 3
+    shards: int = 16
+
+    def check(self) -> None:
+        """Raises InvalidArgument naming the flag that is out of range."""
+        for name in ("hosts", "jobmgrs", "placements", "resmgrs"):
+            if getattr(self, name) < 1:
+                raise InvalidArgument(f"must be at least 1, got {getattr(self, name)}",
+                                      field=f"--{name}")
+        for name in ("cpu", "memory_mb", "disk_mb"):
+            if not getattr(self, name) > 0:
+                raise InvalidArgument(f"must be positive, got {getattr(self, name)}",
+                                      field=f"--{name.replace('_', '-')}")
+        if self.gpu < 0:
+            raise InvalidArgument(f"must not be negative, got {self.gpu}", field="--gpu")
+        if not 1 <= self.shards <= 4096:
+            raise InvalidArgument(f"must be in 1..4096, got {self.shards}", field="--shards")
+
+    @property
+    def ports_needed(self) -> int:
+        return ports_needed(self.resmgrs, self.jobmgrs, 1)
+
+
+def ports_needed(resmgrs: int, jobmgrs: int, hostmgrs: int) -> int:
+    """Loopback ports a cluster of that many daemons binds: gRPC and Raft per
+    resmgr, gRPC per jobmgr and hostmgr, then /metrics per resmgr."""
+    return 3 * resmgrs + jobmgrs + hostmgrs
+
+
+def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: int,
+          placements: int, num_shards: int,
+          hostmgrs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A cluster file's content: the daemons on the given loopback ports
+    (``ports_needed`` of them, used in order: each resmgr's gRPC and Raft
+    address, the jobmgrs, the hostmgrs, then each resmgr's /metrics), SQLite
+    storage and the Raft secret file in ``directory``. Each of ``hostmgrs``
+    is a hostmgr entry without its ``grpc`` address (name first)."""
+    needed = ports_needed(resmgrs, jobmgrs, len(hostmgrs))
+    if len(ports) < needed:
+        raise ValueError(f"need {needed} ports, got {len(ports)}")
+    next_port = iter(ports)
+
+    def address() -> str:
+        return f"{LOOPBACK}:{next(next_port)}"
+
+    resmgr = [{"name": f"resmgr-{i}", "grpc": address(), "raft": address()}
+              for i in range(resmgrs)]
+    jobmgr = [{"name": f"jobmgr-{i}", "grpc": address()} for i in range(jobmgrs)]
+    hostmgr = [{"name": h["name"], "grpc": address(),
+                **{k: v for k, v in h.items() if k != "name"}} for h in hostmgrs]
+    for r in resmgr:
+        r["metrics"] = address()
+    return {
+        "data_dir": str(directory),
+        "num_shards": num_shards,
+        "storage": {"kind": "sqlite", "path": "jobs.db"},
+        "raft_password_file": RAFT_SECRET,
+        "resmgr": resmgr,
+        "jobmgr": jobmgr,
+        "placement": [{"name": f"placement-{i}"} for i in range(placements)],
+        "hostmgr": hostmgr,
+    }
+
+
+def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dict[str, Any]:
+    """The local cluster's file for ``sizes`` on the given loopback ports
+    (``sizes.ports_needed`` of them): one hostmgr of local processes."""
+    return build(directory, ports, resmgrs=sizes.resmgrs, jobmgrs=sizes.jobmgrs,
+                 placements=sizes.placements, num_shards=sizes.shards, hostmgrs=[{
+                     "name": "hostmgr-0", "cluster": "local", "backend": "local",
+                     "hosts": sizes.hosts, "cpu": sizes.cpu, "memory_mb": sizes.memory_mb,
+                     "disk_mb": sizes.disk_mb, "gpu": sizes.gpu}])
+
+
+HEADER = """\
+# A local Peloton cluster, written by `peloton minicluster up`.
+# `peloton minicluster up` reuses this file (same ports, same data) until
+# `peloton minicluster down --clean` removes the directory.
+"""
+
+
+def sizes_of(config: ClusterConfig) -> Sizes:
+    """The sizes a cluster file describes (the first hostmgr's hosts)."""
+    hostmgrs = config.of_kind("hostmgr")
+    opts = hostmgrs[0].options if hostmgrs else {}
+    defaults = Sizes()
+    return Sizes(
+        hosts=int(opts.get("hosts", defaults.hosts)), cpu=float(opts.get("cpu", defaults.cpu)),
+        memory_mb=float(opts.get("memory_mb", defaults.memory_mb)),
+        disk_mb=float(opts.get("disk_mb", defaults.disk_mb)),
+        gpu=float(opts.get("gpu", defaults.gpu)),
+        jobmgrs=len(config.of_kind("jobmgr")), placements=len(config.of_kind("placement")),
+        resmgrs=len(config.of_kind("resmgr")), shards=config.num_shards)
+
+
+def prepare(directory: pathlib.Path, sizes: Sizes | None = None, *,
+            extra: Mapping[str, Any] | None = None) -> tuple[ClusterConfig, bool]:
+    """The cluster file of ``directory``: read if it exists, else written for
+    ``sizes`` on free ports, with the top-level keys of ``extra`` added (e.g.
+    ``{"preemption": {"sustain_s": 1}}``). Returns (config, whether it was
+    written now)."""
+    path = cluster_path(directory)
+    if path.exists():
+        _add_raft_secret(path)
+        return cluster_config.load(path), False
+    sizes = sizes or Sizes()
+    sizes.check()
+    directory.mkdir(parents=True, exist_ok=True)
+    data = cluster_data(directory, sizes, free_ports(sizes.ports_needed)) | dict(extra or {})
+    cluster_config.parse(data)  # a bad extra key fails here, before anything is written
+    write_raft_secret(directory)
+    write_cluster_file(path, data)
+    return cluster_config.load(path), True
+
+
+def write_cluster_file(path: pathlib.Path, data: Mapping[str, Any]) -> None:
+    tmp = path.with_suffix(".yaml.tmp")
+    tmp.write_text(HEADER + yaml.safe_dump(dict(data), sort_keys=False,
+                                            default_flow_style=None))
+    tmp.replace(path)
+
+
+def _add_raft_secret(path: pathlib.Path) -> None:
+    """Give a cluster file this module wrote before Raft secrets existed one
+    (a file of the user's own is left as it is: its error names the key)."""
+    text = path.read_text()
+    if not text.startswith(HEADER):
+        return
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or "raft_password" in data or "raft_password_file" in data:
+        return
+    data = {"raft_password_file": write_raft_secret(path.parent), **data}
+    write_cluster_file(path, data)
