@@ -45,7 +45,6 @@ import random
 import resource
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import threading
@@ -301,7 +300,7 @@ class LoadTest:
         self.say(f"reading {store}")
         analysis = measure.analyse_store(str(store), self.jobs,
                                          host_capacity(self.scenario.cluster))
-        report = self._report(analysis)
+        report = reporting.build(self, analysis)
         reporting.write_json(self.run_dir / "report.json", report)
         self._write_timeseries()
         self.say(reporting.write_plot(self.run_dir / "plot.png", self.samples,
@@ -682,7 +681,7 @@ class LoadTest:
         self._show(sample)
 
     def _show(self, s: Mapping[str, Any]) -> None:
-        first = _window_start(self.samples, len(self.samples) - 1, 5.0)
+        first = reporting.window_start(self.samples, len(self.samples) - 1, 5.0)
         dt = s["t"] - first["t"]
         run_rate = (s["running_total"] - first["running_total"]) / dt if dt > 0 else 0.0
         done_rate = (s["completed"] - first["completed"]) / dt if dt > 0 else 0.0
@@ -693,166 +692,6 @@ class LoadTest:
             f"[{s['t']:6.0f}s] submitted {s['created']}/{total}  backlog {backlog}  "
             f"launching {s['launching']}  running {s['running']}  completed {s['completed']}  "
             f"running/s {run_rate:.0f}  completed/s {done_rate:.0f}"))
-
-    # -- the report ----------------------------------------------------------------
-    def _report(self, a: measure.StoreAnalysis) -> dict[str, Any]:
-        wall = max(0.0, self.t_end - self.t0)
-        daemons: dict[str, dict[str, Any]] = {}
-        assert self.state is not None
-        for d in self.state.daemons:
-            last = self.final_proc.get(d.name)
-            first = self.first_proc.get(d.name)
-            daemons[d.name] = {
-                "kind": d.kind,
-                "cpu_s": (round(last.cpu_s - first.cpu_s, 2) if last and first else None),
-                "cpu_s_total": round(last.cpu_s, 2) if last else None,
-                "peak_rss_bytes": last.hwm_bytes if last else None,
-                "idle_rss_bytes": self.idle_rss.get(d.name),
-                "died": d.name in self.died,
-            }
-        bulk = [j for j in self.jobs.values() if not j.probe]
-        probes = [j for j in self.jobs.values() if j.probe]
-
-        bulk_tasks = sum(j.instances for j in bulk if j.acked_at)
-
-        def reached(key: str) -> float | None:
-            """Tasks/s for counter ``key``: the bulk load's tasks over the time the
-            counter took to reach their number (it counts probe tasks too: they
-            are few). None if it never did."""
-            for s in self.samples:
-                if s[key] >= bulk_tasks > 0:
-                    return measure.rate(bulk_tasks, s["t"])
-            return None
-
-        peak = 0.0
-        for i, s in enumerate(self.samples):
-            start = _window_start(self.samples, i, 5.0)
-            dt = s["t"] - start["t"]
-            if dt > 0:
-                peak = max(peak, (s["running_total"] - start["running_total"]) / dt)
-        raft_per_s = items_per_command = None
-        p50s = [s["commit_p50_s"] for s in self.samples if "commit_p50_s" in s]
-        p99s = [s["commit_p99_s"] for s in self.samples if "commit_p99_s" in s]
-        commands: dict[str, dict[str, int]] = {}
-        if self.stats_first is not None and self.stats_last is not None and wall > 0:
-            f, last_stats = self.stats_first, self.stats_last
-            applied = last_stats.appliedCommands - f.appliedCommands
-            raft_per_s = applied / wall if applied >= 0 else None
-            n_cmds = n_items = 0
-            for name, count in last_stats.commands.items():
-                dc = count - f.commands.get(name, 0)
-                di = last_stats.commandItems.get(name, 0) - f.commandItems.get(name, 0)
-                if dc > 0:
-                    commands[name] = {"commands": dc, "items": di}
-                    n_cmds += dc
-                    n_items += di
-            items_per_command = n_items / n_cmds if n_cmds else None
-        leader = daemons.get(self.leader) or {}
-        bytes_per_task = None
-        if leader.get("peak_rss_bytes") and leader.get("idle_rss_bytes") and self.max_tracked:
-            bytes_per_task = (leader["peak_rss_bytes"] - leader["idle_rss_bytes"]) \
-                / self.max_tracked
-        own = resource.getrusage(resource.RUSAGE_SELF)
-        correct = (a.tasks_total > 0 and a.tasks_completed == a.tasks_total and a.tasks_lost == 0
-                   and a.duplicate_runs == 0 and a.overcommitted_hosts == 0
-                   and not self.timed_out and not self.stopped_early)
-        problems = list(self.problems)
-        if a.tasks_lost:
-            problems.append(f"{a.tasks_lost} tasks lost ({a.tasks_not_terminal} not terminal, "
-                            f"{a.tasks_missing} missing from the store)")
-        if a.duplicate_runs:
-            problems.append(f"{a.duplicate_runs} runs ended more than once")
-        if a.overcommitted_hosts:
-            problems.append(f"{a.overcommitted_hosts} hosts over-committed, e.g. "
-                            f"{a.overcommit_examples[:1]}")
-        if self.submit_errors:
-            problems.append(f"{len(self.submit_errors)} job creates failed, e.g. "
-                            f"{self.submit_errors[0]}")
-        c = self.scenario.cluster
-        lat, probe = a.create_to_running, a.probe_running
-        return {
-            # -- stable keys --
-            "scenario": self.scenario.name,
-            "tasks_total": a.tasks_total,
-            "tasks_completed": a.tasks_completed,
-            "tasks_lost": a.tasks_lost,
-            "duplicate_runs": a.duplicate_runs,
-            "overcommitted_hosts": a.overcommitted_hosts,
-            "wall_s": round(wall, 3),
-            "running_per_s": _round(a.running_per_s),
-            "completed_per_s": _round(a.completed_per_s),
-            "create_to_running_p50_s": _round(lat["p50"], 3),
-            "create_to_running_p99_s": _round(lat["p99"], 3),
-            "probe_running_p99_s": _round(probe["p99"], 3),
-            "daemons": daemons,
-            # -- extras --
-            "correct": correct,
-            "timed_out": self.timed_out,
-            "stopped_early": self.stopped_early or None,
-            "problems": problems,
-            "started_at": datetime.datetime.fromtimestamp(self.t0, datetime.UTC).isoformat()
-            if self.t0 else None,
-            "run_dir": str(self.run_dir),
-            "cluster_start_s": round(self.cluster_start_s, 2),
-            "hosts": c.hosts,
-            "hostmgr_shards": c.hostmgr_shards,
-            "jobmgrs": c.jobmgrs,
-            "placements": c.placements,
-            "bulk_jobs": len(bulk),
-            "bulk_tasks": bulk_tasks,
-            "probe_jobs": len(probes),
-            "probe_tasks": sum(j.instances for j in probes if j.acked_at),
-            "submit_errors": len(self.submit_errors),
-            "harness_orphaned_call_errors": self.orphaned_calls,
-            "tasks_succeeded": a.tasks_succeeded,
-            "tasks_failed": a.tasks_failed,
-            "tasks_killed": a.tasks_killed,
-            "tasks_retried": a.tasks_retried,
-            "tasks_not_terminal": a.tasks_not_terminal,
-            "tasks_missing": a.tasks_missing,
-            "runs_started_twice": a.runs_started_twice,
-            "runs_checked": a.runs_checked,
-            "hosts_used": a.hosts_used,
-            "overcommit_examples": a.overcommit_examples,
-            "admitted_per_s": _round(reached("admitted")),
-            "placed_per_s": _round(reached("placed")),
-            "launched_per_s": _round(reached("launched")),
-            "peak_running_per_s": _round(peak),
-            "create_to_running_p90_s": _round(lat["p90"], 3),
-            "create_to_running_max_s": _round(lat["max"], 3),
-            "create_to_running_mean_s": _round(lat["mean"], 3),
-            "probe_running_p50_s": _round(probe["p50"], 3),
-            "probe_running_p90_s": _round(probe["p90"], 3),
-            "probe_running_max_s": _round(probe["max"], 3),
-            "raft_commands_per_s": _round(raft_per_s),
-            # Of the leader's last 2,000 commits, sampled each second: the
-            # median p50 and the worst p99 over the run.
-            "raft_commit_p50_s": _round(statistics.median(p50s), 3) if p50s else None,
-            "raft_commit_p99_max_s": _round(max(p99s), 3) if p99s else None,
-            "raft_items_per_command": _round(items_per_command),
-            "raft_commands": commands,
-            "resmgr_leader": self.leader,
-            "leader_changes": self.leader_changes,
-            "max_tasks_tracked": self.max_tracked,
-            "bytes_per_task_tracked": _round(bytes_per_task, 0),
-            "harness": {"cpu_s": round(self.harness_cpu_run, 2),
-                        "peak_rss_bytes": own.ru_maxrss * 1024,
-                        "analysis_s": round(a.seconds, 2)},
-            "machine": reporting.machine_info(),
-        }
-
-
-def _window_start(samples: list[dict[str, Any]], i: int, window: float) -> dict[str, Any]:
-    """The latest sample at least ``window`` seconds before sample ``i`` (else the first)."""
-    t = samples[i]["t"]
-    j = i
-    while j > 0 and samples[j]["t"] > t - window:
-        j -= 1
-    return samples[j]
-
-
-def _round(value: float | None, digits: int = 1) -> float | None:
-    return None if value is None else round(value, digits)
 
 
 def _own_cpu() -> float:

@@ -1,5 +1,9 @@
 """The load test's outputs: ``report.json``, ``timeseries.json``, ``plot.png`` and the table.
 
+``build`` computes the report from a finished run (the harness's samples,
+daemons, jobs and counters) and the analysis of its store
+(``loadtest.measure``); the harness only drives the run.
+
 ``report.json`` keeps stable top-level keys (:data:`STABLE_KEYS`) so runs can
 be compared by scripts; everything else in it is an extra that may grow.
 Figures that could not be measured are ``null``. Nothing here talks to the
@@ -9,16 +13,26 @@ and it says so instead of failing when matplotlib is missing.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import pathlib
 import platform
+import resource
+import statistics
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from loadtest import measure
+from loadtest.measure import StoreAnalysis
+
+if TYPE_CHECKING:
+    from loadtest.harness import LoadTest
 
 __all__ = [
     "STABLE_KEYS",
+    "build",
     "format_table",
     "machine_info",
     "write_json",
@@ -210,3 +224,165 @@ def write_plot(path: pathlib.Path, samples: Sequence[Mapping[str, Any]], title: 
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return f"plot: {path}"
+
+
+def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
+    """The report of a finished ``run`` (its samples, daemons, jobs and
+    counters) and the analysis of its store."""
+    wall = max(0.0, run.t_end - run.t0)
+    daemons: dict[str, dict[str, Any]] = {}
+    assert run.state is not None
+    for d in run.state.daemons:
+        last = run.final_proc.get(d.name)
+        first = run.first_proc.get(d.name)
+        daemons[d.name] = {
+            "kind": d.kind,
+            "cpu_s": (round(last.cpu_s - first.cpu_s, 2) if last and first else None),
+            "cpu_s_total": round(last.cpu_s, 2) if last else None,
+            "peak_rss_bytes": last.hwm_bytes if last else None,
+            "idle_rss_bytes": run.idle_rss.get(d.name),
+            "died": d.name in run.died,
+        }
+    bulk = [j for j in run.jobs.values() if not j.probe]
+    probes = [j for j in run.jobs.values() if j.probe]
+
+    bulk_tasks = sum(j.instances for j in bulk if j.acked_at)
+
+    def reached(key: str) -> float | None:
+        """Tasks/s for counter ``key``: the bulk load's tasks over the time the
+        counter took to reach their number (it counts probe tasks too: they
+        are few). None if it never did."""
+        for s in run.samples:
+            if s[key] >= bulk_tasks > 0:
+                return measure.rate(bulk_tasks, s["t"])
+        return None
+
+    peak = 0.0
+    for i, s in enumerate(run.samples):
+        start = window_start(run.samples, i, 5.0)
+        dt = s["t"] - start["t"]
+        if dt > 0:
+            peak = max(peak, (s["running_total"] - start["running_total"]) / dt)
+    raft_per_s = items_per_command = None
+    p50s = [s["commit_p50_s"] for s in run.samples if "commit_p50_s" in s]
+    p99s = [s["commit_p99_s"] for s in run.samples if "commit_p99_s" in s]
+    commands: dict[str, dict[str, int]] = {}
+    if run.stats_first is not None and run.stats_last is not None and wall > 0:
+        f, last_stats = run.stats_first, run.stats_last
+        applied = last_stats.appliedCommands - f.appliedCommands
+        raft_per_s = applied / wall if applied >= 0 else None
+        n_cmds = n_items = 0
+        for name, count in last_stats.commands.items():
+            dc = count - f.commands.get(name, 0)
+            di = last_stats.commandItems.get(name, 0) - f.commandItems.get(name, 0)
+            if dc > 0:
+                commands[name] = {"commands": dc, "items": di}
+                n_cmds += dc
+                n_items += di
+        items_per_command = n_items / n_cmds if n_cmds else None
+    leader = daemons.get(run.leader) or {}
+    bytes_per_task = None
+    if leader.get("peak_rss_bytes") and leader.get("idle_rss_bytes") and run.max_tracked:
+        bytes_per_task = (leader["peak_rss_bytes"] - leader["idle_rss_bytes"]) \
+            / run.max_tracked
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    correct = (a.tasks_total > 0 and a.tasks_completed == a.tasks_total and a.tasks_lost == 0
+               and a.duplicate_runs == 0 and a.overcommitted_hosts == 0
+               and not run.timed_out and not run.stopped_early)
+    problems = list(run.problems)
+    if a.tasks_lost:
+        problems.append(f"{a.tasks_lost} tasks lost ({a.tasks_not_terminal} not terminal, "
+                        f"{a.tasks_missing} missing from the store)")
+    if a.duplicate_runs:
+        problems.append(f"{a.duplicate_runs} runs ended more than once")
+    if a.overcommitted_hosts:
+        problems.append(f"{a.overcommitted_hosts} hosts over-committed, e.g. "
+                        f"{a.overcommit_examples[:1]}")
+    if run.submit_errors:
+        problems.append(f"{len(run.submit_errors)} job creates failed, e.g. "
+                        f"{run.submit_errors[0]}")
+    c = run.scenario.cluster
+    lat, probe = a.create_to_running, a.probe_running
+    return {
+        # -- stable keys --
+        "scenario": run.scenario.name,
+        "tasks_total": a.tasks_total,
+        "tasks_completed": a.tasks_completed,
+        "tasks_lost": a.tasks_lost,
+        "duplicate_runs": a.duplicate_runs,
+        "overcommitted_hosts": a.overcommitted_hosts,
+        "wall_s": round(wall, 3),
+        "running_per_s": round_or_none(a.running_per_s),
+        "completed_per_s": round_or_none(a.completed_per_s),
+        "create_to_running_p50_s": round_or_none(lat["p50"], 3),
+        "create_to_running_p99_s": round_or_none(lat["p99"], 3),
+        "probe_running_p99_s": round_or_none(probe["p99"], 3),
+        "daemons": daemons,
+        # -- extras --
+        "correct": correct,
+        "timed_out": run.timed_out,
+        "stopped_early": run.stopped_early or None,
+        "problems": problems,
+        "started_at": datetime.datetime.fromtimestamp(run.t0, datetime.UTC).isoformat()
+        if run.t0 else None,
+        "run_dir": str(run.run_dir),
+        "cluster_start_s": round(run.cluster_start_s, 2),
+        "hosts": c.hosts,
+        "hostmgr_shards": c.hostmgr_shards,
+        "jobmgrs": c.jobmgrs,
+        "placements": c.placements,
+        "bulk_jobs": len(bulk),
+        "bulk_tasks": bulk_tasks,
+        "probe_jobs": len(probes),
+        "probe_tasks": sum(j.instances for j in probes if j.acked_at),
+        "submit_errors": len(run.submit_errors),
+        "harness_orphaned_call_errors": run.orphaned_calls,
+        "tasks_succeeded": a.tasks_succeeded,
+        "tasks_failed": a.tasks_failed,
+        "tasks_killed": a.tasks_killed,
+        "tasks_retried": a.tasks_retried,
+        "tasks_not_terminal": a.tasks_not_terminal,
+        "tasks_missing": a.tasks_missing,
+        "runs_started_twice": a.runs_started_twice,
+        "runs_checked": a.runs_checked,
+        "hosts_used": a.hosts_used,
+        "overcommit_examples": a.overcommit_examples,
+        "admitted_per_s": round_or_none(reached("admitted")),
+        "placed_per_s": round_or_none(reached("placed")),
+        "launched_per_s": round_or_none(reached("launched")),
+        "peak_running_per_s": round_or_none(peak),
+        "create_to_running_p90_s": round_or_none(lat["p90"], 3),
+        "create_to_running_max_s": round_or_none(lat["max"], 3),
+        "create_to_running_mean_s": round_or_none(lat["mean"], 3),
+        "probe_running_p50_s": round_or_none(probe["p50"], 3),
+        "probe_running_p90_s": round_or_none(probe["p90"], 3),
+        "probe_running_max_s": round_or_none(probe["max"], 3),
+        "raft_commands_per_s": round_or_none(raft_per_s),
+        # Of the leader's last 2,000 commits, sampled each second: the
+        # median p50 and the worst p99 over the run.
+        "raft_commit_p50_s": round_or_none(statistics.median(p50s), 3) if p50s else None,
+        "raft_commit_p99_max_s": round_or_none(max(p99s), 3) if p99s else None,
+        "raft_items_per_command": round_or_none(items_per_command),
+        "raft_commands": commands,
+        "resmgr_leader": run.leader,
+        "leader_changes": run.leader_changes,
+        "max_tasks_tracked": run.max_tracked,
+        "bytes_per_task_tracked": round_or_none(bytes_per_task, 0),
+        "harness": {"cpu_s": round(run.harness_cpu_run, 2),
+                    "peak_rss_bytes": own.ru_maxrss * 1024,
+                    "analysis_s": round(a.seconds, 2)},
+        "machine": machine_info(),
+    }
+
+
+def window_start(samples: list[dict[str, Any]], i: int, window: float) -> dict[str, Any]:
+    """The latest sample at least ``window`` seconds before sample ``i`` (else the first)."""
+    t = samples[i]["t"]
+    j = i
+    while j > 0 and samples[j]["t"] > t - window:
+        j -= 1
+    return samples[j]
+
+
+def round_or_none(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
