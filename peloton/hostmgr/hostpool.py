@@ -509,6 +509,31 @@ class HostPool:
             self._expected.pop(lease_id, None)
             host.lease = None
             self._used[lease_id] = lease
+        self._record(host, new, want, usage, want_slack, ports_wanted, labels)
+
+    def adopt(self, hostname: str, task_id: str, resources: Resources, ports: Sequence[int],
+              *, revocable: bool = False, labels: Sequence[tuple[str, str]] = ()) -> None:
+        """Record a run that a restarted host manager found still running on
+        ``hostname``: it holds what it held, whether or not it fits what the
+        host has free now (it runs). Unknown hosts and known runs are ignored."""
+        host = self._hosts.get(hostname)
+        if host is None or task_id in self._task_host:
+            return
+        if revocable:
+            entry: _Task = (resources, tuple(ports), True, 0.0)
+            want, slack, usage = resources._replace(cpu=0.0), resources.cpu, 0.0
+        else:
+            usage = resources.cpu * self.assumed_cpu_usage
+            entry = (resources, tuple(ports), False, usage)
+            want, slack = resources, 0.0
+        self._record(host, {task_id: entry}, want, usage, slack, set(ports),
+                     {task_id: labels} if labels else None)
+
+    def _record(self, host: _Host, new: dict[str, _Task], want: Resources, usage: float,
+                want_slack: float, ports_wanted: set[int],
+                labels: Mapping[str, Sequence[tuple[str, str]]] | None) -> None:
+        """Put validated runs on ``host``: tasks, jobs, labels, allocation,
+        cpu usage, slack lent and ports."""
         for task_id, entry in new.items():
             host.tasks[task_id] = entry
             self._task_host[task_id] = host.spec.hostname

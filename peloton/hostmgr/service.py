@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import pathlib
+import secrets
 import time
 from typing import Any
 
@@ -89,6 +90,8 @@ class Hostmgr:
         self.events = EventStreams()
         self.shard_of_task: dict[str, int] = {}
         self.killed_early: set[str] = set()
+        # New at each start: event offsets count within one incarnation.
+        self.incarnation = secrets.token_hex(8)
         # jobmgr shard -> the newest owner epoch seen in its launches and
         # reconciles: launches from older epochs are refused (``fence``).
         self.shard_epochs: dict[int, int] = {}
@@ -119,6 +122,18 @@ class Hostmgr:
                 f"task {mesos_task_id}: launched by the owner of shard {shard} at epoch "
                 f"{epoch}, but the shard has an owner at epoch {newest}", field="epoch")
         self.shard_epochs[shard] = epoch
+
+    def adopt(self, specs: list[LaunchSpec]) -> None:
+        """Account for runs the backend found still running at its start:
+        they hold their resources and ports, and their events go to their
+        shards, as before the restart."""
+        for spec in specs:
+            self.pool.adopt(spec.hostname, spec.mesos_task_id, spec.resources,
+                            list(spec.ports.values()), revocable=spec.revocable,
+                            labels=spec.labels)
+            self.shard_of_task[spec.mesos_task_id] = spec.shard
+        if specs:
+            log.info("adopted %d runs that outlived the last host manager", len(specs))
 
     def report(self, update: StatusUpdate) -> None:
         """Backend callback (in trio): account, then publish to the shard's stream."""
@@ -213,7 +228,9 @@ class InternalHandler:
                 shell=cmd.shell if cmd.HasField("shell") else True, command=cmd.value,
                 arguments=tuple(cmd.arguments), environment=env, ports=ports,
                 resources=resources, kill_grace_seconds=float(cfg.killGracePeriodSeconds),
-                fd_limit=int(r.fdLimit)))
+                fd_limit=int(r.fdLimit), shard=t.shard,
+                revocable=t.mesosTaskId in revocable,
+                labels=tuple((lab.key, lab.value) for lab in cfg.labels)))
             entries.append((t.mesosTaskId, resources, dynamic))
         labels = {t.mesosTaskId: [(lab.key, lab.value) for lab in t.config.labels]
                   for t in fresh if t.config.labels}
@@ -267,9 +284,12 @@ class InternalHandler:
             largestHost=res_msg(largest), hosts=hosts)
 
     async def WaitForEvents(self, request: hpb.WaitForEventsRequest) -> Any:
-        events = await self.hm.events.wait(request.shard, request.purgeOffset,
+        # An offset of an earlier incarnation counts events this one never had.
+        after = request.purgeOffset if request.incarnation == self.hm.incarnation else 0
+        events = await self.hm.events.wait(request.shard, after,
                                            request.limit or 1000, (request.timeout or 0) / 1000)
-        return hpb.WaitForEventsResponse(events=[_event(o, u) for o, u in events])
+        return hpb.WaitForEventsResponse(events=[_event(o, u) for o, u in events],
+                                         incarnation=self.hm.incarnation)
 
     async def ReconcileTasks(self, request: hpb.ReconcileTasksRequest) -> Any:
         if request.epoch:
@@ -338,6 +358,7 @@ async def serve(config: ClusterConfig, name: str, *,
     host, port = me.grpc.rsplit(":", 1)
     async with trio.open_nursery() as nursery:
         await nursery.start(backend.run, hm.report)
+        hm.adopt(backend.adopted())
         address = await nursery.start(serve_grpc, [
             (hostmgrsvc_grpc.InternalHostServiceBase, InternalHandler(hm)),
             (host_svc_grpc.HostServiceBase, HostHandler(hm)),

@@ -202,12 +202,25 @@ class Jobmgr:
 
     async def _consume_events(self, engine: ShardEngine, cluster: str) -> None:
         """Pull this shard's task events from one host manager, at least once."""
-        purge = 0
+        purge, incarnation = 0, ""
         while not engine.stopped:
             try:
                 client = self.hostmgr_for(cluster)
                 reply = await client.call("WaitForEvents", hpb.WaitForEventsRequest(
-                    shard=engine.shard, purgeOffset=purge, limit=2000, timeout=1000), timeout=5.0)
+                    shard=engine.shard, purgeOffset=purge, limit=2000, timeout=1000,
+                    incarnation=incarnation), timeout=5.0)
+                if reply.incarnation != incarnation:
+                    # Offsets count again from 1; and if the host manager
+                    # restarted, events it had not delivered are gone: ask
+                    # it where every run stands now instead of waiting for
+                    # the next full reconcile.
+                    restarted = bool(incarnation)
+                    incarnation, purge = reply.incarnation, 0
+                    if restarted:
+                        log.info("hostmgr of %s restarted: reconciling shard %d", cluster,
+                                 engine.shard)
+                        answer = await engine.ask_reconcile(full=True)
+                        await engine.submit(engine.apply_reconcile, *answer)
                 if reply.events:
                     await engine.submit(engine.on_events, reply.events)
                     purge = max(e.offset for e in reply.events)

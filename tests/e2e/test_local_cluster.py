@@ -191,6 +191,51 @@ async def test_job_survives_sigkill_of_its_jobmgr(cluster: LocalCluster,
     assert await _job_through_kill(cluster, client, None) == "SUCCEEDED"
 
 
+async def test_a_hostmgr_sigkill_loses_nothing_and_runs_nothing_twice(
+        cluster: LocalCluster, client: PelotonClient, tmp_path: pathlib.Path) -> None:
+    """The host manager dies while six runs are alive: its successor adopts
+    the three still running (they keep their resources) and knows how the
+    three that ended meanwhile ended; the jobmgr, seeing a new incarnation,
+    reconciles at once. Each instance runs once; a marker per run counts."""
+    from peloton.api.v0.host.svc import host_svc_pb2
+
+    markers = tmp_path / "markers"
+    config, _ = load_job_config(job_yaml(
+        f"echo $PELOTON_TASK_ID >> {markers}; sleep $((3 + 12 * (PELOTON_INSTANCE_ID / 3)))",
+        6))
+    job_id = await client.create_job("/DefaultResPool", config)
+    await client.wait_for_job(job_id, ("RUNNING",), timeout=30)
+    with trio.fail_after(30):
+        while True:  # every run has started (and written its marker)
+            if markers.exists() and len(markers.read_text().split()) == 6:
+                break
+            await trio.sleep(0.2)
+    cluster.kill("hostmgr-0", signal.SIGKILL)
+    await trio.sleep(5)  # instances 0-2 end while no host manager watches
+    cluster.restart("hostmgr-0")
+
+    async def states() -> dict[int, str]:
+        reply = await client.tasks.call("List", task_pb2.ListRequest(
+            jobId=peloton_pb2.JobID(value=job_id)))
+        return {i: task_pb2.TaskState.Name(t.runtime.state)
+                for i, t in reply.result.value.items()}
+
+    settled = {0: "SUCCEEDED", 1: "SUCCEEDED", 2: "SUCCEEDED",
+               3: "RUNNING", 4: "RUNNING", 5: "RUNNING"}
+    with trio.fail_after(20):  # settled by a reconcile now, not the periodic one
+        while True:
+            now = await states()
+            if now == settled:
+                break
+            await trio.sleep(0.2)
+    hosts = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+    assert sum(h.cpuAllocated for h in hosts.hostInfos) == pytest.approx(1.5), now
+    info = await client.wait_for_job(job_id, TERMINAL, timeout=60)
+    assert job_pb2.JobState.Name(info.runtime.state) == "SUCCEEDED"
+    runs = sorted(markers.read_text().split())
+    assert runs == sorted(f"{job_id}-{i}-1" for i in range(6))  # each once, the first run
+
+
 async def test_job_survives_sigkill_of_the_resmgr_leader(cluster: LocalCluster,
                                                          client: PelotonClient) -> None:
     """... and the replicas agree after the leader change (issue 4): the new

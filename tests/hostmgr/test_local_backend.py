@@ -10,6 +10,8 @@ import dataclasses
 import math
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,6 +22,7 @@ import trio.testing
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TaskState
+from peloton.hostmgr.backends import local as local_module
 from peloton.hostmgr.backends.base import REASON_KILLED_ON_REQUEST, LaunchSpec, StatusUpdate
 from peloton.hostmgr.backends.cgroups import MemoryCgroups
 from peloton.hostmgr.backends.local import LocalBackend, read_group_cpu
@@ -320,7 +323,7 @@ async def test_usage_is_cpu_time_over_a_sliding_window(tmp_path: Path,
         await nursery.start(backend.run, harness.report)
         s = spec(1, "sleep 30")
         await backend.launch([s])
-        pgid = backend._live[s.mesos_task_id].pid
+        pgid = backend._live[s.mesos_task_id]
         figures = []
         # cpu seconds used by each sample, one sample every 2 s.
         for cpu in (0.5, 1.5, 1.5, 3.5):
@@ -431,3 +434,95 @@ def _gone(pid: int) -> bool:
     except OSError:
         return True
     return "zombie" in status.split("State:")[1].split("\n")[0].lower()
+
+
+# --------------------------------------------------------------------------- restarts
+
+
+def _left_behind(root: Path, run: int, command: str) -> tuple[LaunchSpec, subprocess.Popen[bytes]]:
+    """A run as a host manager that then died leaves it: its record, and its
+    supervisor (with the task) running in a session of its own."""
+    s = dataclasses.replace(spec(run, command), shard=5, labels=(("role", "db"),),
+                            ports={"PORT_HTTP": 31007})
+    runs = root / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    sandbox = root / "sandboxes" / s.hostname / s.mesos_task_id
+    sandbox.mkdir(parents=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-S", "-E", local_module.SUPERVISOR,
+         str(runs / f"{s.mesos_task_id}.status"), "", "0", "/bin/sh", "/bin/sh", "-c", command],
+        cwd=sandbox, start_new_session=True)
+    local_module._write_record(runs, s, proc.pid)
+    return s, proc
+
+
+async def test_a_restarted_backend_adopts_live_runs_and_knows_how_the_others_ended(
+        tmp_path: Path, nursery: trio.Nursery):
+    live, live_proc = _left_behind(tmp_path, 1, "sleep 30")
+    done, done_proc = _left_behind(tmp_path, 2, "exit 3")
+    ok, ok_proc = _left_behind(tmp_path, 3, "true")
+    for proc in (done_proc, ok_proc):
+        proc.wait()  # they ended while no host manager watched
+    # A run whose supervisor died with it (SIGKILL) says nothing: LOST.
+    gone, gone_proc = _left_behind(tmp_path, 4, "sleep 30")
+    os.killpg(gone_proc.pid, signal.SIGKILL)
+    gone_proc.wait()
+
+    backend = LocalBackend(tmp_path, hosts=2)
+    harness = Harness(backend, tmp_path)
+    await nursery.start(backend.run, harness.report)
+    [adopted] = backend.adopted()
+    assert adopted == live  # spec, shard, ports and labels back for the pool
+    assert backend.known(live.mesos_task_id).state == TaskState.RUNNING  # type: ignore[union-attr]
+    ended = backend.known(done.mesos_task_id)
+    assert ended is not None and (ended.state, ended.exit_code) == (TaskState.FAILED, 3)
+    assert backend.known(ok.mesos_task_id).state == TaskState.SUCCEEDED  # type: ignore[union-attr]
+    assert backend.known(gone.mesos_task_id).state == TaskState.LOST  # type: ignore[union-attr]
+    # The adopted run is watched and killable like any other.
+    await backend.kill([live.mesos_task_id], grace_seconds=5)
+    killed = await harness.wait_terminal(live.mesos_task_id)
+    assert killed.state == TaskState.KILLED and killed.reason == REASON_KILLED_ON_REQUEST
+    assert "SIGTERM" in killed.message
+    live_proc.wait()
+
+
+async def test_an_adopted_run_that_ends_reports_its_real_end(tmp_path: Path,
+                                                             nursery: trio.Nursery):
+    s, proc = _left_behind(tmp_path, 1, "sleep 0.5; exit 7")
+    backend = LocalBackend(tmp_path, hosts=2)
+    harness = Harness(backend, tmp_path)
+    await nursery.start(backend.run, harness.report)
+    assert [a.mesos_task_id for a in backend.adopted()] == [s.mesos_task_id]
+    ended = await harness.wait_terminal(s.mesos_task_id)
+    assert (ended.state, ended.exit_code) == (TaskState.FAILED, 7)
+    proc.wait()
+
+
+async def test_a_kill_marked_before_a_crash_ends_killed_not_lost(tmp_path: Path,
+                                                                 nursery: trio.Nursery):
+    s, proc = _left_behind(tmp_path, 1, "sleep 30")
+    (tmp_path / "runs" / f"{s.mesos_task_id}.kill").touch()  # marked, then the crash
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    backend = LocalBackend(tmp_path, hosts=2)
+    await nursery.start(backend.run, Harness(backend, tmp_path).report)
+    assert backend.known(s.mesos_task_id).state == TaskState.KILLED  # type: ignore[union-attr]
+
+
+async def test_a_clean_stop_kills_its_runs_and_the_next_start_knows_them_lost(
+        tmp_path: Path):
+    backend = LocalBackend(tmp_path, hosts=2)
+    harness = Harness(backend, tmp_path)
+    s = spec(1, "sleep 30")
+    async with trio.open_nursery() as nursery:
+        await nursery.start(backend.run, harness.report)
+        await backend.launch([s])
+        nursery.cancel_scope.cancel()
+    again = LocalBackend(tmp_path, hosts=2)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(again.run, Harness(again, tmp_path).report)
+        assert again.adopted() == []
+        status = again.known(s.mesos_task_id)
+        assert status is not None and status.state == TaskState.LOST
+        assert "host manager stopped" in status.message
+        nursery.cancel_scope.cancel()

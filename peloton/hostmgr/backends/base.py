@@ -70,6 +70,12 @@ class LaunchSpec:
     resources: Resources = ZERO
     kill_grace_seconds: float = 0.0
     fd_limit: int = 0
+    # What the host manager keeps of a run besides the backend's concern: the
+    # jobmgr shard its events go to, whether its cpu is slack, its labels. A
+    # backend that adopts runs after a restart (``adopted``) gives them back.
+    shard: int = 0
+    revocable: bool = False
+    labels: tuple[tuple[str, str], ...] = ()
 
     @property
     def grace(self) -> float:
@@ -133,6 +139,11 @@ class Backend(abc.ABC):
         period (each run's own, or ``grace_seconds`` when given; 0 kills at
         once). Returns promptly; ``KILLED`` is reported when a run is gone.
         Unknown and already finished runs are ignored."""
+
+    def adopted(self) -> list[LaunchSpec]:
+        """Runs this backend found still running when it started (a host
+        manager that died left them), to account for again; none by default."""
+        return []
 
     @abc.abstractmethod
     def known(self, mesos_task_id: str) -> StatusUpdate | None:

@@ -87,12 +87,6 @@ class MemoryCgroups:
                 memsw.write_text(limit)
         return path
 
-    @staticmethod
-    def join(path: Path) -> None:
-        """Move the calling process into the cgroup (the child, before exec)."""
-        with open(path / "cgroup.procs", "w") as f:
-            f.write(str(os.getpid()))
-
     def oom_killed(self, run: str) -> bool:
         """Whether the OOM killer killed a process of the run (its counter)."""
         path = self.path(run)

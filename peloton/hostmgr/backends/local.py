@@ -16,10 +16,19 @@ sets it) and ``MESOS_SANDBOX`` (later ones win).
 Each virtual host hands out its own block of ports (``ports_per_host`` from
 ``first_port`` on), so runs on different virtual hosts never collide.
 
-When ``run()`` is cancelled every live run is SIGKILLed and reaped (no update
-is reported; ``known`` says LOST): the children of a stopped hostmgr cannot be
-re-adopted. When a run's main process exits, whatever it left behind in its
-process group is SIGKILLed too, as Mesos destroys a container.
+**Runs outlive a host manager that dies.** Each run is started through a
+small supervisor (``supervise.py``) that waits for the task and writes how
+it ended to ``<root>/runs/<mesos_task_id>.status``; the run's record
+(``.json``: its spec, the supervisor's pid and start time) is written at
+launch, and a kill first leaves a ``.kill`` mark. A ``run()`` that starts
+reads the records: a run still alive (same pid, same start time) is adopted
+(RUNNING, watched through a pidfd, killable, its usage sampled; ``adopted``
+lists them for the host pool), and one that ended meanwhile is known with
+its real end (``known``: the jobmgr's reconcile asks). When ``run()`` is
+cancelled (the host manager stops cleanly) every live run is SIGKILLed and
+reaped, and known as LOST from then on. When a run's main process exits,
+whatever it left behind in its process group is SIGKILLed too, as Mesos
+destroys a container.
 
 **Usage.** Every ``usage_period`` seconds (2 by default) one pass over
 ``/proc`` (in a worker thread) sums the cpu time (user + system, and that of
@@ -32,15 +41,17 @@ all its cpu (``assumed_cpu_usage`` 1.0), so a new run makes no slack.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-import resource
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
@@ -64,6 +75,7 @@ from peloton.hostmgr.backends.cgroups import MIN_MEMORY_MB, MemoryCgroups
 from peloton.hostmgr.hostpool import HostSpec
 
 log = logging.getLogger(__name__)
+SUPERVISOR = str(Path(__file__).with_name("supervise.py"))
 # Mesos's reason for a task its memory limit ended.
 REASON_MEMORY_LIMIT = "REASON_CONTAINER_LIMITATION_MEMORY"
 
@@ -114,6 +126,7 @@ class _Run:
     sandbox: Path
     status: StatusUpdate
     process: trio.Process | None = None
+    pgid: int = 0  # the supervisor's pid: it leads the run's process group
     kill_requested: bool = False
     # Its deadline is when SIGTERM escalates to SIGKILL; a later kill with a
     # shorter grace moves it earlier.
@@ -161,7 +174,9 @@ class LocalBackend(Backend):
         self._usage_period = usage_period
         self._usage_window = usage_window
         self._read_cpu: CpuReader = cpu_reader or read_group_cpu
-        self._live: dict[str, trio.Process] = {}  # runs that have a process group
+        self._live: dict[str, int] = {}  # runs that have a process group: its id
+        self._adopted: list[LaunchSpec] = []
+        self._adopted_taken = trio.Event()  # adopted runs report ends only after
         self._samples: dict[str, deque[tuple[float, float]]] = {}  # (time, cpu seconds)
         # A memory cgroup per run (resource.memLimitMb), found at run().
         self._want_memory_limits = memory_limits
@@ -174,6 +189,8 @@ class LocalBackend(Backend):
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         await trio.to_thread.run_sync(
             partial(self._root.joinpath("sandboxes").mkdir, parents=True, exist_ok=True))
+        await trio.to_thread.run_sync(
+            partial(self._runs_dir.mkdir, parents=True, exist_ok=True))
         if self._want_memory_limits:
             self.cgroups, why = await trio.to_thread.run_sync(MemoryCgroups.detect)
             if self.cgroups is not None:
@@ -182,15 +199,77 @@ class LocalBackend(Backend):
             else:
                 log.warning("local tasks run WITHOUT memory limits: %s", why)
         self._report = report
+        found = await trio.to_thread.run_sync(_read_records, self._runs_dir)
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
+                self._take_over(found, nursery)
                 nursery.start_soon(self._usage_loop)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
             self._nursery = None
             self._report = None
+
+    @property
+    def _runs_dir(self) -> Path:
+        return self._root / "runs"
+
+    def _take_over(self, found: list[_Record], nursery: trio.Nursery) -> None:
+        """Know the runs of earlier host managers: adopt the live ones, and
+        keep how the others ended (for ``known``)."""
+        for record in found:
+            spec, mid = record.spec, record.spec.mesos_task_id
+            if mid in self._runs:
+                continue
+            sandbox = self._root / "sandboxes" / spec.hostname / mid
+            if record.pidfd is not None:
+                run = _Run(spec=spec, sandbox=sandbox, status=_status(spec, TaskState.RUNNING),
+                           pgid=record.pid, kill_requested=record.killed)
+                self._runs[mid] = run
+                self._live[mid] = record.pid
+                self._adopted.append(spec)
+                nursery.start_soon(self._watch_adopted, run, record.pidfd)
+            else:
+                run = _Run(spec=spec, sandbox=sandbox, status=record.ended or _status(
+                    spec, TaskState.LOST, message="the run ended while no host manager "
+                                                  "watched it; how is unknown"))
+                run.exited.set()
+                self._runs[mid] = run
+        if self._adopted:
+            log.info("adopted %d runs still alive after the last host manager",
+                     len(self._adopted))
+
+    def adopted(self) -> list[LaunchSpec]:
+        self._adopted_taken.set()
+        return list(self._adopted)
+
+    async def _watch_adopted(self, run: _Run, pidfd: int) -> None:
+        """Wait for an adopted run's supervisor to exit (it is not our child:
+        a pidfd says when); its status file says how the task ended."""
+        mid = run.spec.mesos_task_id
+        try:
+            await self._adopted_taken.wait()
+            await trio.lowlevel.wait_readable(pidfd)
+        except BaseException:
+            if run.kill_requested is False:
+                _killpg(run.pgid, signal.SIGKILL)  # the backend stops: as for our children
+                await trio.to_thread.run_sync(_mark, self._runs_dir / f"{mid}.lost")
+            run.status = _status(run.spec, TaskState.LOST, message="the local backend stopped")
+            raise
+        finally:
+            os.close(pidfd)
+            run.exited.set()
+            self._live.pop(mid, None)
+            self._samples.pop(mid, None)
+        _killpg(run.pgid, signal.SIGKILL)  # whatever the task left in its group
+        ended = await trio.to_thread.run_sync(_read_status, self._runs_dir, run.spec,
+                                              run.kill_requested)
+        if self.cgroups is not None:
+            await trio.to_thread.run_sync(self._end_cgroup, self.cgroups, mid)
+        self._finish(run, ended or _status(
+            run.spec, TaskState.KILLED if run.kill_requested else TaskState.LOST,
+            message="its supervisor ended without saying how the task ended"))
 
     # -- launch --------------------------------------------------------------
 
@@ -240,15 +319,23 @@ class LocalBackend(Backend):
         env.update(PELOTON_JOB_ID=spec.job_id, PELOTON_INSTANCE_ID=str(spec.instance_id),
                    PELOTON_TASK_ID=spec.mesos_task_id, MESOS_SANDBOX=str(run.sandbox))
         if spec.shell:
-            argv: list[str] = ["/bin/sh", "-c", spec.command]
+            exe, argv = "/bin/sh", ["/bin/sh", "-c", spec.command]
         else:
             # Mesos's exec convention: arguments are the whole argv, argv[0] included.
-            argv = list(spec.arguments) or [spec.command]
+            exe, argv = spec.command, list(spec.arguments) or [spec.command]
+        status_file = self._runs_dir / f"{spec.mesos_task_id}.status"
         try:
             stdout, stderr = await trio.to_thread.run_sync(_open_outputs, run.sandbox)
         except OSError as exc:
             self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
                                       message=f"cannot open sandbox outputs: {exc}"))
+            return
+        missing = _not_executable(exe, env.get("PATH"))
+        if missing:  # as exec would fail, but before the run is ever RUNNING
+            stdout.close()
+            stderr.close()
+            self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                                      message=f"Failed to launch {spec.command!r}: {missing}"))
             return
         cgroup = None
         if self.cgroups is not None:
@@ -263,9 +350,10 @@ class LocalBackend(Backend):
                 return
         try:
             process = await trio.lowlevel.open_process(
-                argv, executable=None if spec.shell else spec.command, cwd=run.sandbox,
+                [sys.executable, "-S", "-E", SUPERVISOR, str(status_file),
+                 str(cgroup or ""), str(spec.fd_limit), exe, *argv], cwd=run.sandbox,
                 env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                start_new_session=True, preexec_fn=_child_setup(cgroup, spec.fd_limit))
+                start_new_session=True)
         except OSError as exc:
             self._finish(run, _status(
                 spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
@@ -274,34 +362,42 @@ class LocalBackend(Backend):
         finally:
             stdout.close()
             stderr.close()
-        run.process = process
+        run.process, run.pgid = process, process.pid
         nursery = self._nursery
         if nursery is None:  # the backend stopped while this process started
-            _signal_group(process, signal.SIGKILL)
+            _killpg(run.pgid, signal.SIGKILL)
             run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
             return
+        await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, process.pid)
         self._set(run, _status(spec, TaskState.RUNNING))
-        self._live[spec.mesos_task_id] = process
+        self._live[spec.mesos_task_id] = process.pid
         nursery.start_soon(self._supervise, run, process)
         if run.kill_requested:  # kill() came while the process was starting
-            self._begin_kill(run, process)
+            await trio.to_thread.run_sync(_mark, self._runs_dir / f"{spec.mesos_task_id}.kill")
+            self._begin_kill(run)
 
     async def _supervise(self, run: _Run, process: trio.Process) -> None:
         try:
             await process.wait()
         except BaseException:
             # The backend is stopping: leave no orphans behind.
-            _signal_group(process, signal.SIGKILL)
+            _killpg(run.pgid, signal.SIGKILL)
             with trio.CancelScope(shield=True):
                 await process.wait()
+                await trio.to_thread.run_sync(
+                    _mark, self._runs_dir / f"{run.spec.mesos_task_id}.lost")
             run.status = _status(run.spec, TaskState.LOST, message="the local backend stopped")
             raise
         finally:
             run.exited.set()
             self._live.pop(run.spec.mesos_task_id, None)
             self._samples.pop(run.spec.mesos_task_id, None)
-        _signal_group(process, signal.SIGKILL)  # whatever the task left in its group
-        status = _exit_status(run, process.returncode)
+        _killpg(run.pgid, signal.SIGKILL)  # whatever the task left in its group
+        launch_error = await trio.to_thread.run_sync(
+            _launch_error, self._runs_dir / f"{run.spec.mesos_task_id}.status")
+        status = (_status(run.spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                          message=launch_error) if launch_error
+                  else _exit_status(run, process.returncode))
         cgroups = self.cgroups
         if cgroups is not None:
             oom = await trio.to_thread.run_sync(self._end_cgroup, cgroups, run.spec.mesos_task_id)
@@ -341,7 +437,7 @@ class LocalBackend(Backend):
     async def sample_usage(self) -> list[tuple[str, float]]:
         """Take one sample of every live run's cpu time and report (and
         return) the usage of the runs with two samples or more."""
-        live = {process.pid: mid for mid, process in self._live.items()}
+        live = {pgid: mid for mid, pgid in self._live.items()}
         if not live:
             return []
         cpu = await trio.to_thread.run_sync(self._read_cpu, list(live))
@@ -382,21 +478,24 @@ class LocalBackend(Backend):
                 continue
             run.kill_requested = True
             run.kill_scope = trio.CancelScope(deadline=now + grace)
-            if run.process is not None:
-                self._begin_kill(run, run.process)
+            if run.pgid:
+                # Marked first: a host manager that dies mid-kill leaves the
+                # next one knowing the run was killed, not lost.
+                await trio.to_thread.run_sync(_mark, self._runs_dir / f"{mesos_task_id}.kill")
+                self._begin_kill(run)
         await trio.lowlevel.checkpoint()
 
-    def _begin_kill(self, run: _Run, process: trio.Process) -> None:
-        _signal_group(process, signal.SIGTERM)
+    def _begin_kill(self, run: _Run) -> None:
+        _killpg(run.pgid, signal.SIGTERM)
         if self._nursery is not None:
-            self._nursery.start_soon(self._escalate, run, process)
+            self._nursery.start_soon(self._escalate, run)
 
-    async def _escalate(self, run: _Run, process: trio.Process) -> None:
+    async def _escalate(self, run: _Run) -> None:
         assert run.kill_scope is not None
         with run.kill_scope:
             await run.exited.wait()
         if not run.exited.is_set():
-            _signal_group(process, signal.SIGKILL)
+            _killpg(run.pgid, signal.SIGKILL)
 
     # -- status --------------------------------------------------------------
 
@@ -435,31 +534,125 @@ def _status(spec: LaunchSpec, state: TaskState, *, message: str = "", exit_code:
 
 
 def _exit_status(run: _Run, returncode: int | None) -> StatusUpdate:
-    code = returncode if returncode is not None else 0
+    return _ended(run.spec, run.kill_requested, returncode if returncode is not None else 0)
+
+
+def _ended(spec: LaunchSpec, killed: bool, code: int) -> StatusUpdate:
+    """How a run ended, from its exit status (negative: the signal that ended it)."""
     how = (f"Command exited with status {code}" if code >= 0
            else f"Command terminated by signal {-code} ({_signal_name(-code)})")
-    if run.kill_requested:
-        return _status(run.spec, TaskState.KILLED, exit_code=code,
+    if killed:
+        return _status(spec, TaskState.KILLED, exit_code=code,
                        reason=REASON_KILLED_ON_REQUEST, message=f"Killed on request: {how}")
     if code == 0:
-        return _status(run.spec, TaskState.SUCCEEDED, message=how)
-    return _status(run.spec, TaskState.FAILED, exit_code=code, reason=REASON_COMMAND_FAILED,
+        return _status(spec, TaskState.SUCCEEDED, message=how)
+    return _status(spec, TaskState.FAILED, exit_code=code, reason=REASON_COMMAND_FAILED,
                    message=how)
 
 
-def _child_setup(cgroup: Path | None, fd_limit: int) -> Callable[[], None] | None:
-    """What the child does before it runs the task: join its memory cgroup,
-    and set RLIMIT_NOFILE to ``fd_limit`` (what Mesos's cgroups/mem and
-    posix/rlimits isolators do)."""
-    if cgroup is None and not fd_limit:
+# --------------------------------------------------------------------------- run records
+
+
+@dataclass(slots=True)
+class _Record:
+    """A run an earlier host manager started, as its files tell it."""
+
+    spec: LaunchSpec
+    pid: int
+    pidfd: int | None  # open on its live supervisor; None when it ended
+    killed: bool
+    ended: StatusUpdate | None  # how it ended, if it did and that is known
+
+
+_SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname", "shell",
+                "command", "arguments", "ports", "kill_grace_seconds", "fd_limit", "shard",
+                "revocable", "labels")
+
+
+def _write_record(runs: Path, spec: LaunchSpec, pid: int) -> None:
+    """The run's record: enough of its spec to account for it and watch it
+    after a restart, and its supervisor's pid and start time (a reused pid
+    has another). Not its environment (it may hold secrets)."""
+    data = {name: getattr(spec, name) for name in _SPEC_FIELDS}
+    data["resources"] = list(spec.resources)
+    data["pid"], data["start"] = pid, _start_ticks(pid)
+    tmp = runs / f"{spec.mesos_task_id}.json.tmp"
+    tmp.write_text(json.dumps(data))
+    tmp.replace(runs / f"{spec.mesos_task_id}.json")
+
+
+def _start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks after boot), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rpartition(b")")[2].split()[19])
+    except (OSError, IndexError, ValueError):
         return None
 
-    def setup() -> None:
-        if cgroup is not None:
-            MemoryCgroups.join(cgroup)
-        if fd_limit:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
-    return setup
+
+def _mark(path: Path) -> None:
+    path.touch()
+
+
+def _launch_error(status_file: Path) -> str | None:
+    try:
+        data = json.loads(status_file.read_text())
+    except (OSError, ValueError):
+        return None
+    return data.get("launch_error") if isinstance(data, dict) else None
+
+
+def _read_status(runs: Path, spec: LaunchSpec, killed: bool) -> StatusUpdate | None:
+    """How a run ended, from the status its supervisor wrote (None: none written)."""
+    try:
+        data = json.loads((runs / f"{spec.mesos_task_id}.status").read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    if "launch_error" in data:
+        return _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                       message=str(data["launch_error"]))
+    code = -int(data["signal"]) if "signal" in data else int(data.get("exit_code", 0))
+    return _ended(spec, killed, code)
+
+
+def _read_records(runs: Path) -> list[_Record]:
+    """Every run record under ``runs``, with its supervisor opened (pidfd)
+    when it still runs. Blocking: call it in a thread."""
+    out: list[_Record] = []
+    if not runs.is_dir():
+        return out
+    for path in sorted(runs.glob("*.json")):
+        try:
+            data = json.loads(path.read_text())
+            spec = LaunchSpec(**{name: data[name] for name in _SPEC_FIELDS if name in data},
+                              resources=Resources(*data["resources"]))
+            spec = replace(spec, arguments=tuple(spec.arguments),
+                           labels=tuple((str(k), str(v)) for k, v in spec.labels))
+            pid, start = int(data["pid"]), data.get("start")
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            log.warning("run record %s is unreadable (%s); left alone", path, error)
+            continue
+        mid = spec.mesos_task_id
+        killed = (runs / f"{mid}.kill").exists()
+        ended = _read_status(runs, spec, killed)
+        pidfd = None
+        if ended is None and start is not None and _start_ticks(pid) == start:
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                pidfd = None
+        if ended is None and pidfd is None:
+            if killed:
+                ended = _status(spec, TaskState.KILLED, reason=REASON_KILLED_ON_REQUEST,
+                                message="Killed on request; it ended while no host manager "
+                                        "watched it")
+            elif (runs / f"{mid}.lost").exists():
+                ended = _status(spec, TaskState.LOST,
+                                message="killed when its host manager stopped")
+        out.append(_Record(spec, pid, pidfd, killed, ended))
+    return out
 
 
 def _signal_name(signum: int) -> str:
@@ -469,10 +662,22 @@ def _signal_name(signum: int) -> str:
         return "unknown signal"
 
 
-def _signal_group(process: trio.Process, signum: int) -> None:
-    # start_new_session made the child a group leader: its pgid is its pid.
+def _not_executable(exe: str, path: str | None) -> str | None:
+    """Why ``exe`` (searched on ``path`` if it has no slash) cannot be
+    executed, as exec would say it, or None if it can."""
+    if shutil.which(exe, path=path) is not None:
+        return None
+    if "/" in exe and os.path.exists(exe):
+        return "Permission denied"
+    return "No such file or directory"
+
+
+def _killpg(pgid: int, signum: int) -> None:
+    # start_new_session made the supervisor a group leader: the run's group id is its pid.
+    if not pgid:
+        return
     try:
-        os.killpg(process.pid, signum)
+        os.killpg(pgid, signum)
     except (ProcessLookupError, PermissionError):
         pass  # the group is already gone
 

@@ -238,22 +238,26 @@ class TaskEvent(_message.Message):
     def __init__(self, offset: _Optional[int] = ..., mesosTaskId: _Optional[str] = ..., state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., message: _Optional[str] = ..., hostname: _Optional[str] = ..., exitCode: _Optional[int] = ..., timestamp: _Optional[float] = ..., reason: _Optional[str] = ..., agentId: _Optional[str] = ...) -> None: ...
 
 class WaitForEventsRequest(_message.Message):
-    __slots__ = ("shard", "purgeOffset", "limit", "timeout")
+    __slots__ = ("shard", "purgeOffset", "limit", "timeout", "incarnation")
     SHARD_FIELD_NUMBER: _ClassVar[int]
     PURGEOFFSET_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    INCARNATION_FIELD_NUMBER: _ClassVar[int]
     shard: int
     purgeOffset: int
     limit: int
     timeout: int
-    def __init__(self, shard: _Optional[int] = ..., purgeOffset: _Optional[int] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ...) -> None: ...
+    incarnation: str
+    def __init__(self, shard: _Optional[int] = ..., purgeOffset: _Optional[int] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ..., incarnation: _Optional[str] = ...) -> None: ...
 
 class WaitForEventsResponse(_message.Message):
-    __slots__ = ("events",)
+    __slots__ = ("events", "incarnation")
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    INCARNATION_FIELD_NUMBER: _ClassVar[int]
     events: _containers.RepeatedCompositeFieldContainer[TaskEvent]
-    def __init__(self, events: _Optional[_Iterable[_Union[TaskEvent, _Mapping]]] = ...) -> None: ...
+    incarnation: str
+    def __init__(self, events: _Optional[_Iterable[_Union[TaskEvent, _Mapping]]] = ..., incarnation: _Optional[str] = ...) -> None: ...
 
 class ReconcileTasksRequest(_message.Message):
     __slots__ = ("mesosTaskIds", "shard", "epoch")
