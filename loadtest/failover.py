@@ -9,7 +9,10 @@ backend, as ``peloton minicluster up``) and measures, through the API:
 - SIGKILL of the resmgr leader -> another replica leads and answers (median
   of N, the old leader restarted in between);
 - SIGKILL of the jobmgr owning shard 0 -> the shard has a new owner (median
-  of N, restarted in between).
+  of N, restarted in between);
+- SIGKILL of the hostmgr while four ``sleep 3`` tasks run, restarted after
+  they ended: from the restarted hostmgr serving until the job shows
+  SUCCEEDED (median of N; each instance must have run once).
 
 It prints one line per figure and a JSON summary, then stops the cluster.
 """
@@ -30,6 +33,8 @@ from typing import Any
 import trio
 
 from peloton.api.v0.job import job_pb2
+from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.task import task_pb2
 from peloton.client import PelotonClient
 from peloton.core.errors import NotFound, PelotonError
 from peloton.rpc import open_rpc
@@ -44,6 +49,13 @@ instancecount: 10
 defaultconfig:
   resource: {cpulimit: 0.5, memlimitmb: 64, disklimitmb: 10}
   command: {shell: true, value: 'true'}
+"""
+FOUR_SLEEPS = """
+name: four-sleeps
+instancecount: 4
+defaultconfig:
+  resource: {cpulimit: 0.5, memlimitmb: 64, disklimitmb: 10}
+  command: {shell: true, value: 'sleep 3'}
 """
 POLL_S = 0.05
 
@@ -115,6 +127,30 @@ async def _measure(cluster: LocalCluster, repeat: int, out: Callable[[str], None
         figures["jobmgr_shard_failover_s"] = shard_runs
         out(f"SIGKILL of a shard's jobmgr -> the shard has a new owner: median "
             f"{statistics.median(shard_runs):.2f} s ({', '.join(f'{r:.2f}' for r in shard_runs)})")
+
+        hostmgr_runs = []
+        sleeps, _ = load_job_config(FOUR_SLEEPS)
+        for _ in range(repeat):
+            job_id = await client.create_job("/DefaultResPool", sleeps)
+            await client.wait_for_job(job_id, ("RUNNING",), timeout=60)
+            cluster.kill("hostmgr-0", signal.SIGKILL)
+            await trio.sleep(4)  # the runs end while no host manager watches
+            await trio.to_thread.run_sync(cluster.restart, "hostmgr-0")
+
+            async def settled(job_id: str = job_id) -> bool:
+                info = await client.get_job(job_id)
+                return info.runtime.state == job_pb2.JobState.SUCCEEDED
+
+            hostmgr_runs.append(await _until(settled, 300))
+            reply = await client.tasks.call("List", task_pb2.ListRequest(
+                jobId=peloton_pb2.JobID(value=job_id)))
+            if any(not t.runtime.mesosTaskId.endswith("-1")
+                   for t in reply.result.value.values()):
+                raise SystemExit(f"loadtest.failover: job {job_id} ran a task twice")
+        figures["hostmgr_restart_settled_s"] = hostmgr_runs
+        out(f"SIGKILL of the hostmgr -> after its restart the runs that ended meanwhile show "
+            f"their end: median {statistics.median(hostmgr_runs):.2f} s "
+            f"({', '.join(f'{r:.2f}' for r in hostmgr_runs)})")
     finally:
         client.close()
     return figures
