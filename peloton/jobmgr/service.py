@@ -180,16 +180,20 @@ class Jobmgr:
                     nursery.start_soon(self._consume_events, engine, cluster)
 
     async def _reconcile_loop(self, engine: ShardEngine) -> None:
+        """Reconcile the shard's runs with the host managers: all of them at
+        once (a new owner learns what ended while nobody owned the shard, or
+        while the whole cluster was down), then the runs in transit every
+        RECONCILE_PERIOD and all of them every FULL_RECONCILE_EVERY periods."""
         rounds = 0
         while not engine.stopped:
-            await trio.sleep(RECONCILE_PERIOD)
-            rounds += 1
             try:
                 # Ask the host managers outside the writer; apply in it.
                 answer = await engine.ask_reconcile(full=rounds % FULL_RECONCILE_EVERY == 0)
                 await engine.submit(engine.apply_reconcile, *answer)
             except PelotonError as error:
                 log.info("reconcile of shard %d: %s", engine.shard, error)
+            rounds += 1
+            await trio.sleep(RECONCILE_PERIOD)
 
     async def _deadline_loop(self, engine: ShardEngine) -> None:
         """sla.maxRunningTime, checked every DEADLINE_PERIOD seconds."""

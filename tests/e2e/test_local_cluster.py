@@ -238,7 +238,7 @@ async def test_a_hostmgr_sigkill_loses_nothing_and_runs_nothing_twice(
 
 async def test_job_survives_sigkill_of_the_resmgr_leader(cluster: LocalCluster,
                                                          client: PelotonClient) -> None:
-    """... and the replicas agree after the leader change (issue 4): the new
+    """... and the replicas agree after the leader change: the new
     leader, the follower and the restarted old leader have one running
     digest at a common applied index, one full-state digest at another, and
     the leader's own comparisons found no divergence."""
