@@ -667,27 +667,38 @@ class ShardEngine:
             await self.on_events(lost)
 
     # -- sla.maxRunningTime ------------------------------------------------------
-    async def enforce_deadlines(self) -> None:
-        """Kill the runs of jobs with ``sla.maxRunningTime`` that have run
-        that long; each ends FAILED (reason DEADLINE_TIMEOUT_EXCEEDED) and is
-        not retried, as Peloton's deadline tracker does. O(tasks of such jobs)."""
+    async def run_timers(self) -> None:
+        """The shard's timers, each second: kill the runs of jobs with
+        ``sla.maxRunningTime`` that have run that long (each ends FAILED,
+        reason DEADLINE_TIMEOUT_EXCEEDED, and is not retried, as Peloton's
+        deadline tracker does), and start again the ended runs of service
+        instances whose restart backoff has passed. O(tasks of such jobs)."""
         now = self.ctx.clock()
         over: list[Task] = []
+        again: list[Task] = []
         for job in self.jobs.values():
-            if not job.config.sla.maxRunningTime:
+            service = job.config.type == job_pb2.SERVICE
+            if not service and not job.config.sla.maxRunningTime:
                 continue
             for t in job.tasks:
-                action = respond(job, t, Input.DEADLINE, now)
-                if action.act == Act.KILL:
-                    apply(t, action.changes)
-                    over.append(t)
-        if not over:
+                if service:
+                    if not t.terminal:
+                        continue
+                    action = respond(job, t, Input.BACKOFF, now)
+                else:
+                    action = respond(job, t, Input.DEADLINE, now)
+                if action.act == Act.NONE:
+                    continue
+                apply(t, action.changes)
+                (again if action.act == Act.NEW_RUN else over).append(t)
+        if not over and not again:
             return
-        jobs = {t.job_id: self.jobs[t.job_id] for t in over}
+        jobs = {t.job_id: self.jobs[t.job_id] for t in over + again}
         for job in jobs.values():
             job.refresh_state(now)
-        await self.persist(jobs.values(), over)
+        await self.persist(jobs.values(), over + again)
         await self._send_kills(over)
+        await self.enqueue(again)
 
     # -- preemption -------------------------------------------------------------
     async def preempt(self, victims: Sequence[tuple[str, str]]) -> None:
@@ -760,7 +771,8 @@ class ShardEngine:
             started.append(t.instance)
         jobs = {t.job_id: self.jobs[t.job_id] for t in tasks}
         for job in jobs.values():
-            job.goal = JobState.SUCCEEDED
+            job.goal = JobState.RUNNING if job.config.type == job_pb2.SERVICE else (
+                JobState.SUCCEEDED)
             job.refresh_state(now)
         await self.persist(jobs.values(), tasks)
         await self.enqueue(fresh)

@@ -11,12 +11,28 @@ from peloton.core.states import JobState, TaskState
 
 
 def derive_job_state(counts: Mapping[int, int], instance_count: int, current: JobState,
-                     *, controller_state: TaskState | None = None) -> JobState:
+                     *, controller_state: TaskState | None = None,
+                     service_goal: JobState | None = None) -> JobState:
     """The job state from its tasks' state counts (Peloton's order of rules).
 
     ``controller_state`` is the state of instance 0 when it is a controller
-    task: once it is terminal, the job ends as it ended.
+    task: once it is terminal, the job ends as it ended. A service job
+    (``service_goal``: its goal) never ends by its tasks' ends, which only
+    wait for their restart: while its goal is RUNNING it is RUNNING while an
+    instance runs, else PENDING (INITIALIZED before any task was handed
+    out); once stopped it is KILLED when every task has ended.
     """
+    if service_goal is not None:
+        c = Counter({TaskState(k): v for k, v in counts.items()})
+        total = sum(c.values())
+        ended = sum(c[s] for s in (TaskState.SUCCEEDED, TaskState.FAILED, TaskState.LOST,
+                                   TaskState.KILLED))
+        if service_goal == JobState.KILLED and total and ended == total:
+            return JobState.KILLED
+        if c[TaskState.RUNNING] > 0 or c[TaskState.STARTING] > 0:
+            return JobState.RUNNING
+        return JobState.INITIALIZED if total and c[TaskState.INITIALIZED] == total else (
+            JobState.PENDING)
     if controller_state in (TaskState.SUCCEEDED, TaskState.FAILED, TaskState.LOST,
                             TaskState.KILLED):
         return {TaskState.SUCCEEDED: JobState.SUCCEEDED, TaskState.KILLED: JobState.KILLED}.get(

@@ -160,7 +160,9 @@ class Job:
         """Re-derive the job state; True if it changed."""
         controller = self.controller()
         state = derive_job_state(self.counts(), self.config.instanceCount, self.state,
-                                 controller_state=controller.state if controller else None)
+                                 controller_state=controller.state if controller else None,
+                                 service_goal=(self.goal if self.config.type == job_pb2.SERVICE
+                                               else None))
         if state == self.state:
             return False
         if state == JobState.RUNNING and not self.start_time:
@@ -201,6 +203,12 @@ class Job:
 
     @classmethod
     def new(cls, job_id: str, shard: int, config: job_pb2.JobConfig, now: float) -> Job:
-        job = cls(job_id, shard, config, creation_time=now)
-        job.tasks = [Task(job_id, i, task_name(config, i)) for i in range(config.instanceCount)]
+        """A new job: a service's goal is to run (RUNNING), a batch job's to
+        finish (SUCCEEDED), and its tasks' likewise."""
+        service = config.type == job_pb2.SERVICE
+        job = cls(job_id, shard, config, creation_time=now,
+                  goal=JobState.RUNNING if service else JobState.SUCCEEDED)
+        goal = TaskState.RUNNING if service else TaskState.SUCCEEDED
+        job.tasks = [Task(job_id, i, task_name(config, i), goal=goal)
+                     for i in range(config.instanceCount)]
         return job

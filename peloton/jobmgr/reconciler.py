@@ -30,6 +30,7 @@ import itertools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from peloton.api.v0.job import job_pb2
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, TaskState
 
 if TYPE_CHECKING:  # the models only, for types: nothing here does I/O
@@ -55,6 +56,21 @@ class Again(enum.Enum):
     NO = "no"
     YES = "yes"  # a new run, not counted against restartPolicy.maxFailures
     RETRY = "retry"  # a new run while failures < maxFailures (and counted), else ``record``
+    # A service's: the end is recorded and counted, and a new run starts once
+    # restart_backoff(failures) has passed since it ended (Input.BACKOFF).
+    LATER = "later"
+
+
+# Peloton's initial_task_backoff and max_task_backoff: a service instance that
+# ended runs again after 30 s x 2^(failures - 1), at most an hour, counted from
+# its end (reference/peloton.md §7.4).
+INITIAL_TASK_BACKOFF = 30.0
+MAX_TASK_BACKOFF = 3600.0
+
+
+def restart_backoff(failures: int) -> float:
+    """Seconds an ended service run waits before the next, after ``failures`` ends."""
+    return min(MAX_TASK_BACKOFF, INITIAL_TASK_BACKOFF * 2.0 ** min(max(failures, 1) - 1, 30))
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +83,17 @@ class ExitRule:
 
 
 # (goal, why it is ending, the state it ended in) -> rule. Goal SUCCEEDED is a
-# batch task's; KILLED a stopped task's (or one preempted with killOnPreempt,
-# or past its deadline).
+# batch task's; RUNNING a service task's; KILLED a stopped task's (or one
+# preempted with killOnPreempt, or past its deadline).
 EXIT_RULES: dict[tuple[TaskState, Ending, TaskState], ExitRule] = {}
+for _end in S.SUCCEEDED, S.FAILED, S.LOST, S.KILLED:
+    # A service instance runs until stopped: whatever ended it, it runs
+    # again: at once after a preemption or a restart (not counted), after
+    # the backoff otherwise (counted). A deadline never applies to a service.
+    EXIT_RULES[(S.RUNNING, Ending.OWN, _end)] = ExitRule(_end, Again.LATER)
+    EXIT_RULES[(S.RUNNING, Ending.DEADLINE, _end)] = ExitRule(_end, Again.LATER, keep_why=True)
+    EXIT_RULES[(S.RUNNING, Ending.PREEMPTED, _end)] = ExitRule(S.KILLED, Again.YES, keep_why=True)
+    EXIT_RULES[(S.RUNNING, Ending.RESTART, _end)] = ExitRule(_end, Again.YES)
 for _goal in (S.SUCCEEDED, S.KILLED):
     for _end in S.SUCCEEDED, S.FAILED, S.LOST, S.KILLED:
         # A run past its deadline fails, whatever killed it; not retried.
@@ -177,11 +201,13 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
                     else state, message=message, exit_code=update.exit_code,
                     preempted=preempted, completion_time=update.timestamp or now)
     if not again:
-        return Decision({
+        changes = {
             "state": ended.state, "message": message, "exit_code": update.exit_code,
             "preempted": preempted, "completion_time": ended.completion_time,
-            "reason": task.reason if why == Ending.DEADLINE else update.reason},
-            ended_run=ended, report=True)
+            "reason": task.reason if why == Ending.DEADLINE else update.reason}
+        if rule.again == Again.LATER:  # a service: counted; Input.BACKOFF starts the next
+            changes["failures"] = task.failures + 1
+        return Decision(changes, ended_run=ended, report=True)
     failures = task.failures + (1 if rule.again == Again.RETRY else 0)
     return Decision({
         "failures": failures, "restart": False, "preempted": False, "run": task.run + 1,
@@ -206,6 +232,7 @@ class Input(enum.Enum):
     RESTART = "restart"  # a user restarts the task
     PREEMPT = "preempt"  # resmgr chose the run as a preemption victim
     DEADLINE = "deadline"  # the deadline timer: the run may be past sla.maxRunningTime
+    BACKOFF = "backoff"  # the restart timer: an ended service run may run again
     OWNER = "new owner"  # a new owner loaded the shard and resumes the task
 
 
@@ -230,6 +257,8 @@ NOT_PLACED = (S.INITIALIZED, S.PENDING)
 RUNNING_STATES = (S.LAUNCHED, S.STARTING, S.RUNNING)
 ALL_STATES = (*NOT_PLACED, S.LAUNCHING, *RUNNING_STATES, S.KILLING, S.PREEMPTING,
               S.SUCCEEDED, S.FAILED, S.LOST, S.KILLED)
+# A batch task's goal, a service task's, a stopped task's.
+GOALS = (S.SUCCEEDED, S.RUNNING, S.KILLED)
 
 
 def _rule(kind: Input, goal: TaskState, state: TaskState) -> Act:
@@ -257,8 +286,10 @@ def _rule(kind: Input, goal: TaskState, state: TaskState) -> Act:
     if kind == Input.PREEMPT:
         return (Act.KILL_AGAIN if state == S.PREEMPTING
                 else Act.KILL if on_host and state != S.KILLING else Act.NONE)
-    if kind == Input.DEADLINE:
-        return Act.KILL if state == S.RUNNING and not stop else Act.NONE
+    if kind == Input.DEADLINE:  # batch only (sla.maxRunningTime)
+        return Act.KILL if state == S.RUNNING and goal == S.SUCCEEDED else Act.NONE
+    if kind == Input.BACKOFF:
+        return Act.NEW_RUN if ended and goal == S.RUNNING else Act.NONE
     # A new owner resumes what the old one left half done.
     return {S.INITIALIZED: Act.ENQUEUE, S.PENDING: Act.RESEND, S.LAUNCHING: Act.ASK,
             S.PREEMPTING: Act.KILL_AGAIN}.get(state, Act.NONE)
@@ -268,7 +299,7 @@ def _rule(kind: Input, goal: TaskState, state: TaskState) -> Act:
 ACT_RULES: dict[tuple[Input, TaskState, TaskState], Act] = {
     key: rule for key, rule in (
         (key, _rule(*key))
-        for key in itertools.product(Input, (S.SUCCEEDED, S.KILLED), ALL_STATES))
+        for key in itertools.product(Input, GOALS, ALL_STATES))
     if rule != Act.NONE
 }
 
@@ -287,6 +318,12 @@ class Action:
 NOTHING = Action(Act.NONE)
 
 
+def task_goal(job: Job) -> TaskState:
+    """What a task of ``job`` converges to unless stopped: a service's runs
+    forever (RUNNING), a batch task's ends (SUCCEEDED)."""
+    return S.RUNNING if job.config.type == job_pb2.SERVICE else S.SUCCEEDED
+
+
 def past_deadline(job: Job, task: Task, now: float) -> bool:
     limit = job.config.sla.maxRunningTime
     return bool(limit and task.start_time and now - task.start_time >= limit)
@@ -296,6 +333,8 @@ def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> 
     """What ``kind`` means for ``task``; pure. ``detail`` is the host of a
     placement, why a launch was refused, or why the run was preempted."""
     if kind == Input.DEADLINE and not past_deadline(job, task, now):
+        return NOTHING
+    if kind == Input.BACKOFF and now < task.completion_time + restart_backoff(task.failures):
         return NOTHING
     what = ACT_RULES.get((kind, task.goal, task.state), Act.NONE)
     if what == Act.NONE:
@@ -327,11 +366,14 @@ def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> 
             f"launch refused: {detail}" if kind == Input.REFUSED
             else "launch was lost; placing again"))
     elif what == Act.NEW_RUN:
-        changes.update(goal=S.SUCCEEDED, run=task.run + 1, preempted=False,
+        changes.update(goal=task_goal(job), run=task.run + 1, preempted=False,
                        state=S.INITIALIZED, host="", lease="", ports={}, start_time=0.0,
-                       completion_time=0.0, message="started on request")
+                       completion_time=0.0, message=(
+                           f"restarting after {restart_backoff(task.failures):g} s of backoff "
+                           f"({task.failures} ends so far)" if kind == Input.BACKOFF
+                           else "started on request"))
     elif what == Act.MARK and kind == Input.START:
-        changes["goal"] = S.SUCCEEDED
+        changes["goal"] = task_goal(job)
     return Action(what, changes)
 
 

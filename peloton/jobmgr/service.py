@@ -196,13 +196,13 @@ class Jobmgr:
             await trio.sleep(RECONCILE_PERIOD)
 
     async def _deadline_loop(self, engine: ShardEngine) -> None:
-        """sla.maxRunningTime, checked every DEADLINE_PERIOD seconds."""
+        """sla.maxRunningTime and service restart backoffs, every DEADLINE_PERIOD seconds."""
         while not engine.stopped:
             await trio.sleep(DEADLINE_PERIOD)
             try:
-                await engine.submit(engine.enforce_deadlines)
+                await engine.submit(engine.run_timers)
             except PelotonError as error:
-                log.info("maxRunningTime in shard %d: %s", engine.shard, error)
+                log.info("timers of shard %d: %s", engine.shard, error)
 
     async def _consume_events(self, engine: ShardEngine, cluster: str) -> None:
         """Pull this shard's task events from one host manager, at least once."""

@@ -82,12 +82,11 @@ _EXEC = Implemented(f"{_LOCAL}::test_exec_without_shell_uses_arguments_as_argv")
 
 _CHANGELOG = Refused("the server keeps a job's version and times; a client does not set "
                      "changeLog (leave it out)")
-_HEALTH = Refused("health checks belong to service jobs, which do not run yet, and no host "
-                  "backend runs checks; leave healthCheck out")
+_HEALTH = Refused("no host backend runs health checks yet; leave healthCheck out")
 _VOLUME = Refused("persistent volumes belong to stateful jobs, which do not run yet; use a "
                   "path outside the sandbox for data that must outlive a run")
-_EXECUTOR = Refused("custom executors belong to service jobs, which do not run yet; a task "
-                    "runs its command directly")
+_EXECUTOR = Refused("no host backend runs a custom executor; a task runs its command "
+                    "directly")
 _URIS = Refused("no host backend fetches URIs into the sandbox yet; fetch them in the "
                 "command instead")
 
@@ -95,9 +94,8 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     # JobConfig
     "JobConfig.changeLog": _CHANGELOG,
     "JobConfig.name": Implemented(f"{_SPEC}::test_task_names"),
-    "JobConfig.type": Refused(
-        "only BATCH jobs run today; a SERVICE or DAEMON job would run as a batch job (not "
-        "restarted when it exits, no health checks, no rolling updates); leave type out or set it to BATCH"),
+    "JobConfig.type": Implemented(
+        "tests/jobmgr/test_engine.py::test_a_service_instance_runs_again_after_its_backoff"),
     "JobConfig.owningTeam": _METADATA,
     "JobConfig.ldapGroups": _METADATA,
     "JobConfig.description": _METADATA,

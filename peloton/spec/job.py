@@ -266,6 +266,12 @@ def _first_not_in(start: int, taken: Any, count: int) -> int | None:
 
 
 def _validate_sla(config: job_pb2.JobConfig) -> None:
+    if config.type == job_pb2.DAEMON:
+        raise InvalidArgument("not supported yet: daemon jobs (one instance per host) do not "
+                              "run yet; use BATCH or SERVICE", field="type")
+    if config.type not in (job_pb2.BATCH, job_pb2.SERVICE):
+        raise InvalidArgument(f"unknown job type {config.type}; known: BATCH, SERVICE, DAEMON",
+                              field="type")
     sla = config.sla
     count = config.instanceCount
     if config.type == job_pb2.SERVICE:

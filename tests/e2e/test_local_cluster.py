@@ -125,6 +125,29 @@ async def test_stop_kills_running_tasks(client: PelotonClient) -> None:
     assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
 
 
+async def test_peloton_service_example_runs_until_stopped(client: PelotonClient) -> None:
+    """examples/testjob_stateless_service.yaml as it is: ten instances of a
+    loop that never ends, goal RUNNING; the job runs until it is stopped,
+    then ends KILLED."""
+    config, warnings = load_job_config((EXAMPLES / "testjob_stateless_service.yaml").read_text())
+    assert not warnings
+    job_id = await client.create_job("/DefaultResPool", config)
+    info = await client.wait_for_job(job_id, ("RUNNING",), timeout=60)
+    assert job_pb2.JobState.Name(info.runtime.goalState) == "RUNNING"
+    with trio.fail_after(60):
+        while True:
+            info = await client.get_job(job_id)
+            if info.runtime.taskStats["RUNNING"] == 10:
+                break
+            await trio.sleep(0.2)
+    out = (await client.read_task_file(job_id, 3)).decode()
+    assert out.startswith("running")
+    await client.tasks.call("Stop", task_pb2.StopRequest(jobId=peloton_pb2.JobID(value=job_id)))
+    info = await client.wait_for_job(job_id, TERMINAL, timeout=60)
+    assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
+    assert info.runtime.taskStats["KILLED"] == 10
+
+
 async def test_bad_requests_get_clear_errors_and_change_nothing(client: PelotonClient) -> None:
     before, _ = await count_jobs(client)
     # A YAML error names the field (checked before anything is sent).

@@ -533,10 +533,10 @@ async def test_max_running_time(h: Harness, mock_clock: trio.testing.MockClock) 
     await running(h, 0)
     h.clock.now += 4.9
     await running(h, 1)
-    await h.engine.enforce_deadlines()
+    await h.engine.run_timers()
     assert kills(h) == []
     h.clock.now += 0.1  # instance 0 has run 5 s
-    await h.engine.enforce_deadlines()
+    await h.engine.run_timers()
     assert kills(h) == [[mid(0)]]
     assert h.states() == [T.KILLING, T.RUNNING]
     await h.engine.on_events(killed(0))
@@ -547,7 +547,7 @@ async def test_max_running_time(h: Harness, mock_clock: trio.testing.MockClock) 
         task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_DEADLINE_TIMEOUT_EXCEEDED)
     assert rt.message.startswith("ran longer than the job's maxRunningTime of 5 s; killed")
     h.clock.now += 100
-    await h.engine.enforce_deadlines()
+    await h.engine.run_timers()
     assert kills(h) == [[mid(0)], [mid(1)]]
 
 
@@ -631,3 +631,88 @@ async def test_the_shards_writer_runs_one_input_at_a_time_in_order(
         nursery.cancel_scope.cancel()  # the shard moves away
     with pytest.raises(Unavailable):
         await h.engine.submit(work, 7)
+
+
+# --------------------------------------------------------------------------- service jobs
+
+
+def service(n: int) -> job_pb2.JobConfig:
+    cfg = config(n)
+    cfg.type = job_pb2.SERVICE
+    return cfg
+
+
+def ended(instance: int, state: T, run: int = 1, code: int = 0) -> list[hpb.TaskEvent]:
+    return [hpb.TaskEvent(mesosTaskId=mid(instance, run), state=state.name, hostname="hA",
+                          message=f"{state.name} in the test", exitCode=code)]
+
+
+async def test_a_service_instance_runs_again_after_its_backoff(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """type SERVICE: every instance's goal is RUNNING; a run that ends, even
+    with exit 0, is recorded and counted, and a new run starts once Peloton's
+    backoff (30 s x 2^(failures - 1)) has passed since it ended; the job stays
+    RUNNING while an instance runs, else PENDING, never ending by itself."""
+    job = Job.new(JOB, SHARD, service(2), h.clock.now)
+    assert job.goal == JobState.RUNNING and {t.goal for t in job.tasks} == {T.RUNNING}
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0, 1)
+    assert job.state == JobState.RUNNING
+    await h.engine.on_events(ended(0, T.SUCCEEDED))
+    t0 = job.tasks[0]
+    assert (t0.state, t0.goal, t0.failures, t0.run) == (T.SUCCEEDED, T.RUNNING, 1, 1)
+    assert job.state == JobState.RUNNING  # instance 1 runs; the job never succeeds
+    await h.engine.on_events(ended(1, T.FAILED, code=3))
+    assert job.state == JobState.PENDING  # both wait for their restart
+    enqueued = len(h.resmgr.enqueues())
+    h.clock.now += 29.9
+    await h.engine.run_timers()
+    assert len(h.resmgr.enqueues()) == enqueued  # not yet
+    h.clock.now += 0.1
+    await h.engine.run_timers()
+    assert [(t.run, t.state) for t in job.tasks] == [(2, T.PENDING), (2, T.PENDING)]
+    assert "restarting after 30 s of backoff" in t0.message
+    # The second end of one instance waits twice as long.
+    await running(h, 0)
+    await h.engine.on_events(ended(0, T.FAILED, run=2, code=1))
+    assert t0.failures == 2
+    h.clock.now += 59.9
+    await h.engine.run_timers()
+    assert t0.run == 2
+    h.clock.now += 0.1
+    await h.engine.run_timers()
+    assert (t0.run, t0.state) == (3, T.PENDING)
+
+
+async def test_a_stopped_service_ends_killed_and_starts_again(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    job = Job.new(JOB, SHARD, service(2), h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0, 1)
+    await h.engine.on_events(ended(1, T.FAILED, code=2))  # waiting for its backoff
+    job.goal = JobState.KILLED  # what the job service's Stop does first
+    await h.engine.kill(job.tasks)
+    assert kills(h) == [[mid(0)]]
+    await h.engine.on_events(killed(0))
+    assert [t.state for t in job.tasks] == [T.KILLED, T.FAILED]
+    assert job.state == JobState.KILLED  # stopped: killed, whatever its tasks' ends
+    h.clock.now += 3600
+    await h.engine.run_timers()
+    assert [t.run for t in job.tasks] == [1, 1]  # a stopped service is not restarted
+    await h.engine.start(job.tasks)
+    assert job.goal == JobState.RUNNING
+    assert [(t.goal, t.run) for t in job.tasks] == [(T.RUNNING, 2), (T.RUNNING, 2)]
+
+
+async def test_a_preempted_service_instance_runs_again_at_once(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    job = Job.new(JOB, SHARD, service(1), h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0)
+    await h.engine.preempt([(mid(0), "pool over its entitlement")])
+    await h.engine.on_events(killed(0))
+    t0 = job.tasks[0]
+    assert (t0.run, t0.state, t0.failures, t0.goal) == (2, T.PENDING, 0, T.RUNNING)

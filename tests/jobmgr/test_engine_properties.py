@@ -11,7 +11,9 @@ reconcile) outside it, where other steps may come between a launch's record
 and its send, or a reconcile's question and its answer (``place_later`` and
 ``send``, ``ask_later`` and ``answer``), even across an owner change. The
 SQLite store is real; resmgr and the host manager are in-memory fakes.
-Checked after every step and at the end:
+The job is a batch job or a service (whose ended runs wait for their restart
+backoff; ``timers`` steps let time pass). Checked after every step and at
+the end:
 
 - **no run starts twice**: two runs of one instance are never both alive on
   a host, and an ended run never comes back;
@@ -141,10 +143,13 @@ class World:
             self.killing.discard(run)
 
 
-def job_config(n: int, max_failures: int, max_running: int) -> job_pb2.JobConfig:
+def job_config(n: int, max_failures: int, max_running: int,
+               service: bool = False) -> job_pb2.JobConfig:
     return job_pb2.JobConfig(
-        name="prop", type=job_pb2.BATCH, instanceCount=n, respoolID={"value": "pool-1"},
-        sla=job_pb2.SlaConfig(preemptible=True, maximumRunningInstances=max_running),
+        name="prop", type=job_pb2.SERVICE if service else job_pb2.BATCH, instanceCount=n,
+        respoolID={"value": "pool-1"},
+        sla=job_pb2.SlaConfig(preemptible=True,
+                              maximumRunningInstances=0 if service else max_running),
         defaultConfig=task_pb2.TaskConfig(
             resource=task_pb2.ResourceConfig(cpuLimit=1, memLimitMb=64),
             restartPolicy=task_pb2.RestartPolicy(maxFailures=max_failures)))
@@ -171,6 +176,7 @@ STEP = st.one_of(
     st.tuples(st.just("reconcile"), st.booleans()),
     st.tuples(st.just("new_owner"), st.just(0)),
     st.tuples(st.just("hostmgr_crash"), st.just(0)),
+    st.tuples(st.just("timers"), st.integers(0, 90)),
 )
 
 
@@ -305,6 +311,9 @@ class Run:
                 w.violations.append("a stale owner's write was accepted")
         elif kind == "hostmgr_crash":
             w.crash()
+        elif kind == "timers":  # time passes: deadlines, service restart backoffs
+            self.clock += arg
+            await e.submit(e.run_timers)
 
     async def settle(self) -> None:
         """Let the world finish: kills land, launches of queued runs happen,
@@ -327,7 +336,8 @@ class Run:
         controller = job.controller()
         assert job.state == derive_job_state(
             counts, job.config.instanceCount, job.state,
-            controller_state=controller.state if controller else None)
+            controller_state=controller.state if controller else None,
+            service_goal=job.goal if job.config.type == job_pb2.SERVICE else None)
         _, tasks = await self.store.load_shard(SHARD)
         stored = {t.instance_id: T(t.state) for t in tasks if t.job_id == JOB}
         if stored:
@@ -341,10 +351,11 @@ class _Caller:
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(1, 4), st.integers(0, 2), st.integers(0, 3),
+@given(st.integers(1, 4), st.integers(0, 2), st.integers(0, 3), st.booleans(),
        st.lists(STEP, min_size=1, max_size=30))
 def test_random_interleavings_keep_the_engines_promises(
-        n: int, max_failures: int, max_running: int, steps: list[tuple[Any, ...]]) -> None:
+        n: int, max_failures: int, max_running: int, service: bool,
+        steps: list[tuple[Any, ...]]) -> None:
     async def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             store = await SQLiteStorage.open(Path(tmp) / "jobs.db")
@@ -352,7 +363,8 @@ def test_random_interleavings_keep_the_engines_promises(
                 world = World()
                 run = Run(store, world, n)
                 await store.claim_shard(SHARD, run.epoch, "jm-1")
-                job = Job.new(JOB, SHARD, job_config(n, max_failures, max_running), run.clock)
+                job = Job.new(JOB, SHARD, job_config(n, max_failures, max_running, service),
+                              run.clock)
                 async with trio.open_nursery() as nursery:
                     run.nursery = nursery
                     run.serve()
@@ -370,7 +382,8 @@ def test_random_interleavings_keep_the_engines_promises(
                         continue
                     run_id = t.mesos_task_id
                     if t.state in (T.INITIALIZED, T.PENDING):
-                        held = t.state == T.INITIALIZED and max_running
+                        held = t.state == T.INITIALIZED and bool(
+                            job.config.sla.maximumRunningInstances)
                         assert run_id in world.queued or held, (t, world.queued)
                     else:
                         assert run_id in world.alive, (t, world.alive, world.ended)

@@ -192,11 +192,11 @@ def test_refusal_names_the_field_and_says_why() -> None:
     assert e.value.message.startswith("not supported yet: persistent volumes")
 
     config = base()
-    config.type = job_pb2.SERVICE
+    config.type = job_pb2.DAEMON
     with pytest.raises(InvalidArgument) as e:
         validate_job_config(config, capabilities=frozenset())
     assert e.value.field == "type"
-    assert "BATCH" in e.value.message
+    assert "BATCH or SERVICE" in e.value.message
 
 
 def test_defaults_and_empty_blocks_pass() -> None:

@@ -67,11 +67,10 @@ def test_task_names() -> None:
     assert 7 not in config.instanceConfig
 
 
-def test_service_example_is_refused_until_services_run() -> None:
-    with pytest.raises(InvalidArgument) as e:
-        load_job_config(example("testjob_stateless_service.yaml"))
-    assert e.value.field == "type"
-    assert "not supported yet" in e.value.message and "BATCH" in e.value.message
+def test_the_service_example_loads_as_a_service() -> None:
+    config, warnings = load_job_config(example("testjob_stateless_service.yaml"))
+    assert config.type == job_pb2.SERVICE and config.instanceCount == 10
+    assert config.defaultConfig.resource.fdLimit == 10 and not warnings
 
 
 def test_helloworld_needs_docker() -> None:
@@ -227,14 +226,14 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("service executor not custom", job(**SERVICE, **{
         "defaultconfig.executor": {"type": "DEFAULT"}}),
      "defaultconfig.executor", ["CUSTOM"]),
-    ("service job", job(**SERVICE), "type", ["not supported yet", "BATCH"]),
-    ("daemon job", job(type="DAEMON"), "type", ["not supported yet", "BATCH"]),
+    ("daemon job", job(type="DAEMON"), "type", ["not supported yet", "BATCH or SERVICE"]),
+    ("unknown job type", job(type=99), "type", ["unknown value", "99"]),
     ("service health check", job(**SERVICE, **{"defaultconfig.healthcheck": {
         "enabled": True, "type": "COMMAND", "commandcheck": {"command": "true"}}}),
-     "type", ["not supported yet"]),
+     "defaultconfig.healthcheck.enabled", ["not supported yet", "health checks"]),
     ("service custom executor", job(**SERVICE, **{
         "defaultconfig.executor": {"type": "CUSTOM", "data": "{}"}}),
-     "type", ["not supported yet"]),
+     "defaultconfig.executor.data", ["not supported yet", "custom executor"]),
     ("disabled health check with settings", job(**{"instanceconfig.1": {
         "healthcheck": {"intervalsecs": 10}}}),
      "instanceconfig.1.healthcheck.intervalsecs", ["not supported yet", "health checks"]),
