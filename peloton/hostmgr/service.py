@@ -26,11 +26,12 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.host import host_pb2
 from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
+from peloton.api.v0.task import task_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig, DaemonConfig
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound, PelotonError
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
-from peloton.hostmgr.backends.base import Backend, LaunchSpec, StatusUpdate
+from peloton.hostmgr.backends.base import Backend, HealthCheck, LaunchSpec, StatusUpdate
 from peloton.hostmgr.constraints import host_check
 from peloton.hostmgr.events import EventStreams
 from peloton.hostmgr.hostpool import MAX_LEASE_PORTS, HostPool
@@ -151,10 +152,30 @@ class Hostmgr:
             self.pool.expire(time.time())
 
 
+def health_check(config: task_pb2.HealthCheckConfig) -> HealthCheck | None:
+    """The backend's form of a task's health check (None when it has none
+    enabled); fields left 0 take Mesos's defaults (HealthCheck)."""
+    if not config.enabled:
+        return None
+    default = HealthCheck("command")
+    common = dict(
+        initial_s=float(config.initialIntervalSecs or default.initial_s),
+        interval_s=float(config.intervalSecs or default.interval_s),
+        timeout_s=float(config.timeoutSecs or default.timeout_s),
+        max_failures=int(config.maxConsecutiveFailures or default.max_failures))
+    if config.type == task_pb2.HealthCheckConfig.HTTP:
+        return HealthCheck("http", port=config.httpCheck.port,
+                           path=config.httpCheck.path or "/", **common)  # type: ignore[arg-type]
+    return HealthCheck("command", command=config.commandCheck.command,
+                       clean_env=config.commandCheck.unshareEnvironments,
+                       **common)  # type: ignore[arg-type]
+
+
 def _event(offset: int, u: StatusUpdate) -> hpb.TaskEvent:
     return hpb.TaskEvent(offset=offset, mesosTaskId=u.mesos_task_id, state=int(u.state),  # type: ignore[arg-type]
                          message=u.message, hostname=u.hostname, exitCode=u.exit_code,
-                         timestamp=u.timestamp, reason=u.reason)
+                         timestamp=u.timestamp, reason=u.reason,
+                         healthy=u.health)  # type: ignore[arg-type]
 
 
 class InternalHandler:
@@ -230,7 +251,8 @@ class InternalHandler:
                 resources=resources, kill_grace_seconds=float(cfg.killGracePeriodSeconds),
                 fd_limit=int(r.fdLimit), shard=t.shard,
                 revocable=t.mesosTaskId in revocable,
-                labels=tuple((lab.key, lab.value) for lab in cfg.labels)))
+                labels=tuple((lab.key, lab.value) for lab in cfg.labels),
+                health=health_check(cfg.healthCheck)))
             entries.append((t.mesosTaskId, resources, dynamic))
         labels = {t.mesosTaskId: [(lab.key, lab.value) for lab in t.config.labels]
                   for t in fresh if t.config.labels}

@@ -541,7 +541,8 @@ class ShardEngine:
             if task is None or job is None:
                 continue
             decision = decide(job, task, Update(
-                TaskState(e.state), e.hostname, e.message, e.exitCode, e.reason, e.timestamp), now)
+                TaskState(e.state), e.hostname, e.message, e.exitCode, e.reason, e.timestamp,
+                e.healthy), now)
             if not decision.changes:
                 continue
             apply(task, decision.changes)

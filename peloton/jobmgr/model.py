@@ -16,6 +16,7 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import TERMINAL_JOB_STATES, TERMINAL_TASK_STATES, JobState, TaskState
 from peloton.jobmgr.goalstate import derive_job_state
+from peloton.jobmgr.reconciler import initial_health
 from peloton.spec.job import merged_task_config, task_name
 from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow
 
@@ -55,6 +56,8 @@ class Task:
     # This run was preempted (resmgr took its resources back): it is
     # PREEMPTING, or ended so, and its termination reason says so.
     preempted: bool = False
+    # task_pb2.HealthState of this run (DISABLED without a health check).
+    health: int = 0
 
     @property
     def mesos_task_id(self) -> str:
@@ -71,6 +74,7 @@ class Task:
             failureCount=self.failures, startTime=rfc3339(self.start_time),
             completionTime=rfc3339(self.completion_time), leaseId=self.lease,
             cluster=self.cluster, restartRequested=self.restart,
+            healthy=self.health,  # type: ignore[arg-type]
         )
         rt.ports.update(self.ports)
         if self.run > 1:
@@ -111,7 +115,8 @@ class Task:
                    rt.failureCount, from_rfc3339(rt.startTime), from_rfc3339(rt.completionTime),
                    rt.restartRequested,
                    row.state == TaskState.PREEMPTING or rt.terminationStatus.reason
-                   == task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES)
+                   == task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES,
+                   int(rt.healthy))
 
 
 @dataclass(slots=True)
@@ -209,6 +214,8 @@ class Job:
         job = cls(job_id, shard, config, creation_time=now,
                   goal=JobState.RUNNING if service else JobState.SUCCEEDED)
         goal = TaskState.RUNNING if service else TaskState.SUCCEEDED
-        job.tasks = [Task(job_id, i, task_name(config, i), goal=goal)
+        job.tasks = [Task(job_id, i, task_name(config, i), goal=goal,
+                          health=initial_health(job.task_config(i)))
                      for i in range(config.instanceCount)]
         return job
+

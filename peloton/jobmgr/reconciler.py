@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from peloton.api.v0.job import job_pb2
+from peloton.api.v0.task import task_pb2
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, TaskState
 
 if TYPE_CHECKING:  # the models only, for types: nothing here does I/O
@@ -140,6 +141,7 @@ class Update:
     exit_code: int = 0
     reason: str = ""
     timestamp: float = 0.0
+    health: int = 0  # task_pb2.HealthState from a health check; 0: nothing said
 
 
 @dataclass(slots=True)
@@ -174,7 +176,11 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
     """What ``update`` (about ``task``'s current run) means; pure. Repeats and
     stale reports decide nothing (at-least-once delivery)."""
     state = update.state
-    if task.terminal or state == task.state:
+    if task.terminal:
+        return Decision()
+    if state == task.state:
+        if state == S.RUNNING and update.health and update.health != task.health:
+            return Decision({"health": update.health})  # a health check's verdict
         return Decision()
     if state not in TERMINAL_TASK_STATES:
         if not PROGRESS_RULES.get((task.state in STOPPING, state), False):
@@ -184,6 +190,8 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
             "state": state, "host": host,
             "message": update.message or (f"running on {host}" if state == S.RUNNING
                                           else task.message)}
+        if update.health:
+            changes["health"] = update.health
         if state == S.RUNNING and not task.start_time:
             changes["start_time"] = update.timestamp or now
         return Decision(changes, report=state == S.RUNNING)
@@ -211,6 +219,7 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
     failures = task.failures + (1 if rule.again == Again.RETRY else 0)
     return Decision({
         "failures": failures, "restart": False, "preempted": False, "run": task.run + 1,
+        "health": initial_health(job.task_config(task.instance)),
         "state": S.INITIALIZED, "host": "", "lease": "", "ports": {},
         "start_time": 0.0, "completion_time": 0.0,
         "message": (f"run {task.run} {stopped_why}" if preempted
@@ -318,6 +327,13 @@ class Action:
 NOTHING = Action(Act.NONE)
 
 
+def initial_health(config: task_pb2.TaskConfig) -> int:
+    """A new run's health (Peloton's GetInitialHealthState): unknown until
+    checked when it has a health check, else DISABLED."""
+    return (task_pb2.HEALTH_UNKNOWN if config.healthCheck.enabled
+            else task_pb2.DISABLED)
+
+
 def task_goal(job: Job) -> TaskState:
     """What a task of ``job`` converges to unless stopped: a service's runs
     forever (RUNNING), a batch task's ends (SUCCEEDED)."""
@@ -367,6 +383,7 @@ def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> 
             else "launch was lost; placing again"))
     elif what == Act.NEW_RUN:
         changes.update(goal=task_goal(job), run=task.run + 1, preempted=False,
+                       health=initial_health(job.task_config(task.instance)),
                        state=S.INITIALIZED, host="", lease="", ports={}, start_time=0.0,
                        completion_time=0.0, message=(
                            f"restarting after {restart_backoff(task.failures):g} s of backoff "

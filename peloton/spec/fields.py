@@ -82,7 +82,8 @@ _EXEC = Implemented(f"{_LOCAL}::test_exec_without_shell_uses_arguments_as_argv")
 
 _CHANGELOG = Refused("the server keeps a job's version and times; a client does not set "
                      "changeLog (leave it out)")
-_HEALTH = Refused("no host backend runs health checks yet; leave healthCheck out")
+_HEALTH = Implemented(f"{_LOCAL}::test_failing_checks_end_the_run_failed_unhealthy")
+_HTTP_HEALTH = Implemented(f"{_LOCAL}::test_an_http_check_follows_the_answers")
 _VOLUME = Refused("persistent volumes belong to stateful jobs, which do not run yet; use a "
                   "path outside the sandbox for data that must outlive a run")
 _EXECUTOR = Refused("no host backend runs a custom executor; a task runs its command "
@@ -141,7 +142,8 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "TaskConfig.container": _DOCKER,
     "TaskConfig.command": Implemented(
         f"{_E2E}::test_peloton_example_job_succeeds_with_readable_output"),
-    "TaskConfig.healthCheck": _HEALTH,
+    "TaskConfig.healthCheck": Implemented(
+        f"{_E2E}::test_a_service_whose_health_check_fails_is_restarted"),
     "TaskConfig.ports": _PORTS,
     "TaskConfig.constraint": _CONSTRAINT,
     "TaskConfig.restartPolicy": Implemented(
@@ -171,12 +173,12 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "HealthCheckConfig.timeoutSecs": _HEALTH,
     "HealthCheckConfig.type": _HEALTH,
     "HealthCheckConfig.commandCheck": _HEALTH,
-    "HealthCheckConfig.httpCheck": _HEALTH,
+    "HealthCheckConfig.httpCheck": _HTTP_HEALTH,
     "HealthCheckConfig.CommandCheck.command": _HEALTH,
     "HealthCheckConfig.CommandCheck.unshareEnvironments": _HEALTH,
-    "HealthCheckConfig.HTTPCheck.scheme": _HEALTH,
-    "HealthCheckConfig.HTTPCheck.port": _HEALTH,
-    "HealthCheckConfig.HTTPCheck.path": _HEALTH,
+    "HealthCheckConfig.HTTPCheck.scheme": _HTTP_HEALTH,
+    "HealthCheckConfig.HTTPCheck.port": _HTTP_HEALTH,
+    "HealthCheckConfig.HTTPCheck.path": _HTTP_HEALTH,
     # PortConfig
     "PortConfig.name": _PORTS,
     "PortConfig.value": _PORTS,

@@ -335,12 +335,13 @@ def _validate_task(
                                   field=f"{where('ports')}[{j}].envname")
 
     if config.type == job_pb2.BATCH:
-        if task.healthCheck.enabled:
+        if task.healthCheck.ListFields():
             raise InvalidArgument("batch tasks cannot have a health check",
                                   field=where("healthCheck"))
         if task.HasField("executor"):
             raise InvalidArgument("batch tasks cannot have an executor", field=where("executor"))
     elif config.type == job_pb2.SERVICE:
+        _validate_health(task.healthCheck, where("healthCheck"))
         if task.HasField("executor") and (task.executor.type != mesos_pb2.ExecutorInfo.CUSTOM
                                           or not task.executor.data):
             raise InvalidArgument("a service task's executor must be CUSTOM with data",
@@ -365,6 +366,48 @@ def _validate_task(
                               f"more than 0", field=f"{where('resource')}.cpulimit")
 
     _check_container(task, where, capabilities)
+
+
+_HC = task_pb2.HealthCheckConfig
+
+
+def _validate_health(check: task_pb2.HealthCheckConfig, field: str) -> None:
+    """A service task's liveness check: settings only with ``enabled``, a
+    COMMAND check with a command, an HTTP check with a port and a path."""
+    if not check.enabled:
+        if check.ListFields():
+            name = check.ListFields()[0][0].name.lower()
+            raise InvalidArgument("the health check is not enabled, so this would be ignored; "
+                                  "set enabled: true or leave healthCheck out",
+                                  field=f"{field}.{name}")
+        return
+    if check.type == _HC.GRPC:
+        raise InvalidArgument("not supported yet: GRPC health checks; use COMMAND or HTTP",
+                              field=f"{field}.type")
+    if check.type not in (_HC.COMMAND, _HC.HTTP):
+        raise InvalidArgument("an enabled health check needs a type: COMMAND or HTTP",
+                              field=f"{field}.type")
+    if check.type == _HC.COMMAND:
+        if not check.commandCheck.command.strip():
+            raise InvalidArgument("a COMMAND health check needs a command",
+                                  field=f"{field}.commandcheck.command")
+        if check.HasField("httpCheck"):
+            raise InvalidArgument("a COMMAND health check has no httpCheck; it would be ignored",
+                                  field=f"{field}.httpcheck")
+        return
+    http = check.httpCheck
+    if not 0 < http.port < 65536:
+        raise InvalidArgument(f"an HTTP health check needs a port from 1 to 65535, got "
+                              f"{http.port}", field=f"{field}.httpcheck.port")
+    if http.path and not http.path.startswith("/"):
+        raise InvalidArgument(f"the path must start with '/', got {http.path!r}",
+                              field=f"{field}.httpcheck.path")
+    if http.scheme not in ("", "http"):
+        raise InvalidArgument(f"not supported yet: scheme {http.scheme!r}; checks use http",
+                              field=f"{field}.httpcheck.scheme")
+    if check.HasField("commandCheck"):
+        raise InvalidArgument("an HTTP health check has no commandCheck; it would be ignored",
+                              field=f"{field}.commandcheck")
 
 
 def _check_container(task: task_pb2.TaskConfig, where: Callable[[str], str],

@@ -148,6 +148,43 @@ async def test_peloton_service_example_runs_until_stopped(client: PelotonClient)
     assert info.runtime.taskStats["KILLED"] == 10
 
 
+async def test_a_service_whose_health_check_fails_is_restarted(client: PelotonClient) -> None:
+    """A liveness check that fails twice in a row ends the run (FAILED,
+    unhealthy, reported by the host manager); the service's goal stays
+    RUNNING, so the task waits for its restart backoff."""
+    config, _ = load_job_config("""
+name: unhealthy
+type: SERVICE
+instancecount: 1
+defaultconfig:
+  resource: {cpulimit: 0.5, memlimitmb: 64}
+  command: {value: "sleep 600"}
+  healthcheck:
+    enabled: true
+    type: COMMAND
+    commandcheck: {command: "exit 1"}
+    initialintervalsecs: 1
+    intervalsecs: 1
+    maxconsecutivefailures: 2
+""")
+    job_id = await client.create_job("/DefaultResPool", config)
+    with trio.fail_after(60):
+        while True:
+            reply = await client.tasks.call("Get", task_pb2.GetRequest(
+                jobId=peloton_pb2.JobID(value=job_id), instanceId=0))
+            runtime = reply.result.runtime
+            if runtime.state == task_pb2.FAILED:
+                break
+            await trio.sleep(0.2)
+    assert runtime.goalState == task_pb2.RUNNING and runtime.failureCount == 1
+    assert runtime.healthy == task_pb2.UNHEALTHY
+    assert runtime.reason == "REASON_TASK_UNHEALTHY"
+    assert runtime.message.startswith("failed 2 health checks in a row")
+    await client.tasks.call("Stop", task_pb2.StopRequest(jobId=peloton_pb2.JobID(value=job_id)))
+    info = await client.wait_for_job(job_id, TERMINAL, timeout=30)
+    assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
+
+
 async def test_bad_requests_get_clear_errors_and_change_nothing(client: PelotonClient) -> None:
     before, _ = await count_jobs(client)
     # A YAML error names the field (checked before anything is sent).

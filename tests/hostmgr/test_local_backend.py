@@ -7,6 +7,7 @@ on an update delivered through the report callback, bounded by fail_after.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import signal
@@ -19,11 +20,18 @@ import pytest
 import trio
 import trio.testing
 
+from peloton.api.v0.task import task_pb2
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TaskState
 from peloton.hostmgr.backends import local as local_module
-from peloton.hostmgr.backends.base import REASON_KILLED_ON_REQUEST, LaunchSpec, StatusUpdate
+from peloton.hostmgr.backends.base import (
+    REASON_KILLED_ON_REQUEST,
+    REASON_UNHEALTHY,
+    HealthCheck,
+    LaunchSpec,
+    StatusUpdate,
+)
 from peloton.hostmgr.backends.cgroups import MemoryCgroups
 from peloton.hostmgr.backends.local import LocalBackend, read_group_cpu
 
@@ -526,3 +534,84 @@ async def test_a_clean_stop_kills_its_runs_and_the_next_start_knows_them_lost(
         assert status is not None and status.state == TaskState.LOST
         assert "host manager stopped" in status.message
         nursery.cancel_scope.cancel()
+
+
+# --------------------------------------------------------------------------- health checks
+
+
+def checked(run: int, command: str, check: HealthCheck) -> LaunchSpec:
+    return dataclasses.replace(spec(run, command), health=check)
+
+
+async def next_health(h: Harness, mesos_task_id: str, seen: int) -> StatusUpdate:
+    """The first update after the ``seen`` first ones of this run that
+    carries a health verdict or ends it."""
+    with trio.fail_after(10):
+        while True:
+            mine = [u for u in h.updates if u.mesos_task_id == mesos_task_id]
+            for u in mine[seen:]:
+                if u.health in (task_pb2.HEALTHY, task_pb2.UNHEALTHY) or u.state in TERMINAL:
+                    return u
+            await trio.sleep(0.02)
+
+
+async def test_a_passing_command_check_reports_healthy(local: Harness):
+    s = checked(1, "sleep 30", HealthCheck("command", command="test -d .", initial_s=0.1,
+                                           interval_s=0.1, timeout_s=5))
+    await local.backend.launch([s])
+    first = [u for u in local.updates if u.mesos_task_id == s.mesos_task_id]
+    assert first[-1].state == TaskState.RUNNING
+    assert first[-1].health == task_pb2.HEALTH_UNKNOWN  # until the first check
+    healthy = await next_health(local, s.mesos_task_id, len(first))
+    assert (healthy.state, healthy.health) == (TaskState.RUNNING, task_pb2.HEALTHY)
+    assert local.backend.known(s.mesos_task_id).health == task_pb2.HEALTHY  # type: ignore[union-attr]
+    await local.backend.kill([s.mesos_task_id], grace_seconds=1)
+    await local.wait_terminal(s.mesos_task_id)
+
+
+async def test_failing_checks_end_the_run_failed_unhealthy(local: Harness):
+    s = checked(1, "sleep 30", HealthCheck("command", command="echo $PELOTON_TASK_ID; exit 3",
+                                           initial_s=0.1, interval_s=0.1, timeout_s=5,
+                                           max_failures=3))
+    await local.backend.launch([s])
+    unhealthy = await next_health(local, s.mesos_task_id, 1)
+    assert (unhealthy.state, unhealthy.health) == (TaskState.RUNNING, task_pb2.UNHEALTHY)
+    assert "exited with status 3" in unhealthy.message
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert (done.state, done.reason) == (TaskState.FAILED, REASON_UNHEALTHY)
+    assert done.message.startswith("failed 3 health checks in a row")
+
+
+async def test_an_http_check_follows_the_answers(local: Harness, nursery: trio.Nursery):
+    answer = {"status": b"200 OK"}
+
+    async def handler(stream: trio.SocketStream) -> None:
+        await stream.receive_some(4096)
+        await stream.send_all(b"HTTP/1.0 " + answer["status"] + b"\r\n\r\n")
+        await stream.aclose()
+
+    [listener] = await nursery.start(functools.partial(trio.serve_tcp, handler, 0,
+                                                         host="127.0.0.1"))
+    port = listener.socket.getsockname()[1]
+    s = checked(1, "sleep 30", HealthCheck("http", port=port, path="/health", initial_s=0.1,
+                                           interval_s=0.1, timeout_s=2, max_failures=100))
+    await local.backend.launch([s])
+    seen = len([u for u in local.updates if u.mesos_task_id == s.mesos_task_id])
+    assert (await next_health(local, s.mesos_task_id, seen)).health == task_pb2.HEALTHY
+    answer["status"] = b"503 Service Unavailable"
+    seen = len([u for u in local.updates if u.mesos_task_id == s.mesos_task_id])
+    bad = await next_health(local, s.mesos_task_id, seen)
+    assert bad.health == task_pb2.UNHEALTHY and "answered 503" in bad.message
+    await local.backend.kill([s.mesos_task_id], grace_seconds=1)
+    await local.wait_terminal(s.mesos_task_id)
+
+
+async def test_a_command_check_with_unshared_environment_sees_only_path(local: Harness):
+    """unshareEnvironments: the check does not get the task's environment."""
+    s = checked(1, "sleep 30", HealthCheck("command", command='test -z "$PELOTON_TASK_ID"',
+                                           clean_env=True, initial_s=0.1, interval_s=0.1,
+                                           timeout_s=5))
+    await local.backend.launch([s])
+    assert (await next_health(local, s.mesos_task_id, 1)).health == task_pb2.HEALTHY
+    await local.backend.kill([s.mesos_task_id], grace_seconds=1)
+    await local.wait_terminal(s.mesos_task_id)

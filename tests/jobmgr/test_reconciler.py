@@ -192,6 +192,16 @@ NOT_PLACED = (S.INITIALIZED, S.PENDING)
     (Input.DEADLINE, S.SUCCEEDED, S.RUNNING, Act.KILL),
     (Input.DEADLINE, S.KILLED, S.KILLING, Act.NONE),
     (Input.DEADLINE, S.SUCCEEDED, S.LAUNCHED, Act.NONE),
+    # A service's restart timer starts an ended run of a task meant to run;
+    # the deadline is a batch rule.
+    (Input.BACKOFF, S.RUNNING, S.FAILED, Act.NEW_RUN),
+    (Input.BACKOFF, S.RUNNING, S.SUCCEEDED, Act.NEW_RUN),
+    (Input.BACKOFF, S.KILLED, S.FAILED, Act.NONE),
+    (Input.BACKOFF, S.SUCCEEDED, S.FAILED, Act.NONE),
+    (Input.BACKOFF, S.RUNNING, S.RUNNING, Act.NONE),
+    (Input.DEADLINE, S.RUNNING, S.RUNNING, Act.NONE),
+    (Input.PLACED, S.RUNNING, S.PENDING, Act.LAUNCH),
+    (Input.STOP, S.RUNNING, S.RUNNING, Act.KILL),
     # A new owner resumes what the old one left half done.
     (Input.OWNER, S.SUCCEEDED, S.INITIALIZED, Act.ENQUEUE),
     (Input.OWNER, S.SUCCEEDED, S.PENDING, Act.RESEND),
@@ -236,6 +246,7 @@ def test_a_preemption_says_why_and_kill_on_preempt_makes_it_final() -> None:
                          "message": "preempted: pool a over"}
     final = job()
     final.config.defaultConfig.preemptionPolicy.killOnPreempt = True
+    final._configs.clear()  # merged configs are cached from creation on
     assert respond(final, task_in(S.RUNNING), Input.PREEMPT, 5.0, "x").changes["goal"] == S.KILLED
 
 
@@ -253,3 +264,18 @@ def test_a_run_gone_unseen_ended_as_meant_or_was_lost() -> None:
     assert gone(task_in(S.RUNNING), 1.0).state == S.LOST
     assert gone(task_in(S.PREEMPTING), 1.0).state == S.KILLED
     assert gone(task_in(S.KILLING, goal=S.KILLED), 1.0).state == S.KILLED
+
+
+def test_a_service_run_that_ends_waits_for_its_backoff() -> None:
+    t = running(goal=S.RUNNING, failures=1)
+    d = decide(job(), t, Update(S.SUCCEEDED, message="exit 0"), 10.0)
+    assert not d.new_run and d.report
+    assert (d.changes["state"], d.changes["failures"]) == (S.SUCCEEDED, 2)
+    ended = dataclasses.replace(t, **d.changes)
+    assert respond(job(), ended, Input.BACKOFF, 10.0 + 59.9).act == Act.NONE  # 30 s x 2
+    assert respond(job(), ended, Input.BACKOFF, 10.0 + 60.0).act == Act.NEW_RUN
+
+
+def test_a_health_verdict_on_a_running_run_is_recorded() -> None:
+    d = decide(job(), running(), Update(S.RUNNING, health=task_pb2.UNHEALTHY), 1.0)
+    assert d.changes == {"health": task_pb2.UNHEALTHY} and not d.report

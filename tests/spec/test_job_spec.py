@@ -228,15 +228,32 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
      "defaultconfig.executor", ["CUSTOM"]),
     ("daemon job", job(type="DAEMON"), "type", ["not supported yet", "BATCH or SERVICE"]),
     ("unknown job type", job(type=99), "type", ["unknown value", "99"]),
-    ("service health check", job(**SERVICE, **{"defaultconfig.healthcheck": {
-        "enabled": True, "type": "COMMAND", "commandcheck": {"command": "true"}}}),
-     "defaultconfig.healthcheck.enabled", ["not supported yet", "health checks"]),
     ("service custom executor", job(**SERVICE, **{
         "defaultconfig.executor": {"type": "CUSTOM", "data": "{}"}}),
      "defaultconfig.executor.data", ["not supported yet", "custom executor"]),
-    ("disabled health check with settings", job(**{"instanceconfig.1": {
+    ("batch health check", job(**{"instanceconfig.1": {
         "healthcheck": {"intervalsecs": 10}}}),
-     "instanceconfig.1.healthcheck.intervalsecs", ["not supported yet", "health checks"]),
+     "instanceconfig.1.healthcheck", ["batch tasks cannot have a health check"]),
+    ("disabled health check with settings", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "intervalsecs": 10}}), "defaultconfig.healthcheck.intervalsecs", ["not enabled"]),
+    ("health check without a type", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True}}), "defaultconfig.healthcheck.type", ["COMMAND or HTTP"]),
+    ("grpc health check", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True, "type": "GRPC"}}), "defaultconfig.healthcheck.type",
+     ["not supported yet", "GRPC"]),
+    ("command check without a command", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True, "type": "COMMAND"}}),
+     "defaultconfig.healthcheck.commandcheck.command", ["needs a command"]),
+    ("http check without a port", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True, "type": "HTTP", "httpcheck": {"path": "/health"}}}),
+     "defaultconfig.healthcheck.httpcheck.port", ["1 to 65535"]),
+    ("https check", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True, "type": "HTTP", "httpcheck": {"port": 8080, "scheme": "https"}}}),
+     "defaultconfig.healthcheck.httpcheck.scheme", ["not supported yet"]),
+    ("http check with a command", job(**SERVICE, **{"defaultconfig.healthcheck": {
+        "enabled": True, "type": "HTTP", "httpcheck": {"port": 8080},
+        "commandcheck": {"command": "true"}}}),
+     "defaultconfig.healthcheck.commandcheck", ["ignored"]),
     ("persistent volume", job(**{"instanceconfig.2": {
         "volume": {"containerpath": "/data", "sizemb": 10}}}),
      "instanceconfig.2.volume.containerpath", ["not supported yet", "persistent volumes"]),

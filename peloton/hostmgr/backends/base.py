@@ -41,6 +41,30 @@ MAX_READ_BYTES = 1 << 20
 REASON_KILLED_ON_REQUEST = "REASON_KILLED_ON_REQUEST"
 REASON_COMMAND_FAILED = "REASON_COMMAND_EXECUTOR_FAILED"
 REASON_LAUNCH_FAILED = "REASON_CONTAINER_LAUNCH_FAILED"
+# A run its health check ended (Mesos kills a task whose checks keep failing).
+REASON_UNHEALTHY = "REASON_TASK_UNHEALTHY"
+
+
+@dataclass(frozen=True, slots=True)
+class HealthCheck:
+    """A run's liveness check (the task's ``healthCheck``; Mesos's defaults
+    for what it leaves 0): ``command`` runs ``/bin/sh -c command`` in the
+    sandbox with the task's environment (only PATH with ``clean_env``) and
+    passes on exit 0; ``http`` GETs ``path`` on 127.0.0.1:``port`` and
+    passes on a 2xx or 3xx status. The first check comes ``initial_s`` after
+    the run starts, then one every ``interval_s``; a check that takes
+    longer than ``timeout_s`` fails; ``max_failures`` failures in a row end
+    the run (FAILED, ``REASON_TASK_UNHEALTHY``)."""
+
+    kind: str  # "command" or "http"
+    command: str = ""
+    clean_env: bool = False
+    port: int = 0
+    path: str = "/"
+    initial_s: float = 15.0
+    interval_s: float = 10.0
+    timeout_s: float = 20.0
+    max_failures: int = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +100,7 @@ class LaunchSpec:
     shard: int = 0
     revocable: bool = False
     labels: tuple[tuple[str, str], ...] = ()
+    health: HealthCheck | None = None
 
     @property
     def grace(self) -> float:
@@ -95,6 +120,8 @@ class StatusUpdate:
     exit_code: int = 0
     reason: str = ""
     timestamp: float = 0.0
+    # task_pb2.HealthState after a health check changed it; 0: nothing said.
+    health: int = 0
 
 
 Report = Callable[[StatusUpdate], None]

@@ -51,13 +51,14 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
 import trio
 
+from peloton.api.v0.task import task_pb2
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
@@ -66,7 +67,9 @@ from peloton.hostmgr.backends.base import (
     REASON_COMMAND_FAILED,
     REASON_KILLED_ON_REQUEST,
     REASON_LAUNCH_FAILED,
+    REASON_UNHEALTHY,
     Backend,
+    HealthCheck,
     LaunchSpec,
     Report,
     StatusUpdate,
@@ -128,6 +131,7 @@ class _Run:
     process: trio.Process | None = None
     pgid: int = 0  # the supervisor's pid: it leads the run's process group
     kill_requested: bool = False
+    unhealthy: str = ""  # why its health check ended it
     # Its deadline is when SIGTERM escalates to SIGKILL; a later kill with a
     # shorter grace moves it earlier.
     kill_scope: trio.CancelScope | None = None
@@ -230,6 +234,8 @@ class LocalBackend(Backend):
                 self._live[mid] = record.pid
                 self._adopted.append(spec)
                 nursery.start_soon(self._watch_adopted, run, record.pidfd)
+                if spec.health is not None:
+                    nursery.start_soon(self._health_loop, run, spec.health)
             else:
                 run = _Run(spec=spec, sandbox=sandbox, status=record.ended or _status(
                     spec, TaskState.LOST, message="the run ended while no host manager "
@@ -265,6 +271,9 @@ class LocalBackend(Backend):
         _killpg(run.pgid, signal.SIGKILL)  # whatever the task left in its group
         ended = await trio.to_thread.run_sync(_read_status, self._runs_dir, run.spec,
                                               run.kill_requested)
+        if run.unhealthy:
+            ended = _status(run.spec, TaskState.FAILED, reason=REASON_UNHEALTHY,
+                            message=run.unhealthy, health=task_pb2.UNHEALTHY)
         if self.cgroups is not None:
             await trio.to_thread.run_sync(self._end_cgroup, self.cgroups, mid)
         self._finish(run, ended or _status(
@@ -313,11 +322,7 @@ class LocalBackend(Backend):
 
     async def _start(self, run: _Run) -> None:
         spec = run.spec
-        env = dict(os.environ)
-        env.update(spec.environment)
-        env.update({name: str(port) for name, port in spec.ports.items()})
-        env.update(PELOTON_JOB_ID=spec.job_id, PELOTON_INSTANCE_ID=str(spec.instance_id),
-                   PELOTON_TASK_ID=spec.mesos_task_id, MESOS_SANDBOX=str(run.sandbox))
+        env = _environment(spec, run.sandbox)
         if spec.shell:
             exe, argv = "/bin/sh", ["/bin/sh", "-c", spec.command]
         else:
@@ -369,9 +374,11 @@ class LocalBackend(Backend):
             run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
             return
         await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, process.pid)
-        self._set(run, _status(spec, TaskState.RUNNING))
+        self._set(run, _status(spec, TaskState.RUNNING, health=_first_health(spec)))
         self._live[spec.mesos_task_id] = process.pid
         nursery.start_soon(self._supervise, run, process)
+        if spec.health is not None:
+            nursery.start_soon(self._health_loop, run, spec.health)
         if run.kill_requested:  # kill() came while the process was starting
             await trio.to_thread.run_sync(_mark, self._runs_dir / f"{spec.mesos_task_id}.kill")
             self._begin_kill(run)
@@ -425,6 +432,33 @@ class LocalBackend(Backend):
             time.sleep(0.01)
         cgroups.remove(run)
         return oom
+
+    # -- health --------------------------------------------------------------
+
+    async def _health_loop(self, run: _Run, check: HealthCheck) -> None:
+        """Check the run's health until it ends: HEALTHY or UNHEALTHY is
+        reported when it changes, and ``max_failures`` failures in a row
+        end the run (killed with its grace period; it ends FAILED,
+        REASON_TASK_UNHEALTHY)."""
+        with trio.move_on_after(check.initial_s):
+            await run.exited.wait()
+        failures, health = 0, task_pb2.HEALTH_UNKNOWN
+        while not run.exited.is_set() and not run.kill_requested:
+            ok, why = await _check(run, check)
+            if run.exited.is_set() or run.kill_requested:
+                return
+            failures = 0 if ok else failures + 1
+            now = task_pb2.HEALTHY if ok else task_pb2.UNHEALTHY
+            if now != health:
+                health = now
+                self._set(run, replace(run.status, health=health, timestamp=time.time(),
+                                       message="" if ok else f"health check failed: {why}"))
+            if failures >= check.max_failures:
+                run.unhealthy = (f"failed {failures} health checks in a row; the last: {why}")
+                await self.kill([run.spec.mesos_task_id])
+                return
+            with trio.move_on_after(check.interval_s):
+                await run.exited.wait()
 
     # -- usage ---------------------------------------------------------------
 
@@ -527,14 +561,76 @@ class LocalBackend(Backend):
 
 
 def _status(spec: LaunchSpec, state: TaskState, *, message: str = "", exit_code: int = 0,
-            reason: str = "") -> StatusUpdate:
+            reason: str = "", health: int = 0) -> StatusUpdate:
     return StatusUpdate(mesos_task_id=spec.mesos_task_id, state=state, hostname=spec.hostname,
                         message=message, exit_code=exit_code, reason=reason,
-                        timestamp=time.time())
+                        timestamp=time.time(), health=health)
+
+
+def _first_health(spec: LaunchSpec) -> int:
+    return task_pb2.HEALTH_UNKNOWN if spec.health is not None else 0
+
+
+def _environment(spec: LaunchSpec, sandbox: Path) -> dict[str, str]:
+    """A run's environment: this process's, the task's own variables, each
+    port's variable, then Peloton's and Mesos's."""
+    env = dict(os.environ)
+    env.update(spec.environment)
+    env.update({name: str(port) for name, port in spec.ports.items()})
+    env.update(PELOTON_JOB_ID=spec.job_id, PELOTON_INSTANCE_ID=str(spec.instance_id),
+               PELOTON_TASK_ID=spec.mesos_task_id, MESOS_SANDBOX=str(sandbox))
+    return env
+
+
+async def _check(run: _Run, check: HealthCheck) -> tuple[bool, str]:
+    """One health check of ``run``: (passed, why not)."""
+    with trio.move_on_after(check.timeout_s):
+        if check.kind == "http":
+            return await _http_check(check.port, check.path)
+        env = ({"PATH": os.environ.get("PATH", "/usr/bin:/bin")} if check.clean_env
+               else _environment(run.spec, run.sandbox))
+        try:
+            done = await trio.run_process(["/bin/sh", "-c", check.command], cwd=run.sandbox,
+                                          env=env, check=False, stdin=subprocess.DEVNULL,
+                                          capture_stdout=True, capture_stderr=True)
+        except OSError as error:
+            return False, f"cannot run {check.command!r}: {error.strerror or error}"
+        if done.returncode == 0:
+            return True, ""
+        return False, f"{check.command!r} exited with status {done.returncode}"
+    return False, f"no answer within {check.timeout_s:g} s"
+
+
+async def _http_check(port: int, path: str) -> tuple[bool, str]:
+    try:
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+    except OSError as error:
+        return False, f"http://127.0.0.1:{port}{path}: {error.strerror or error}"
+    async with stream:
+        await stream.send_all(f"GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n"
+                              "User-Agent: peloton-health-check\r\n\r\n".encode())
+        head = b""
+        while b"\r\n" not in head and len(head) < 4096:
+            data = await stream.receive_some(4096)
+            if not data:
+                break
+            head += data
+    line = head.split(b"\r\n", 1)[0].decode("latin-1")
+    parts = line.split()
+    if len(parts) < 2 or not parts[1].isdigit():
+        return False, f"http://127.0.0.1:{port}{path}: not an HTTP answer ({line[:60]!r})"
+    status = int(parts[1])
+    if 200 <= status < 400:
+        return True, ""
+    return False, f"http://127.0.0.1:{port}{path} answered {status}"
 
 
 def _exit_status(run: _Run, returncode: int | None) -> StatusUpdate:
-    return _ended(run.spec, run.kill_requested, returncode if returncode is not None else 0)
+    code = returncode if returncode is not None else 0
+    if run.unhealthy:
+        return _status(run.spec, TaskState.FAILED, exit_code=code, reason=REASON_UNHEALTHY,
+                       message=run.unhealthy, health=task_pb2.UNHEALTHY)
+    return _ended(run.spec, run.kill_requested, code)
 
 
 def _ended(spec: LaunchSpec, killed: bool, code: int) -> StatusUpdate:
@@ -575,6 +671,7 @@ def _write_record(runs: Path, spec: LaunchSpec, pid: int) -> None:
     has another). Not its environment (it may hold secrets)."""
     data = {name: getattr(spec, name) for name in _SPEC_FIELDS}
     data["resources"] = list(spec.resources)
+    data["health"] = asdict(spec.health) if spec.health is not None else None
     data["pid"], data["start"] = pid, _start_ticks(pid)
     tmp = runs / f"{spec.mesos_task_id}.json.tmp"
     tmp.write_text(json.dumps(data))
@@ -626,8 +723,10 @@ def _read_records(runs: Path) -> list[_Record]:
     for path in sorted(runs.glob("*.json")):
         try:
             data = json.loads(path.read_text())
+            health = data.get("health")
             spec = LaunchSpec(**{name: data[name] for name in _SPEC_FIELDS if name in data},
-                              resources=Resources(*data["resources"]))
+                              resources=Resources(*data["resources"]),
+                              health=HealthCheck(**health) if health else None)
             spec = replace(spec, arguments=tuple(spec.arguments),
                            labels=tuple((str(k), str(v)) for k, v in spec.labels))
             pid, start = int(data["pid"]), data.get("start")

@@ -85,6 +85,7 @@ from typing import Any
 
 import trio
 
+from peloton.api.v0.task import task_pb2
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TaskState
@@ -469,7 +470,9 @@ class SimBackend(Backend):
             heappush(heap, (end, mesos_task_id))
             if end < earliest:
                 earliest = end
-            report(StatusUpdate(mesos_task_id, TaskState.RUNNING, hostname, "", 0, "", ts))
+            # Simulated health checks always pass: a checked run is HEALTHY.
+            report(StatusUpdate(mesos_task_id, TaskState.RUNNING, hostname, "", 0, "", ts,
+                                health=task_pb2.HEALTHY if spec.health is not None else 0))
         if earliest < self._deadline:
             self._wakeup.set()
         await trio.lowlevel.checkpoint()

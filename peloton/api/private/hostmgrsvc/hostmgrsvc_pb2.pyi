@@ -216,7 +216,7 @@ class ClusterCapacityResponse(_message.Message):
     def __init__(self, cluster: _Optional[str] = ..., physical: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., allocated: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., slack: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., largestHost: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., hosts: _Optional[int] = ...) -> None: ...
 
 class TaskEvent(_message.Message):
-    __slots__ = ("offset", "mesosTaskId", "state", "message", "hostname", "exitCode", "timestamp", "reason", "agentId")
+    __slots__ = ("offset", "mesosTaskId", "state", "message", "hostname", "exitCode", "timestamp", "reason", "agentId", "healthy")
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -226,6 +226,7 @@ class TaskEvent(_message.Message):
     TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     AGENTID_FIELD_NUMBER: _ClassVar[int]
+    HEALTHY_FIELD_NUMBER: _ClassVar[int]
     offset: int
     mesosTaskId: str
     state: _task_pb2.TaskState
@@ -235,7 +236,8 @@ class TaskEvent(_message.Message):
     timestamp: float
     reason: str
     agentId: str
-    def __init__(self, offset: _Optional[int] = ..., mesosTaskId: _Optional[str] = ..., state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., message: _Optional[str] = ..., hostname: _Optional[str] = ..., exitCode: _Optional[int] = ..., timestamp: _Optional[float] = ..., reason: _Optional[str] = ..., agentId: _Optional[str] = ...) -> None: ...
+    healthy: _task_pb2.HealthState
+    def __init__(self, offset: _Optional[int] = ..., mesosTaskId: _Optional[str] = ..., state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., message: _Optional[str] = ..., hostname: _Optional[str] = ..., exitCode: _Optional[int] = ..., timestamp: _Optional[float] = ..., reason: _Optional[str] = ..., agentId: _Optional[str] = ..., healthy: _Optional[_Union[_task_pb2.HealthState, str]] = ...) -> None: ...
 
 class WaitForEventsRequest(_message.Message):
     __slots__ = ("shard", "purgeOffset", "limit", "timeout", "incarnation")

@@ -10,6 +10,14 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class HealthState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    INVALID: _ClassVar[HealthState]
+    DISABLED: _ClassVar[HealthState]
+    HEALTH_UNKNOWN: _ClassVar[HealthState]
+    HEALTHY: _ClassVar[HealthState]
+    UNHEALTHY: _ClassVar[HealthState]
+
 class TaskState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     UNKNOWN: _ClassVar[TaskState]
@@ -30,6 +38,11 @@ class TaskState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     LAUNCHED: _ClassVar[TaskState]
     DELETED: _ClassVar[TaskState]
     RESERVED: _ClassVar[TaskState]
+INVALID: HealthState
+DISABLED: HealthState
+HEALTH_UNKNOWN: HealthState
+HEALTHY: HealthState
+UNHEALTHY: HealthState
 UNKNOWN: TaskState
 INITIALIZED: TaskState
 PENDING: TaskState
@@ -276,7 +289,7 @@ class TerminationStatus(_message.Message):
     def __init__(self, reason: _Optional[_Union[TerminationStatus.Reason, str]] = ..., exitCode: _Optional[int] = ..., signal: _Optional[str] = ...) -> None: ...
 
 class RuntimeInfo(_message.Message):
-    __slots__ = ("state", "mesosTaskId", "startTime", "completionTime", "host", "ports", "goalState", "message", "reason", "failureCount", "agentID", "prevMesosTaskId", "terminationStatus", "leaseId", "cluster", "restartRequested")
+    __slots__ = ("state", "mesosTaskId", "startTime", "completionTime", "host", "ports", "goalState", "message", "reason", "failureCount", "agentID", "prevMesosTaskId", "healthy", "terminationStatus", "leaseId", "cluster", "restartRequested")
     class PortsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -296,6 +309,7 @@ class RuntimeInfo(_message.Message):
     FAILURECOUNT_FIELD_NUMBER: _ClassVar[int]
     AGENTID_FIELD_NUMBER: _ClassVar[int]
     PREVMESOSTASKID_FIELD_NUMBER: _ClassVar[int]
+    HEALTHY_FIELD_NUMBER: _ClassVar[int]
     TERMINATIONSTATUS_FIELD_NUMBER: _ClassVar[int]
     LEASEID_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_FIELD_NUMBER: _ClassVar[int]
@@ -312,11 +326,12 @@ class RuntimeInfo(_message.Message):
     failureCount: int
     agentID: str
     prevMesosTaskId: str
+    healthy: HealthState
     terminationStatus: TerminationStatus
     leaseId: str
     cluster: str
     restartRequested: bool
-    def __init__(self, state: _Optional[_Union[TaskState, str]] = ..., mesosTaskId: _Optional[str] = ..., startTime: _Optional[str] = ..., completionTime: _Optional[str] = ..., host: _Optional[str] = ..., ports: _Optional[_Mapping[str, int]] = ..., goalState: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., failureCount: _Optional[int] = ..., agentID: _Optional[str] = ..., prevMesosTaskId: _Optional[str] = ..., terminationStatus: _Optional[_Union[TerminationStatus, _Mapping]] = ..., leaseId: _Optional[str] = ..., cluster: _Optional[str] = ..., restartRequested: _Optional[bool] = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[TaskState, str]] = ..., mesosTaskId: _Optional[str] = ..., startTime: _Optional[str] = ..., completionTime: _Optional[str] = ..., host: _Optional[str] = ..., ports: _Optional[_Mapping[str, int]] = ..., goalState: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., failureCount: _Optional[int] = ..., agentID: _Optional[str] = ..., prevMesosTaskId: _Optional[str] = ..., healthy: _Optional[_Union[HealthState, str]] = ..., terminationStatus: _Optional[_Union[TerminationStatus, _Mapping]] = ..., leaseId: _Optional[str] = ..., cluster: _Optional[str] = ..., restartRequested: _Optional[bool] = ...) -> None: ...
 
 class TaskInfo(_message.Message):
     __slots__ = ("instanceId", "config", "runtime", "jobId")
