@@ -46,9 +46,9 @@ async def cluster_problems(config: ClusterConfig, channels: Any) -> list[str]:
     """What keeps the cluster from taking a job; empty when it can.
 
     It can when the resmgr leader answers GetClusterView with a fresh view in
-    which every shard has a live jobmgr owner that may act on it, a hostmgr
-    and a placement worker are live members, and a jobmgr answers a resource
-    pool Query. Must run inside ``peloton.rpc.open_rpc()``.
+    which every shard has a live jobmgr owner that may act on it, every
+    jobmgr, placement worker and hostmgr of the cluster file is a live
+    member, and a jobmgr answers a resource pool Query. Must run inside ``peloton.rpc.open_rpc()``.
     """
     from peloton.api.private.cluster import cluster_grpc, cluster_pb2
     from peloton.api.v0.respool import respool_grpc, respool_pb2
@@ -75,10 +75,13 @@ async def cluster_problems(config: ClusterConfig, channels: Any) -> list[str]:
         refusal = num_shards_refusal(m.numShards, view.numShards) if m.numShards else None
         if m.kind == "jobmgr" and refusal:
             problems.append(f"{m.id} acts on no shard: {refusal}")
-    if not any(m.kind == "hostmgr" for m in live.values()):
-        problems.append("no hostmgr has joined the cluster")
-    if not any(m.kind == "placement" for m in live.values()):
-        problems.append("no placement worker has joined the cluster")
+    # Every member daemon of the cluster file, not just one of each kind: a
+    # jobmgr that joins after `up` returned takes half the shards from the
+    # first, and a job on a moving shard waits out the old owner's lease.
+    missing = [d.name for d in config.daemons if d.kind != "resmgr" and d.name not in live]
+    if missing:
+        problems.append(f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'} "
+                        "not joined the cluster")
     if problems:
         return problems
     pools = ServiceClient(config.jobmgr_addresses, respool_grpc.ResourceManagerStub,

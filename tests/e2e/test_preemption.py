@@ -134,10 +134,16 @@ async def until(what: str, check: Callable[[], Awaitable[Any]], timeout: float =
 
 
 async def all_running(client: PelotonClient, job_id: str) -> list[task_pb2.RuntimeInfo]:
+    seen: list[str] = []
+
     async def check() -> list[task_pb2.RuntimeInfo] | None:
         rts = await runtimes(client, job_id)
+        seen[:] = [f"{state(rt)} run {run_of(rt)}: {rt.message}" for rt in rts]
         return rts if all(state(rt) == "RUNNING" for rt in rts) else None
-    return await until(f"every task of {job_id} RUNNING", check)
+    try:
+        return await until(f"every task of {job_id} RUNNING", check)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; tasks: {seen}") from None
 
 
 async def entitlement(client: PelotonClient, pool: str) -> float:
