@@ -54,7 +54,17 @@ from peloton.core.errors import (
 from peloton.core.ids import parse_mesos_task_id, task_id
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, JobState, TaskState
 from peloton.jobmgr.model import Job, Task
-from peloton.jobmgr.reconciler import Act, Input, Update, apply, decide, gone, respond
+from peloton.jobmgr.reconciler import (
+    Act,
+    Input,
+    Update,
+    apply,
+    bounded_restarts,
+    decide,
+    gone,
+    respond,
+    rolling_restarts,
+)
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import Storage
 
@@ -672,8 +682,9 @@ class ShardEngine:
         """The shard's timers, each second: kill the runs of jobs with
         ``sla.maxRunningTime`` that have run that long (each ends FAILED,
         reason DEADLINE_TIMEOUT_EXCEEDED, and is not retried, as Peloton's
-        deadline tracker does), and start again the ended runs of service
-        instances whose restart backoff has passed. O(tasks of such jobs)."""
+        deadline tracker does), start again the ended runs of service
+        instances whose restart backoff has passed, and take down the next
+        runs of rolling restarts. O(tasks of such jobs)."""
         now = self.ctx.clock()
         over: list[Task] = []
         again: list[Task] = []
@@ -692,6 +703,7 @@ class ShardEngine:
                     continue
                 apply(t, action.changes)
                 (again if action.act == Act.NEW_RUN else over).append(t)
+        await self.roll([job for job in self.jobs.values() if bounded_restarts(job)])
         if not over and not again:
             return
         jobs = {t.job_id: self.jobs[t.job_id] for t in over + again}
@@ -780,26 +792,48 @@ class ShardEngine:
         return started
 
     async def restart(self, tasks: Sequence[Task]) -> None:
+        """Restart these tasks: each running run is killed and replaced by a
+        new run, each ended task starts a new run. A service whose
+        sla.maximumUnavailableInstances bounds its instances down rolls: its
+        runs are marked and taken down in turn (``roll``)."""
         running = [t for t in tasks if not t.terminal]
         now = self.ctx.clock()
-        on_host = []
+        kill = []
         for t in running:
-            action = respond(self.jobs[t.job_id], t, Input.RESTART, now)
+            job = self.jobs[t.job_id]
+            kind = Input.ROLLING_RESTART if bounded_restarts(job) else Input.RESTART
+            action = respond(job, t, kind, now)
             apply(t, action.changes)
             if action.act == Act.KILL:
-                on_host.append(t)
+                kill.append(t)
         if running:
             jobs = {t.job_id: self.jobs[t.job_id] for t in running}
             for job in jobs.values():
                 job.refresh_state(now)
             await self.persist(jobs.values(), running)
-            by_cluster: dict[str, list[str]] = defaultdict(list)
-            for t in on_host:
-                by_cluster[t.cluster].append(t.mesos_task_id)
-            for cluster, ids in by_cluster.items():
-                await self.ctx.hostmgr_for(cluster).call(
-                    "KillTasks", hpb.KillTasksRequest(mesosTaskIds=ids))
+            await self._send_kills(kill)
+            await self.roll([job for job in jobs.values() if bounded_restarts(job)])
         await self.start([t for t in tasks if t.terminal])
+
+    async def roll(self, jobs: Iterable[Job]) -> None:
+        """Take down the runs of these jobs marked for a rolling restart whose
+        turn has come (``rolling_restarts``); each is killed and replaced
+        (its end decides the new run). Called on a restart and each second
+        (``run_timers``), so the next go as soon as others serve again."""
+        now = self.ctx.clock()
+        kill: list[Task] = []
+        changed: list[Job] = []
+        for job in jobs:
+            due = rolling_restarts(job)
+            for t in due:
+                apply(t, respond(job, t, Input.ROLL, now).changes)
+            if due:
+                kill += due
+                changed.append(job)
+                job.refresh_state(now)
+        if kill:
+            await self.persist(changed, kill)
+            await self._send_kills(kill)
 
     async def delete(self, job: Job) -> None:
         """Kill what runs, release it in resmgr now, and forget the job.

@@ -239,6 +239,11 @@ class Input(enum.Enum):
     STOP = "stop"  # a user stops the task
     START = "start"  # a user starts the task
     RESTART = "restart"  # a user restarts the task
+    # A user restarts a task of a service whose sla.maximumUnavailableInstances
+    # bounds how many instances may be down at once: a running one is marked,
+    # and ROLL takes it down when its turn comes (``rolling_restarts``).
+    ROLLING_RESTART = "rolling restart"
+    ROLL = "roll"  # the roll timer: a run marked for restart may go down now
     PREEMPT = "preempt"  # resmgr chose the run as a preemption victim
     DEADLINE = "deadline"  # the deadline timer: the run may be past sla.maxRunningTime
     BACKOFF = "backoff"  # the restart timer: an ended service run may run again
@@ -290,8 +295,15 @@ def _rule(kind: Input, goal: TaskState, state: TaskState) -> Act:
         return Act.MARK if ended else Act.KILL if on_host else Act.END
     if kind == Input.START:
         return Act.NEW_RUN if ended else Act.MARK if stop else Act.NONE
+    # Restarting a run that has not started yet changes nothing: it starts
+    # with the config it would restart with.
     if kind == Input.RESTART:
-        return Act.NEW_RUN if ended else Act.KILL if on_host else Act.MARK
+        return Act.NEW_RUN if ended else Act.KILL if on_host else Act.NONE
+    if kind == Input.ROLLING_RESTART:
+        return Act.NEW_RUN if ended else Act.MARK if on_host and not stop else Act.NONE
+    if kind == Input.ROLL:
+        return Act.KILL if on_host and goal == S.RUNNING and state not in STOPPING else (
+            Act.NONE)
     if kind == Input.PREEMPT:
         return (Act.KILL_AGAIN if state == S.PREEMPTING
                 else Act.KILL if on_host and state != S.KILLING else Act.NONE)
@@ -340,6 +352,35 @@ def task_goal(job: Job) -> TaskState:
     return S.RUNNING if job.config.type == job_pb2.SERVICE else S.SUCCEEDED
 
 
+def bounded_restarts(job: Job) -> bool:
+    """Whether a restart of ``job`` rolls: a service whose
+    sla.maximumUnavailableInstances bounds how many instances are down."""
+    return job.config.type == job_pb2.SERVICE and job.config.sla.maximumUnavailableInstances > 0
+
+
+def available(job: Job, task: Task) -> bool:
+    """Whether the instance serves: RUNNING and, when it has a health check,
+    HEALTHY (Peloton counts an unhealthy or unchecked instance as down)."""
+    if task.state != S.RUNNING or task.goal != S.RUNNING:
+        return False
+    return task.health not in (task_pb2.HEALTH_UNKNOWN, task_pb2.UNHEALTHY)
+
+
+def rolling_restarts(job: Job) -> list[Task]:
+    """The runs marked for restart (``Input.ROLLING_RESTART``) that may go
+    down now, in instance order: those already down, then available ones
+    while fewer than sla.maximumUnavailableInstances instances are down;
+    pure. Each goes through ``respond(..., Input.ROLL, ...)``."""
+    marked = [t for t in job.tasks if t.restart and t.goal == S.RUNNING
+              and t.state in ON_HOST_TASK_STATES and t.state not in STOPPING]
+    if not marked:
+        return []
+    up = [t for t in marked if available(job, t)]
+    down = sum(1 for t in job.tasks if not available(job, t))
+    budget = job.config.sla.maximumUnavailableInstances - down
+    return [t for t in marked if not available(job, t)] + up[:max(0, budget)]
+
+
 def past_deadline(job: Job, task: Task, now: float) -> bool:
     limit = job.config.sla.maxRunningTime
     return bool(limit and task.start_time and now - task.start_time >= limit)
@@ -352,14 +393,21 @@ def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> 
         return NOTHING
     if kind == Input.BACKOFF and now < task.completion_time + restart_backoff(task.failures):
         return NOTHING
+    if kind == Input.ROLL and not task.restart:
+        return NOTHING
     what = ACT_RULES.get((kind, task.goal, task.state), Act.NONE)
     if what == Act.NONE:
         return NOTHING
     changes: dict[str, Any] = {}
     if kind in (Input.STOP, Input.OWNER) and what in (Act.MARK, Act.KILL, Act.END):
         changes.update(goal=S.KILLED, restart=False)
-    elif kind == Input.RESTART and what in (Act.MARK, Act.KILL):
+    elif kind == Input.RESTART and what == Act.KILL:
         changes["restart"] = True
+    elif kind == Input.ROLLING_RESTART and what == Act.MARK:
+        changes.update(restart=True, message=(
+            "restart waits its turn: at most "
+            f"{job.config.sla.maximumUnavailableInstances} instances down at once "
+            "(sla.maximumUnavailableInstances)"))
     if what == Act.LAUNCH:
         changes.update(state=S.LAUNCHING, message=f"launching on {detail}")
     elif what == Act.END:
@@ -376,7 +424,7 @@ def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> 
             "killed"))
     elif what == Act.KILL:  # a stop overrides a preemption in progress: no new run
         changes.update(state=S.KILLING, preempted=False, message=(
-            "restarting" if kind == Input.RESTART else "killing on request"))
+            "restarting" if kind in (Input.RESTART, Input.ROLL) else "killing on request"))
     elif what == Act.REQUEUE:
         changes.update(state=S.PENDING, host="", lease="", message=(
             f"launch refused: {detail}" if kind == Input.REFUSED

@@ -133,8 +133,8 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "SlaConfig.maxRunningTime": Implemented(f"{_ENGINE}::test_max_running_time"),
     "SlaConfig.revocable": Implemented(
         f"{_E2E}::test_a_revocable_job_waits_for_slack_then_runs_only_on_it"),
-    "SlaConfig.maximumUnavailableInstances": Refused(
-        "it bounds rolling updates of service jobs, which do not run yet"),
+    "SlaConfig.maximumUnavailableInstances": Implemented(
+        f"{_ENGINE}::test_a_service_restart_rolls_within_maximum_unavailable_instances"),
     # TaskConfig
     "TaskConfig.name": Implemented(f"{_SPEC}::test_task_names"),
     "TaskConfig.labels": _TASK_CONSTRAINT,

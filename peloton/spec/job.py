@@ -137,7 +137,8 @@ def validate_job_config(
     ``minimumRunningInstances <= maximumRunningInstances`` when both are set;
     instances inside the gang (``< minimumRunningInstances``) do not override
     preemptionPolicy. SERVICE jobs: no maxRunningTime, no min/max running
-    instances, revocable implies preemptible.
+    instances, revocable implies preemptible; BATCH jobs: no
+    maximumUnavailableInstances.
 
     Every instance: a command (a shell command with a non-empty value); only
     instance 0 a controller; ports named, dynamic ones (value 0) with an
@@ -154,7 +155,7 @@ def validate_job_config(
 
     Last, a job that sets a field this cluster does not act on yet is
     refused naming the field (:func:`peloton.spec.fields.check_supported`):
-    SERVICE and DAEMON jobs, healthCheck, volume, executor, among others.
+    DAEMON jobs, volume, executor, among others.
     """
     count = config.instanceCount
     if count < 1:
@@ -287,6 +288,10 @@ def _validate_sla(config: job_pb2.JobConfig) -> None:
         if sla.revocable and not sla.preemptible:
             raise InvalidArgument("a revocable job must also be preemptible",
                                   field="sla.revocable")
+    elif sla.maximumUnavailableInstances:
+        raise InvalidArgument("maximumUnavailableInstances bounds how many instances of a "
+                              "service job are down at once; batch jobs do not support it",
+                              field="sla.maximumunavailableinstances")
     if sla.maximumRunningInstances > count:
         raise InvalidArgument(f"maximumRunningInstances {sla.maximumRunningInstances} is more "
                               f"than instanceCount {count}", field="sla.maximumrunninginstances")

@@ -716,3 +716,71 @@ async def test_a_preempted_service_instance_runs_again_at_once(
     await h.engine.on_events(killed(0))
     t0 = job.tasks[0]
     assert (t0.run, t0.state, t0.failures, t0.goal) == (2, T.PENDING, 0, T.RUNNING)
+
+
+async def launched_again(h: Harness, instance: int, run: int, **event: Any) -> None:
+    """Launch run ``run`` of the instance on hA and report it RUNNING."""
+    await h.engine.launch([rpb.Placement(
+        hostname="hA", agentId="agent-hA", leaseId="lease-hA", cluster=CLUSTER,
+        tasks=[rpb.TaskRef(mesosTaskId=mid(instance, run), shard=SHARD)])])
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(instance, run),
+                                            state=T.RUNNING.name, hostname="hA", **event)])
+
+
+async def test_a_service_restart_rolls_within_maximum_unavailable_instances(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """sla.maximumUnavailableInstances: a restart of a service takes down at
+    most that many instances at once, counting those already down; the next
+    goes once the new run serves (RUNNING, and HEALTHY when checked)."""
+    cfg = service(4)
+    cfg.sla.maximumUnavailableInstances = 2
+    cfg.defaultConfig.healthCheck.enabled = True
+    cfg.defaultConfig.healthCheck.commandCheck.command = "true"
+    job = Job.new(JOB, SHARD, cfg, h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0, 1, 2, 3)
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(i), state=T.RUNNING.name,
+                                            hostname="hA", healthy=task_pb2.HEALTHY)
+                              for i in (0, 1, 3)])  # instance 2 not checked yet: down
+    await h.engine.restart(job.tasks)
+    assert kills(h) == [[mid(2), mid(0)]]  # 2 was down already: it costs no turn
+    assert [t.state for t in job.tasks] == [T.KILLING, T.RUNNING, T.KILLING, T.RUNNING]
+    assert job.tasks[1].message == ("restart waits its turn: at most 2 instances down at "
+                                    "once (sla.maximumUnavailableInstances)")
+    assert (await h.stored(1))[0] == T.RUNNING and job.tasks[1].restart  # kept for a new owner
+    await h.engine.on_events(killed(0) + killed(2))
+    assert [(t.run, t.state) for t in job.tasks] == [
+        (2, T.PENDING), (1, T.RUNNING), (2, T.PENDING), (1, T.RUNNING)]
+    await h.engine.run_timers()
+    assert len(kills(h)) == 1  # two are down: nobody else goes
+    await launched_again(h, 0, 2)
+    await h.engine.run_timers()
+    assert len(kills(h)) == 1  # running, but its health is not known yet
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(0, 2), state=T.RUNNING.name,
+                                            hostname="hA", healthy=task_pb2.HEALTHY)])
+    await h.engine.run_timers()
+    assert kills(h)[1:] == [[mid(1)]]
+    await h.engine.on_events(killed(1))
+    await launched_again(h, 2, 2, healthy=task_pb2.HEALTHY)
+    await h.engine.run_timers()
+    assert kills(h)[2:] == [[mid(3)]]
+    await h.engine.on_events(killed(3))
+    await launched_again(h, 1, 2, healthy=task_pb2.HEALTHY)
+    await launched_again(h, 3, 2, healthy=task_pb2.HEALTHY)
+    await h.engine.run_timers()
+    assert len(kills(h)) == 3
+    assert [(t.run, t.state, t.restart, t.failures) for t in job.tasks] == [
+        (2, T.RUNNING, False, 0)] * 4
+
+
+async def test_restarting_a_task_not_yet_placed_changes_nothing(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """A run that has not started starts with the config it would restart
+    with: a restart leaves it as it is, and it runs once."""
+    job = await new_job(h, 1)
+    await h.engine.restart(job.tasks)
+    assert (job.tasks[0].state, job.tasks[0].restart) == (T.PENDING, False)
+    await running(h, 0)
+    await h.engine.on_events(ended(0, T.SUCCEEDED))
+    assert (job.tasks[0].state, job.tasks[0].run) == (T.SUCCEEDED, 1)

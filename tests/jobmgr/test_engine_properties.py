@@ -148,8 +148,11 @@ def job_config(n: int, max_failures: int, max_running: int,
     return job_pb2.JobConfig(
         name="prop", type=job_pb2.SERVICE if service else job_pb2.BATCH, instanceCount=n,
         respoolID={"value": "pool-1"},
+        # max_running bounds a service's instances down at once instead
+        # (its restarts roll).
         sla=job_pb2.SlaConfig(preemptible=True,
-                              maximumRunningInstances=0 if service else max_running),
+                              maximumRunningInstances=0 if service else max_running,
+                              maximumUnavailableInstances=max_running if service else 0),
         defaultConfig=task_pb2.TaskConfig(
             resource=task_pb2.ResourceConfig(cpuLimit=1, memLimitMb=64),
             restartPolicy=task_pb2.RestartPolicy(maxFailures=max_failures)))

@@ -44,7 +44,7 @@ def job(max_failures: int = 2) -> Job:
 def test_every_goal_ending_and_end_has_a_rule() -> None:
     assert set(EXIT_RULES) == set(itertools.product((S.SUCCEEDED, S.RUNNING, S.KILLED),
                                                     Ending, ENDS))
-    assert TABLE_SIZE == len(EXIT_RULES) + len(PROGRESS_RULES) + len(ACT_RULES) == 222
+    assert TABLE_SIZE == len(EXIT_RULES) + len(PROGRESS_RULES) + len(ACT_RULES) == 244
 
 
 def after(task: Task, update: Update, max_failures: int = 2) -> tuple[Task, Decision]:
@@ -177,11 +177,23 @@ NOT_PLACED = (S.INITIALIZED, S.PENDING)
     (Input.START, S.SUCCEEDED, S.FAILED, Act.NEW_RUN),
     (Input.START, S.KILLED, S.KILLING, Act.MARK),
     (Input.START, S.SUCCEEDED, S.RUNNING, Act.NONE),
-    # Restart: kill the run on its host (its end starts the next), mark one
-    # not placed yet, start an ended one.
+    # Restart: kill the run on its host (its end starts the next), leave one
+    # not placed yet as it is (it starts with the config it would restart
+    # with), start an ended one.
     (Input.RESTART, S.SUCCEEDED, S.RUNNING, Act.KILL),
-    (Input.RESTART, S.SUCCEEDED, S.PENDING, Act.MARK),
+    (Input.RESTART, S.SUCCEEDED, S.PENDING, Act.NONE),
     (Input.RESTART, S.SUCCEEDED, S.SUCCEEDED, Act.NEW_RUN),
+    # A rolling restart marks a run on a host (the roll timer takes it down
+    # in turn); the roll kills a marked run unless it is being stopped.
+    (Input.ROLLING_RESTART, S.RUNNING, S.RUNNING, Act.MARK),
+    (Input.ROLLING_RESTART, S.RUNNING, S.PENDING, Act.NONE),
+    (Input.ROLLING_RESTART, S.RUNNING, S.FAILED, Act.NEW_RUN),
+    (Input.ROLLING_RESTART, S.KILLED, S.KILLING, Act.NONE),
+    (Input.ROLL, S.RUNNING, S.RUNNING, Act.KILL),
+    (Input.ROLL, S.RUNNING, S.LAUNCHED, Act.KILL),
+    (Input.ROLL, S.RUNNING, S.KILLING, Act.NONE),
+    (Input.ROLL, S.RUNNING, S.PREEMPTING, Act.NONE),
+    (Input.ROLL, S.KILLED, S.RUNNING, Act.NONE),
     # Preemption: only runs on a host, never one being killed; again if asked again.
     (Input.PREEMPT, S.SUCCEEDED, S.RUNNING, Act.KILL),
     (Input.PREEMPT, S.SUCCEEDED, S.LAUNCHING, Act.KILL),

@@ -218,6 +218,8 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
      "sla.minimumrunninginstances", ["service"]),
     ("service max running", job(**SERVICE, **{"sla.maximumrunninginstances": 1}),
      "sla.maximumrunninginstances", ["service"]),
+    ("batch max unavailable", job(**{"sla.maximumunavailableinstances": 1}),
+     "sla.maximumunavailableinstances", ["service job", "batch jobs do not support it"]),
     ("service kill on preempt", job(**SERVICE, **{
         "defaultconfig.preemptionpolicy": {"killonpreempt": True}}),
      "defaultconfig.preemptionpolicy.killonpreempt", ["killOnPreempt"]),
@@ -331,6 +333,8 @@ VALID: list[tuple[str, dict[str, Any], frozenset[str]]] = [
     ("batch kill on preempt", job(**{"defaultconfig.preemptionpolicy": {"killonpreempt": True}}),
      frozenset()),
     ("batch max running time", job(**{"sla.maxrunningtime": 10}), frozenset()),
+    ("service max unavailable", job(**SERVICE, **{"sla.maximumunavailableinstances": 1}),
+     frozenset()),
     ("gang and max", job(**{"sla.minimumrunninginstances": 2,
                             "sla.maximumrunninginstances": 3}), frozenset()),
     ("preemption override outside gang", job(**{
