@@ -115,6 +115,8 @@ def resmgr_task(job: Job, task: Task) -> rpb.Task:
         type=rpb.STATELESS if job.config.type == job_pb2.SERVICE else rpb.BATCH,
         minInstances=max(1, sla.minimumRunningInstances), constraint=cfg.constraint,
         name=task.name, placementStrategy=job.config.placementStrategy, labels=cfg.labels,
+        maxUnavailable=sla.maximumUnavailableInstances if bounded_restarts(job) else 0,
+        instances=job.config.instanceCount if bounded_restarts(job) else 0,
     )
 
 

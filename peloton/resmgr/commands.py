@@ -113,8 +113,10 @@ class Commands(Reclaim):
 
         A gang is a list of task rows ``[mesos task id, task id, run, shard,
         priority, resources, task bytes, flags]`` (flags: TASK_PREEMPTIBLE |
-        TASK_CONTROLLER | TASK_REVOCABLE); journals from before rows hold
-        one dict a task with those names, and still apply."""
+        TASK_CONTROLLER | TASK_REVOCABLE), and for a service whose SLA bounds
+        its instances down, ``[maximumUnavailableInstances, instanceCount]``
+        last (``job_sla``); journals from before rows hold one dict a task
+        with those names, and still apply."""
         pool = self.pools.get(p["pool"])
         if pool is None:
             raise NotFound(f"resource pool {p['pool']} does not exist")
@@ -165,6 +167,8 @@ class Commands(Reclaim):
                                   gang.id, t[6])
                 self.tasks[entry.mesos_task_id] = entry
                 self.current_run[entry.task_id] = entry.mesos_task_id
+                if len(t) > 8:
+                    self._track_sla(entry.task_id, *t[8])
             self.state_counts[TaskState.PENDING] += len(fresh)
             if gang.revocable:
                 pool.slack_demand = pool.slack_demand + total

@@ -244,9 +244,12 @@ class Reclaim(Admission):
         time (it is being placed). Reads the state: consume before changing it."""
         tasks, gangs = self.tasks, self.gangs
         seen: set[int] = set()
+        budget: dict[str, int] = {}  # job -> RUNNING instances it may still lose
         for mid in preemption.ranked(buckets, lambda m: tasks[m].state, below=below):
             entry = tasks[mid]
             if entry.state == TaskState.RUNNING:
+                if self.job_sla and not self._within_sla(entry.task_id, budget):
+                    continue
                 yield mid, entry.resources, entry.priority
                 continue
             if entry.gang in seen:
@@ -256,6 +259,22 @@ class Reclaim(Admission):
             if (below is None or gang.priority < below) and all(
                     tasks[m].state == entry.state for m in gang.tasks):
                 yield gang.id, gang.resources, gang.priority
+
+    def _within_sla(self, task_id: str, budget: dict[str, int]) -> bool:
+        """Whether preempting this RUNNING task keeps its job within its
+        sla.maximumUnavailableInstances, counting the instances down now and
+        those this pass offered already (``budget``, per job); a job with no
+        such bound always is. An offered task the selection passes over
+        still uses its job's turn this pass (the next pass sees it again)."""
+        job = task_id.rpartition("-")[0]
+        sla = self.job_sla.get(job)
+        if sla is None:
+            return True
+        left = budget.get(job)
+        if left is None:
+            left = sla[0] - self.instances_down(job, sla[1])
+        budget[job] = left - 1
+        return left > 0
 
     def preemptions_due(self, shards: list[int]) -> bool:
         """Whether ``get_preemptions`` would hand out something now (a read)."""

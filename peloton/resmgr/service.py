@@ -145,8 +145,11 @@ def task_row(t: rpb.Task) -> list[Any]:
     flags = ((TASK_PREEMPTIBLE if t.preemptible else 0)
              | (TASK_CONTROLLER if t.controller else 0)
              | (TASK_REVOCABLE if t.revocable else 0))
-    return [t.mesosTaskId, t.id, int(run_text), t.shard, t.priority, resources_of(t.resource),
-            rest.SerializeToString(), flags]
+    row = [t.mesosTaskId, t.id, int(run_text), t.shard, t.priority, resources_of(t.resource),
+           rest.SerializeToString(), flags]
+    if t.maxUnavailable:  # a service's bound on instances down (preemption keeps to it)
+        row.append([t.maxUnavailable, t.instances])
+    return row
 
 
 def task_message(entry: TaskEntry) -> rpb.Task:

@@ -35,7 +35,7 @@ from peloton.shard.assignment import Ownership
 if TYPE_CHECKING:
     from peloton.resmgr.state import ResmgrState
 
-VERSION = 1
+VERSION = 2
 
 # A member row's length in version 1 (``_from_0`` pads shorter ones).
 MEMBER_ROW = 6
@@ -60,6 +60,7 @@ def dump(state: ResmgrState) -> bytes:
                    g.controller, g.revocable, g.attempts, g.retry_at]
                   for g in s.gangs.values()],
         "backoff": s.backoff,
+        "job_sla": [[job, *sla] for job, sla in s.job_sla.items()],
         "queues": {pid: {name: [[pr, list(q)] for pr, q in queue.items()]
                          for name, queue in qs.items()}
                    for pid, qs in s.queues.items()},
@@ -129,6 +130,7 @@ def load(state: ResmgrState, d: dict[str, Any]) -> None:
     s.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4]), *g[5:10])
                for g in d["gangs"]}
     s.backoff = [(at, gid) for at, gid in d["backoff"]]  # a heap as saved
+    s.job_sla = {job: [k, n, tracked] for job, k, n, tracked in d["job_sla"]}
     tasks = s.tasks
     for pool, revocable, priority, mids in d["victims"]:
         # The tracker's own strings: one copy of each id in memory.
@@ -229,6 +231,14 @@ def _leaves(pools: dict[str, list[Any]], pool_id: str) -> list[str]:
     return [leaf for child in children for leaf in _leaves(pools, child)]
 
 
+def _from_1(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 to 2: services' SLA bounds (``job_sla``) came in version 2;
+    a version 1 state has none (the field was refused then)."""
+    d.setdefault("job_sla", [])
+    return d
+
+
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     0: _from_0,
+    1: _from_1,
 }

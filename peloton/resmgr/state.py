@@ -122,6 +122,10 @@ class ResmgrState(Commands):
         # READY gangs backing off after a failed placement: a heap of
         # (retry_at, gang id); ``tick`` hands the due ones to placement.
         self.backoff = []
+        # Job id -> [maximumUnavailableInstances, instanceCount, tracked
+        # tasks] of services whose SLA bounds their instances down, while
+        # any of their tasks is tracked: preemption keeps to the bound.
+        self.job_sla = {}
         # One Resources tuple per distinct task shape (a million tasks of a
         # thousand jobs share a handful).
         self._shapes = {}

@@ -249,6 +249,7 @@ class Tracker:
     state_counts: collections.Counter[int]
     deadlines: dict[int, deque[tuple[float, list[str]]]]
     backoff: list[tuple[float, int]]
+    job_sla: dict[str, list[int]]
     _shapes: dict[Resources, Resources]
     victims: dict[tuple[str, bool], dict[int, dict[str, None]]]
     over_since: dict[str, float]
@@ -270,10 +271,38 @@ class Tracker:
         r = Resources(*vector)
         return self._shapes.setdefault(r, r)
 
+    def _track_sla(self, task_id: str, max_unavailable: int, instances: int) -> None:
+        """Note a tracked task of a job whose SLA bounds its instances down."""
+        job = task_id.rpartition("-")[0]
+        sla = self.job_sla.get(job)
+        if sla is None:
+            self.job_sla[job] = [max_unavailable, instances, 1]
+        else:
+            sla[0], sla[1] = max_unavailable, instances
+            sla[2] += 1
+
+    def instances_down(self, job: str, instances: int) -> int:
+        """How many of the job's instances have no RUNNING run here (being
+        placed, preempted, or between runs). O(instances)."""
+        tasks, current = self.tasks, self.current_run
+        up = 0
+        for i in range(instances):
+            mid = current.get(f"{job}-{i}")
+            if mid is not None and tasks[mid].state == TaskState.RUNNING:
+                up += 1
+        return instances - up
+
     def _forget(self, entry: TaskEntry) -> None:
         """Drop a task everywhere; release what it held."""
         if self.tasks.pop(entry.mesos_task_id, None) is not None:
             self.state_counts[entry.state] -= 1
+            if self.job_sla:
+                job = entry.task_id.rpartition("-")[0]
+                sla = self.job_sla.get(job)
+                if sla is not None:
+                    sla[2] -= 1
+                    if sla[2] <= 0:
+                        del self.job_sla[job]
         if self.current_run.get(entry.task_id) == entry.mesos_task_id:
             del self.current_run[entry.task_id]
         pool = self.pools.get(entry.pool)

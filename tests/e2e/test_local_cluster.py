@@ -185,6 +185,55 @@ defaultconfig:
     assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
 
 
+async def test_a_service_restart_rolls_one_instance_at_a_time(client: PelotonClient) -> None:
+    """sla.maximumUnavailableInstances 1: a restart of all three instances
+    takes one down at a time; the next goes once the new run is RUNNING and
+    its health check passed. Every poll sees at most one instance down."""
+    config, _ = load_job_config("""
+name: rolling
+type: SERVICE
+instancecount: 3
+sla: {maximumUnavailableInstances: 1}
+defaultconfig:
+  resource: {cpulimit: 0.2, memlimitmb: 64}
+  command: {value: "sleep 600"}
+  healthcheck:
+    enabled: true
+    type: COMMAND
+    commandcheck: {command: "true"}
+    initialintervalsecs: 1
+    intervalsecs: 1
+""")
+    job_id = await client.create_job("/DefaultResPool", config)
+    job = peloton_pb2.JobID(value=job_id)
+
+    async def runtimes() -> list[task_pb2.RuntimeInfo]:
+        reply = await client.tasks.call("List", task_pb2.ListRequest(jobId=job))
+        return [reply.result.value[i].runtime for i in sorted(reply.result.value)]
+
+    def up(rt: task_pb2.RuntimeInfo) -> bool:
+        return rt.state == task_pb2.RUNNING and rt.healthy == task_pb2.HEALTHY
+
+    with trio.fail_after(60):
+        while True:
+            if all(up(rt) for rt in await runtimes()):
+                break
+            await trio.sleep(0.2)
+    await client.tasks.call("Restart", task_pb2.RestartRequest(jobId=job))
+    most_down, waited = 0, False
+    with trio.fail_after(90):
+        while True:
+            rts = await runtimes()
+            most_down = max(most_down, sum(not up(rt) for rt in rts))
+            waited |= any(rt.message.startswith("restart waits its turn") for rt in rts)
+            if all(up(rt) and rt.mesosTaskId.endswith("-2") for rt in rts):
+                break
+            await trio.sleep(0.1)
+    assert most_down == 1 and waited
+    await client.tasks.call("Stop", task_pb2.StopRequest(jobId=job))
+    await client.wait_for_job(job_id, TERMINAL, timeout=30)
+
+
 async def test_bad_requests_get_clear_errors_and_change_nothing(client: PelotonClient) -> None:
     before, _ = await count_jobs(client)
     # A YAML error names the field (checked before anything is sent).

@@ -27,7 +27,7 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.errors import FailedPrecondition, Unavailable
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
-from peloton.jobmgr.engine import Context, ShardEngine
+from peloton.jobmgr.engine import Context, ShardEngine, resmgr_task
 from peloton.jobmgr.model import Job
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow
@@ -784,3 +784,16 @@ async def test_restarting_a_task_not_yet_placed_changes_nothing(
     await running(h, 0)
     await h.engine.on_events(ended(0, T.SUCCEEDED))
     assert (job.tasks[0].state, job.tasks[0].run) == (T.SUCCEEDED, 1)
+
+
+def test_resmgr_learns_a_services_bound_on_instances_down() -> None:
+    """What preemption keeps to (resmgr's job_sla): the bound and the
+    instance count, for services that set it; nothing for others."""
+    cfg = service(4)
+    cfg.sla.maximumUnavailableInstances = 1
+    job = Job.new(JOB, SHARD, cfg, 0.0)
+    t = resmgr_task(job, job.tasks[2])
+    assert (t.maxUnavailable, t.instances) == (1, 4)
+    for plain in (service(4), config(4)):
+        t = resmgr_task(Job.new(JOB, SHARD, plain, 0.0), job.tasks[2])
+        assert (t.maxUnavailable, t.instances) == (0, 0)

@@ -753,3 +753,39 @@ def test_priority_preemption_never_walks_tasks_of_equal_or_higher_priority(
     monkeypatch.setattr(preemption, "ranked", counting)
     tick(s, 1.0, sustain=0.0)
     assert walked == [] and T.PREEMPTING not in states(s, *[mid(i) for i in range(400)])
+
+
+# --------------------------------------------------------------------------- service SLA
+
+
+def test_preemption_keeps_a_service_within_its_maximum_unavailable_instances() -> None:
+    """A service of 8 instances with sla.maximumUnavailableInstances 1 fills
+    a; b needs 4 cpu back: only one instance at a time is preempted (the
+    next pass after it runs again), while a job without the bound gives all
+    at once (test_over_allocation_must_last_the_sustain_period)."""
+    s = two_pools()
+    mids = [mid(i, job="svc") for i in range(8)]
+    enqueue(s, "a", *[[[*task(i, job="svc"), [1, 8]]] for i in range(8)])
+    running(s, *mids)
+    assert s.job_sla == {"svc": [1, 8, 8]}
+    b_gets_busy(s)
+    tick(s, 10.0, sustain=0.0)
+    assert states(s, *mids).count(T.PREEMPTING) == 1
+    tick(s, 11.0, sustain=0.0)
+    assert states(s, *mids).count(T.PREEMPTING) == 1  # one is down: no other goes
+    [victim] = [m for m in mids if state_of(s, m) == T.PREEMPTING]
+    update(s, (victim, T.KILLED))
+    # Its next run waits for placement: the instance is still down.
+    instance = int(victim.split("-")[1])
+    enqueue(s, "a", [[*task(instance, 2, job="svc"), [1, 8]]])
+    tick(s, 12.0, sustain=0.0)
+    assert states(s, *mids).count(T.PREEMPTING) == 0
+    assert s.job_sla == {"svc": [1, 8, 8]}
+    # A snapshot keeps the bound; once the job's tasks are gone, so is it.
+    restored = ResmgrState()
+    restored.restore(s.snapshot())
+    assert restored.job_sla == s.job_sla and restored.snapshot() == s.snapshot()
+    update(s, *[(m, T.KILLED) for m in mids if m != victim])
+    update(s, (mid(instance, 2, job="svc"), T.KILLED))
+    assert s.job_sla == {}
+

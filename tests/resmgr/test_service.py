@@ -40,6 +40,11 @@ def test_a_row_keeps_apart_what_the_state_has_and_the_message_comes_back_whole()
     assert task_message(entry) == t
 
 
+def test_a_services_bound_on_instances_down_ends_the_row() -> None:
+    assert len(task_row(full_task())) == 8
+    assert task_row(full_task(maxUnavailable=2, instances=9))[8] == [2, 9]
+
+
 @pytest.mark.parametrize("fields", [
     {"mesosTaskId": f"{JOB}-7"},           # no run
     {"mesosTaskId": f"{JOB}-7-x"},         # run not a number

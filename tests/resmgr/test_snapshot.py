@@ -98,3 +98,13 @@ def test_version_0_rows_and_queues_are_brought_up_to_date() -> None:
 
 def test_every_migration_step_is_registered() -> None:
     assert sorted(snapshot.MIGRATIONS) == list(range(snapshot.VERSION))
+
+
+def test_a_version_1_snapshot_has_no_service_bounds() -> None:
+    s = ResmgrState()
+    d = msgpack.unpackb(s.snapshot(), raw=False, strict_map_key=False)
+    d["version"] = 1
+    del d["job_sla"]
+    restored = ResmgrState()
+    restored.restore(msgpack.packb(d, use_bin_type=True))
+    assert restored.job_sla == {}

@@ -46,7 +46,7 @@ class Resources(_message.Message):
     def __init__(self, cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ...) -> None: ...
 
 class Task(_message.Message):
-    __slots__ = ("id", "jobId", "mesosTaskId", "resource", "priority", "preemptible", "numPorts", "controller", "revocable", "shard", "type", "minInstances", "constraint", "name", "placementStrategy", "labels")
+    __slots__ = ("id", "jobId", "mesosTaskId", "resource", "priority", "preemptible", "numPorts", "controller", "revocable", "shard", "type", "minInstances", "constraint", "name", "placementStrategy", "labels", "maxUnavailable", "instances")
     ID_FIELD_NUMBER: _ClassVar[int]
     JOBID_FIELD_NUMBER: _ClassVar[int]
     MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
@@ -63,6 +63,8 @@ class Task(_message.Message):
     NAME_FIELD_NUMBER: _ClassVar[int]
     PLACEMENTSTRATEGY_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
+    MAXUNAVAILABLE_FIELD_NUMBER: _ClassVar[int]
+    INSTANCES_FIELD_NUMBER: _ClassVar[int]
     id: str
     jobId: str
     mesosTaskId: str
@@ -79,7 +81,9 @@ class Task(_message.Message):
     name: str
     placementStrategy: _job_pb2.PlacementStrategy
     labels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
-    def __init__(self, id: _Optional[str] = ..., jobId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., resource: _Optional[_Union[Resources, _Mapping]] = ..., priority: _Optional[int] = ..., preemptible: _Optional[bool] = ..., numPorts: _Optional[int] = ..., controller: _Optional[bool] = ..., revocable: _Optional[bool] = ..., shard: _Optional[int] = ..., type: _Optional[_Union[TaskType, str]] = ..., minInstances: _Optional[int] = ..., constraint: _Optional[_Union[_task_pb2.Constraint, _Mapping]] = ..., name: _Optional[str] = ..., placementStrategy: _Optional[_Union[_job_pb2.PlacementStrategy, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ...) -> None: ...
+    maxUnavailable: int
+    instances: int
+    def __init__(self, id: _Optional[str] = ..., jobId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., resource: _Optional[_Union[Resources, _Mapping]] = ..., priority: _Optional[int] = ..., preemptible: _Optional[bool] = ..., numPorts: _Optional[int] = ..., controller: _Optional[bool] = ..., revocable: _Optional[bool] = ..., shard: _Optional[int] = ..., type: _Optional[_Union[TaskType, str]] = ..., minInstances: _Optional[int] = ..., constraint: _Optional[_Union[_task_pb2.Constraint, _Mapping]] = ..., name: _Optional[str] = ..., placementStrategy: _Optional[_Union[_job_pb2.PlacementStrategy, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., maxUnavailable: _Optional[int] = ..., instances: _Optional[int] = ...) -> None: ...
 
 class Gang(_message.Message):
     __slots__ = ("tasks",)
