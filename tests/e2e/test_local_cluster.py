@@ -7,6 +7,8 @@ processes run on real time, so MockClock cannot drive them.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pathlib
 import signal
 from typing import Any
@@ -146,6 +148,52 @@ async def test_peloton_service_example_runs_until_stopped(client: PelotonClient)
     info = await client.wait_for_job(job_id, TERMINAL, timeout=60)
     assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
     assert info.runtime.taskStats["KILLED"] == 10
+
+
+async def test_a_killed_service_instance_ends_failed_and_waits_for_its_backoff(
+        client: PelotonClient) -> None:
+    """SIGKILL of one instance's process: its run ends FAILED (signal 9) and
+    counts, the goal stays RUNNING, the job stays RUNNING on the others, and
+    the next run waits for Peloton's 30 s backoff (the engine tests time it)."""
+    config, _ = load_job_config("""
+name: killed-instance
+type: SERVICE
+instancecount: 3
+defaultconfig:
+  resource: {cpulimit: 0.2, memlimitmb: 64}
+  command: {value: "echo $$ > pid; exec sleep 600"}
+""")
+    job_id = await client.create_job("/DefaultResPool", config)
+    job = peloton_pb2.JobID(value=job_id)
+    with trio.fail_after(60):
+        while True:
+            info = await client.get_job(job_id)
+            if info.runtime.taskStats["RUNNING"] == 3:
+                break
+            await trio.sleep(0.2)
+    with trio.fail_after(30):
+        while True:
+            with contextlib.suppress(NotFound):  # not written yet
+                if pid := (await client.read_task_file(job_id, 1, "pid")).strip():
+                    break
+            await trio.sleep(0.1)
+    os.kill(int(pid), signal.SIGKILL)
+    with trio.fail_after(30):
+        while True:
+            reply = await client.tasks.call("Get", task_pb2.GetRequest(jobId=job, instanceId=1))
+            runtime = reply.result.runtime
+            if runtime.state == task_pb2.FAILED:
+                break
+            await trio.sleep(0.2)
+    assert (runtime.goalState, runtime.failureCount) == (task_pb2.RUNNING, 1)
+    assert runtime.mesosTaskId.endswith("-1-1")
+    assert "signal 9" in runtime.message, runtime.message
+    info = await client.get_job(job_id)
+    assert job_pb2.JobState.Name(info.runtime.state) == "RUNNING"
+    assert info.runtime.taskStats["RUNNING"] == 2
+    await client.tasks.call("Stop", task_pb2.StopRequest(jobId=job))
+    info = await client.wait_for_job(job_id, TERMINAL, timeout=30)
+    assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
 
 
 async def test_a_service_whose_health_check_fails_is_restarted(client: PelotonClient) -> None:

@@ -72,7 +72,8 @@ def main(args: list[str]) -> None:
     if os.WIFSIGNALED(code):
         died_of = os.WTERMSIG(code)
         _write(status, {"signal": died_of})
-        signal.signal(died_of, signal.SIG_DFL)
+        if died_of in NOTED:  # back to the default; SIGKILL's cannot be set at all
+            signal.signal(died_of, signal.SIG_DFL)
         os.kill(os.getpid(), died_of)
         os._exit(128 + died_of)  # a signal that does not end a process (SIGCHLD...)
     exit_code = os.WEXITSTATUS(code)
