@@ -20,6 +20,8 @@
     preemption:                       # optional
       sustain_s: 10                   # seconds a pool stays over its entitlement
                                       # (or a gang waits) before tasks are preempted
+    rpc:                              # optional
+      max_message_bytes: 4194304      # the largest request a public API serves
 
 Every daemon reads the whole file and picks its own entry by ``name``; the
 rest tells it where its peers are. Errors name the offending key.
@@ -56,6 +58,11 @@ class DaemonConfig:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+# The largest request a public API service reads, unless the cluster file's
+# rpc.max_message_bytes says otherwise; gRPC's own servers default to the same.
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
 @dataclass(frozen=True, slots=True)
 class ClusterConfig:
     data_dir: pathlib.Path
@@ -66,6 +73,8 @@ class ClusterConfig:
     raft_password_file: pathlib.Path | None = None
     # preemption.sustain_s; None: resmgr's default (PREEMPTION_SUSTAIN_S).
     preemption_sustain_s: float | None = None
+    # rpc.max_message_bytes: the largest request a public service reads.
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
 
     def raft_secret(self) -> str:
         """The Raft group's shared secret; InvalidArgument naming the key
@@ -187,7 +196,7 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     if not isinstance(data, dict):
         raise InvalidArgument("the cluster file must be a mapping", field="")
     known = {"data_dir", "num_shards", "storage", "raft_password", "raft_password_file",
-             "preemption", *KINDS}
+             "preemption", "rpc", *KINDS}
     for key in data:
         if key not in known:
             raise InvalidArgument(f"unknown key; known keys are {', '.join(sorted(known))}",
@@ -243,7 +252,25 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
                               field="storage.kind")
     password, password_file = _raft_secret(data, base)
     return ClusterConfig(data_dir, num_shards, storage, tuple(daemons), password, password_file,
-                         _preemption_sustain(data.get("preemption")))
+                         _preemption_sustain(data.get("preemption")),
+                         _max_message_bytes(data.get("rpc")))
+
+
+def _max_message_bytes(section: Any) -> int:
+    if section is None:
+        return DEFAULT_MAX_MESSAGE_BYTES
+    if not isinstance(section, dict):
+        raise InvalidArgument(f"must be a mapping, got {section!r}", field="rpc")
+    for key in section:
+        if key != "max_message_bytes":
+            raise InvalidArgument("unknown key; known keys are max_message_bytes",
+                                  field=f"rpc.{key}")
+    value = section.get("max_message_bytes", DEFAULT_MAX_MESSAGE_BYTES)
+    if (not isinstance(value, int) or isinstance(value, bool)
+            or not 1024 <= value <= 2**31 - 1):
+        raise InvalidArgument(f"must be a number of bytes in 1024..2147483647, got {value!r}",
+                              field="rpc.max_message_bytes")
+    return value
 
 
 def _preemption_sustain(section: Any) -> float | None:

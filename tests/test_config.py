@@ -67,6 +67,7 @@ def test_defaults() -> None:
     assert (c.num_shards, c.storage) == (16, {"kind": "sqlite"})
     assert (c.raft_password, c.raft_password_file) == (None, pathlib.Path("secret"))
     assert c.preemption_sustain_s is None
+    assert c.max_message_bytes == 4 * 1024 * 1024  # gRPC's own default
     assert c.storage_path() == pathlib.Path("/d/jobs.db")
     assert c.of_kind("jobmgr") == [] and c.jobmgr_addresses == []
 
@@ -75,6 +76,12 @@ def test_defaults() -> None:
     ({"sustain_s": 2}, 2.0), ({"sustain_s": 0.5}, 0.5), ({}, None), (None, None)])
 def test_preemption_sustain(section: Any, want: float | None) -> None:
     assert config.parse(valid() | {"preemption": section}).preemption_sustain_s == want
+
+
+@pytest.mark.parametrize(("section", "want"), [
+    ({"max_message_bytes": 1024}, 1024), ({}, 4 * 1024 * 1024), (None, 4 * 1024 * 1024)])
+def test_rpc_max_message_bytes(section: Any, want: int) -> None:
+    assert config.parse(valid() | {"rpc": section}).max_message_bytes == want
 
 
 def test_a_relative_data_dir_is_relative_to_the_file(tmp_path: pathlib.Path) -> None:
@@ -132,7 +139,7 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 @pytest.mark.parametrize(("edit", "field", "message"), [
     (set_("grpc_port", 1), "grpc_port", "unknown key; known keys are data_dir, hostmgr, jobmgr, "
                                         "num_shards, placement, preemption, raft_password, "
-                                        "raft_password_file, resmgr, storage"),
+                                        "raft_password_file, resmgr, rpc, storage"),
     (set_("raft_password", None), "raft_password_file",
      "required: the Raft group's shared secret (or raft_password inline); pysyncobj runs what "
      "reaches its port unless every message is authenticated with it"),
@@ -151,6 +158,12 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
      "must be a number of seconds in 0..86400, got '10s'"),
     (set_("preemption", {"sustain_s": True}), "preemption.sustain_s",
      "must be a number of seconds in 0..86400, got True"),
+    (set_("rpc", []), "rpc", "must be a mapping, got []"),
+    (set_("rpc", {"max_bytes": 1}), "rpc.max_bytes", "unknown key; known keys are max_message_bytes"),
+    (set_("rpc", {"max_message_bytes": 100}), "rpc.max_message_bytes",
+     "must be a number of bytes in 1024..2147483647, got 100"),
+    (set_("rpc", {"max_message_bytes": "4MiB"}), "rpc.max_message_bytes",
+     "must be a number of bytes in 1024..2147483647, got '4MiB'"),
     (set_("data_dir", None), "data_dir", "required"),
     (set_("data_dir", 5), "data_dir", "must be a path, got 5"),
     (set_("data_dir", ""), "data_dir", "must be a path, got ''"),

@@ -70,6 +70,16 @@ class DeadlineExceeded(PelotonError):
     code = "DEADLINE_EXCEEDED"
 
 
+class ResourceExhausted(PelotonError):
+    """A limit the request runs into (its size, say)."""
+
+    code = "RESOURCE_EXHAUSTED"
+
+
+class Unimplemented(PelotonError):
+    code = "UNIMPLEMENTED"
+
+
 class Internal(PelotonError):
     code = "INTERNAL"
 
@@ -77,5 +87,5 @@ class Internal(PelotonError):
 BY_CODE: dict[str, type[PelotonError]] = {
     cls.code: cls
     for cls in (InvalidArgument, NotFound, AlreadyExists, FailedPrecondition, Aborted,
-                Unavailable, DeadlineExceeded, Internal)
+                Unavailable, DeadlineExceeded, ResourceExhausted, Unimplemented, Internal)
 }

@@ -15,6 +15,7 @@ import math
 import pathlib
 import secrets
 import time
+from functools import partial
 from typing import Any
 
 import trio
@@ -381,7 +382,8 @@ async def serve(config: ClusterConfig, name: str, *,
     async with trio.open_nursery() as nursery:
         await nursery.start(backend.run, hm.report)
         hm.adopt(backend.adopted())
-        address = await nursery.start(serve_grpc, [
+        address = await nursery.start(partial(
+            serve_grpc, max_message_bytes=config.max_message_bytes), [
             (hostmgrsvc_grpc.InternalHostServiceBase, InternalHandler(hm)),
             (host_svc_grpc.HostServiceBase, HostHandler(hm)),
         ], host, int(port))

@@ -16,6 +16,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import trio
@@ -819,7 +820,8 @@ async def serve(config: ClusterConfig, name: str, *,
     jm.capabilities = frozenset(me.options.get("capabilities", ()))
     try:
         async with trio.open_nursery() as nursery:
-            address = await nursery.start(serve_grpc, [
+            address = await nursery.start(partial(
+                serve_grpc, max_message_bytes=config.max_message_bytes), [
                 (job_grpc.JobManagerBase, JobHandler(jm)),
                 (task_grpc.TaskManagerBase, TaskHandler(jm)),
                 (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),

@@ -12,6 +12,7 @@ import logging
 import math
 import time
 import uuid
+from functools import partial
 from typing import Any
 
 import trio
@@ -725,7 +726,8 @@ async def serve(config: ClusterConfig, name: str, *,
     host, port = me.grpc.rsplit(":", 1)
     try:
         async with trio.open_nursery() as nursery:
-            address = await nursery.start(serve_grpc, [
+            address = await nursery.start(partial(
+                serve_grpc, max_message_bytes=config.max_message_bytes), [
                 (respool_grpc.ResourceManagerBase, RespoolHandler(rm)),
                 (resmgrsvc_grpc.ResourceManagerServiceBase, ResmgrServiceHandler(rm)),
                 (cluster_grpc.ClusterServiceBase,

@@ -6,6 +6,15 @@ response``. ``serve_grpc`` binds the generated ``*Base`` classes to such
 handlers, maps ``PelotonError`` to gRPC status codes, and reports unexpected
 exceptions as INTERNAL (logged with their traceback).
 
+Requests are read here, not by grpclib's ``Stream.recv_message``: a request
+to a public service (``peloton.api.v0``/``v1alpha``) larger than
+``max_message_bytes`` is refused from its length prefix, before its body is
+read (RESOURCE_EXHAUSTED, as gRPC's own servers answer, over 4 MiB by
+default); one that does not decode is INVALID_ARGUMENT, logged in one line
+(grpclib answered UNKNOWN and logged a traceback). grpclib has no size limit
+of its own (vmagamedov/grpclib#195). The daemons' internal services
+(``peloton.api.private``) carry whole jobs' gangs and have no limit.
+
 Every daemon runs inside ``open_rpc()`` (a trio-asyncio loop); nothing
 outside ``peloton.rpc`` touches asyncio.
 """
@@ -13,15 +22,19 @@ outside ``peloton.rpc`` touches asyncio.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
 import trio_asyncio
+from google.protobuf.message import DecodeError
+from grpclib.const import Status
 from grpclib.exceptions import GRPCError
 from grpclib.server import Server
 
+from peloton.config import DEFAULT_MAX_MESSAGE_BYTES
 from peloton.core.errors import PelotonError
 from peloton.rpc.errors import to_grpc
 
@@ -45,11 +58,44 @@ async def open_rpc() -> AsyncIterator[Any]:
         yield loop
 
 
-def _adapt(name: str, fn: Handler) -> Callable[[Any, Any], Awaitable[None]]:
+async def _receive(stream: Any, name: str, limit: int | None) -> Any:
+    """The request of a unary call, or GRPCError: larger than ``limit`` bytes
+    (None: no limit), compressed, missing, or not a message of its type.
+    Reads grpclib's stream as its ``recv_message`` does (5-byte prefix: a
+    compressed flag and the length), checking the length first."""
+    raw = stream._stream
+    meta = await raw.recv_data(5)
+    if len(meta) < 5:
+        raise GRPCError(Status.INVALID_ARGUMENT, f"{name}: the request has no message")
+    if meta[0]:
+        raise GRPCError(Status.UNIMPLEMENTED,
+                        f"{name}: compressed requests are not supported; send them plain")
+    length = int.from_bytes(meta[1:5], "big")
+    if limit is not None and length > limit:
+        log.warning("%s: refused a request of %d bytes (limit %d)", name, length, limit)
+        raise GRPCError(Status.RESOURCE_EXHAUSTED,
+                        f"{name}: the request has {length} bytes, more than the "
+                        f"{limit} this server takes (rpc.max_message_bytes)")
+    data = await raw.recv_data(length)
+    try:
+        request = stream._recv_type.FromString(data)
+    except (DecodeError, ValueError) as error:
+        log.warning("%s: refused a request that is not a %s: %s", name,
+                    stream._recv_type.DESCRIPTOR.full_name, error)
+        raise GRPCError(Status.INVALID_ARGUMENT,
+                        f"{name}: the request is not a valid "
+                        f"{stream._recv_type.DESCRIPTOR.full_name}: {error}") from None
+    stream._messages_received += 1  # grpclib's counters, as recv_message keeps them
+    raw.connection.messages_received += 1
+    raw.connection.last_message_received = time.monotonic()
+    return request
+
+
+def _adapt(name: str, fn: Handler, limit: int | None) -> Callable[[Any, Any], Awaitable[None]]:
     call_in_trio = trio_asyncio.trio_as_aio(fn)
 
     async def method(self: Any, stream: Any) -> None:
-        request = await stream.recv_message()
+        request = await _receive(stream, name, limit)
         try:
             response = await call_in_trio(request)
         except PelotonError as error:
@@ -66,13 +112,21 @@ def _adapt(name: str, fn: Handler) -> Callable[[Any, Any], Awaitable[None]]:
     return method
 
 
-def bind(base: type, impl: object) -> object:
-    """An instance of generated ``base`` whose methods call ``impl``'s."""
+def is_public(base: type) -> bool:
+    """Whether ``base`` serves Peloton's public API (not a daemon's internal one)."""
+    return not base.__module__.startswith("peloton.api.private.")
+
+
+def bind(base: type, impl: object, *,
+         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> object:
+    """An instance of generated ``base`` whose methods call ``impl``'s; a
+    public service's requests are limited to ``max_message_bytes``."""
     names = [n for n in getattr(base, "__abstractmethods__", ()) if n != "__mapping__"]
     missing = [n for n in names if not hasattr(impl, n)]
     if missing:
         raise TypeError(f"{type(impl).__name__} lacks {', '.join(sorted(missing))} of {base.__name__}")
-    namespace = {n: _adapt(f"{base.__name__}.{n}", getattr(impl, n)) for n in names}
+    limit = max_message_bytes if is_public(base) else None
+    namespace = {n: _adapt(f"{base.__name__}.{n}", getattr(impl, n), limit) for n in names}
     return type(f"Bound{base.__name__}", (base,), namespace)()
 
 
@@ -81,6 +135,7 @@ async def serve_grpc(
     host: str,
     port: int,
     *,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled; ``task_status.started((host, port))`` once bound.
@@ -88,7 +143,8 @@ async def serve_grpc(
     ``services`` pairs generated ``*Base`` classes with handler objects.
     Port 0 picks a free port (tests).
     """
-    server = Server([bind(base, impl) for base, impl in services])  # type: ignore[misc]
+    server = Server([bind(base, impl, max_message_bytes=max_message_bytes)  # type: ignore[misc]
+                     for base, impl in services])
     await trio_asyncio.aio_as_trio(server.start)(host, port)
     try:
         bound = server._server.sockets[0].getsockname()  # type: ignore[union-attr]
