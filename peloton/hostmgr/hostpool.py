@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from peloton.core.errors import FailedPrecondition, InvalidArgument
 from peloton.core.resources import EPSILON, ZERO, Resources
 from peloton.shard.partition import JOB_ID_LENGTH
+from peloton.spec.job import MAX_DYNAMIC_PORTS
 
 # Peloton's HostFilterResult names (pkg/hostmgr/summary), used as count keys.
 MATCH = "MATCH"
@@ -59,8 +60,9 @@ MISMATCH_CONSTRAINTS = "MISMATCH_CONSTRAINTS"
 
 _INF = float("inf")
 
-MAX_LEASE_PORTS = 100
-"""At most this many free ports are listed in a lease (a sample, lowest first)."""
+MAX_LEASE_PORTS = MAX_DYNAMIC_PORTS
+"""At most this many free ports are listed in a lease (a sample, lowest first);
+a task asks for no more (the job spec refuses more)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from peloton.resmgr.state import (
 )
 from peloton.rpc import Channels, call_once, serve_grpc
 from peloton.shard.partition import DEFAULT_NUM_SHARDS
+from peloton.spec.respool import validate_respool_config
 
 log = logging.getLogger(__name__)
 
@@ -370,6 +371,10 @@ class Resmgr:
 
 def pool_payload(pool_id: str, config: respool_pb2.ResourcePoolConfig, parent: str,
                  *, force: bool = False) -> dict[str, Any]:
+    """The pool.create/pool.update payload of an API request's config, after
+    the checks a file gets (finite, in range, a printable name): nothing
+    invalid reaches the replicated state."""
+    validate_respool_config(config)
     resources: dict[str, list[float]] = {}
     for i, r in enumerate(config.resources):
         if r.kind not in KINDS:

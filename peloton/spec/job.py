@@ -20,6 +20,7 @@ from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.spec.fields import check_supported
+from peloton.spec.text import check_name, check_value
 from peloton.spec.yamlproto import load_document, normalise_key, parse_message
 
 __all__ = [
@@ -43,6 +44,11 @@ MAX_RESTART_FAILURES = 100
 # The largest gang: one gang is one Raft command (raft.codec.MAX_COMMAND_BYTES,
 # ~150 bytes a task, more with constraints).
 MAX_GANG_TASKS = 2000
+# Dynamic ports a task may ask for: a host lease offers at most this many
+# (peloton.hostmgr.hostpool.MAX_LEASE_PORTS is this).
+MAX_DYNAMIC_PORTS = 100
+# The longest grace between SIGTERM and SIGKILL.
+MAX_KILL_GRACE_S = 86_400
 
 # Keys Peloton stopped reading; Peloton's own testjob.yaml still has them.
 LEGACY_JOB_KEYS: Mapping[str, str] = MappingProxyType({
@@ -163,6 +169,10 @@ def validate_job_config(
     if count > max_tasks_per_job:
         raise InvalidArgument(f"{count} instances exceed the maximum of {max_tasks_per_job} "
                               f"tasks per job", field="instancecount")
+    check_name(config.name, "name", "the job name")
+    for j, label in enumerate(config.labels):
+        check_name(label.key, f"labels[{j}].key", "label key")
+        check_value(label.value, f"labels[{j}].value", "a label value")
     overrides = sorted(config.instanceConfig)
     for i in overrides:
         if i >= count:
@@ -331,13 +341,21 @@ def _validate_task(
         raise InvalidArgument(f"instance {instance} has a shell command with an empty value",
                               field=where("command"))
 
-    for j, port in enumerate(task.ports):
-        if not port.name:
-            raise InvalidArgument("a port needs a name", field=f"{where('ports')}[{j}].name")
-        if port.value == 0 and not port.envName:
-            raise InvalidArgument(f"dynamic port {port.name!r} (value 0) needs an envName to "
-                                  f"export the assigned port",
-                                  field=f"{where('ports')}[{j}].envname")
+    command = task.command
+    check_value(command.value, f"{where('command')}.value", "the command")
+    for j, argument in enumerate(command.arguments):
+        check_value(argument, f"{where('command')}.arguments[{j}]", "an argument")
+    for j, variable in enumerate(command.environment.variables):
+        at = f"{where('command')}.environment.variables[{j}]"
+        if not variable.name or "=" in variable.name:
+            raise InvalidArgument(f"environment variable name {variable.name!r} must be "
+                                  "non-empty and hold no '='", field=f"{at}.name")
+        check_name(variable.name, f"{at}.name", "environment variable name")
+        check_value(variable.value, f"{at}.value", f"the value of {variable.name}")
+    for j, label in enumerate(task.labels):
+        check_name(label.key, f"{where('labels')}[{j}].key", "label key")
+        check_value(label.value, f"{where('labels')}[{j}].value", "a label value")
+    _validate_ports(task, where)
 
     if config.type == job_pb2.BATCH:
         if task.healthCheck.ListFields():
@@ -356,6 +374,12 @@ def _validate_task(
                                   "killOnPreempt must be false",
                                   field=f"{where('preemptionPolicy')}.killonpreempt")
 
+    if task.killGracePeriodSeconds > MAX_KILL_GRACE_S:
+        raise InvalidArgument(f"killGracePeriodSeconds {task.killGracePeriodSeconds} is more "
+                              f"than a day ({MAX_KILL_GRACE_S})",
+                              field=where("killGracePeriodSeconds"))
+    if task.name:
+        check_name(task.name, where("name"), "task name")
     if task.restartPolicy.maxFailures > MAX_RESTART_FAILURES:
         raise InvalidArgument(f"maxFailures {task.restartPolicy.maxFailures} is more than "
                               f"{MAX_RESTART_FAILURES}",
@@ -371,6 +395,49 @@ def _validate_task(
                               f"more than 0", field=f"{where('resource')}.cpulimit")
 
     _check_container(task, where, capabilities)
+
+
+def _validate_ports(task: task_pb2.TaskConfig, where: Callable[[str], str]) -> None:
+    """Ports named once each; a static port's number in 1..65535 and used
+    once; a dynamic one (value 0) exported by an envName used once; at most
+    MAX_DYNAMIC_PORTS dynamic ones (a host lease offers no more, so more
+    could never be placed)."""
+    names: dict[str, int] = {}
+    values: dict[int, int] = {}
+    envs: dict[str, int] = {}
+    dynamic = 0
+    for j, port in enumerate(task.ports):
+        at = f"{where('ports')}[{j}]"
+        if not port.name:
+            raise InvalidArgument("a port needs a name", field=f"{at}.name")
+        check_name(port.name, f"{at}.name", "port name", max_chars=255)
+        if port.name in names:
+            raise InvalidArgument(f"port name {port.name!r} is used twice (first at "
+                                  f"ports[{names[port.name]}])", field=f"{at}.name")
+        names[port.name] = j
+        if port.value > 65535:
+            raise InvalidArgument(f"port {port.name!r} has number {port.value}; ports are "
+                                  "1..65535 (0: assigned on the host)", field=f"{at}.value")
+        if port.value:
+            if port.value in values:
+                raise InvalidArgument(f"static port {port.value} is used twice (first at "
+                                      f"ports[{values[port.value]}])", field=f"{at}.value")
+            values[port.value] = j
+        else:
+            dynamic += 1
+            if not port.envName:
+                raise InvalidArgument(f"dynamic port {port.name!r} (value 0) needs an envName "
+                                      f"to export the assigned port", field=f"{at}.envname")
+        if port.envName:
+            check_name(port.envName, f"{at}.envname", "envName", max_chars=255)
+            if port.envName in envs:
+                raise InvalidArgument(f"envName {port.envName!r} is used twice (first at "
+                                      f"ports[{envs[port.envName]}])", field=f"{at}.envname")
+            envs[port.envName] = j
+    if dynamic > MAX_DYNAMIC_PORTS:
+        raise InvalidArgument(f"{dynamic} dynamic ports; a task gets at most "
+                              f"{MAX_DYNAMIC_PORTS} (no host lease offers more)",
+                              field=where("ports"))
 
 
 _HC = task_pb2.HealthCheckConfig

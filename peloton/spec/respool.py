@@ -16,6 +16,7 @@ from typing import Any
 from peloton.api.v0.respool import respool_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.core.resources import KINDS
+from peloton.spec.text import check_name
 from peloton.spec.yamlproto import load_document, parse_message
 
 __all__ = [
@@ -27,6 +28,9 @@ __all__ = [
 ]
 
 RESOURCE_KINDS: tuple[str, ...] = KINDS  # cpu, memory, disk, gpu
+# The largest reservation, limit or share: sums over a pool tree stay finite
+# and exact enough (1e12 cpus, or MB: an exabyte).
+MAX_QUANTITY = 1e12
 
 
 def split_respool_path(path: str) -> list[str]:
@@ -87,10 +91,11 @@ def validate_respool_config(
 ) -> None:
     """Check what can be checked without the pool tree.
 
-    The name is non-empty and, when ``path`` is given, equals its last
-    element (``/`` itself cannot be created). Resource kinds are cpu,
-    memory, disk and gpu, each at most once; reservation, limit and share
-    are finite and non-negative, and reservation <= limit. Controller and
+    The name is non-empty, printable, without '/', at most 255 characters
+    and, when ``path`` is given, equals its last element (``/`` itself
+    cannot be created). Resource kinds are cpu, memory, disk and gpu, each
+    at most once; reservation, limit and share are finite, non-negative and
+    at most MAX_QUANTITY, and reservation <= limit. Controller and
     slack ``maxPercent`` lie in 0..100. With ``reject_parent`` a ``parent``
     in the config is an error. Returns nothing; raises
     :class:`InvalidArgument` at the first problem.
@@ -104,6 +109,10 @@ def validate_respool_config(
                                   f"{parts[-1]!r} of path {path!r}", field="name")
     if not config.name:
         raise InvalidArgument("a resource pool needs a name", field="name")
+    if "/" in config.name:
+        raise InvalidArgument(f"pool name {config.name!r} holds '/', which separates the "
+                              "elements of a pool's path", field="name")
+    check_name(config.name, "name", "pool name", max_chars=255)
     if reject_parent and config.HasField("parent"):
         raise InvalidArgument("the parent comes from the pool's path; remove 'parent' from "
                               "the file", field="parent")
@@ -124,6 +133,9 @@ def validate_respool_config(
             if not math.isfinite(value) or value < 0:
                 raise InvalidArgument(f"{name} must be a non-negative number, got {value:g}",
                                       field=f"{where}.{name}")
+            if value > MAX_QUANTITY:
+                raise InvalidArgument(f"{name} {value:g} is more than {MAX_QUANTITY:g}, the "
+                                      "most any pool holds", field=f"{where}.{name}")
         if resource.reservation > resource.limit:
             raise InvalidArgument(f"{resource.kind} reservation {resource.reservation:g} is "
                                   f"more than its limit {resource.limit:g}",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
@@ -61,3 +63,20 @@ def test_ids_not_of_one_run_are_refused_naming_the_field(fields: dict[str, str])
 def test_pool_payload_carries_priority_preemption(on: bool) -> None:
     config = respool_pb2.ResourcePoolConfig(name="p", priorityPreemption=on)
     assert pool_payload("id-1", config, "root")["priority_preemption"] is on
+
+
+@pytest.mark.parametrize(("config", "field"), [
+    (respool_pb2.ResourcePoolConfig(name="p", resources=[respool_pb2.ResourceConfig(
+        kind="cpu", reservation=1, limit=math.nan, share=1)]), "resources[0].limit"),
+    (respool_pb2.ResourcePoolConfig(name="p", resources=[respool_pb2.ResourceConfig(
+        kind="cpu", reservation=1e308, limit=1e308, share=1)]), "resources[0].reservation"),
+    (respool_pb2.ResourcePoolConfig(name="a\0b"), "name"),
+])
+def test_an_api_pool_is_checked_as_a_file_is(config: respool_pb2.ResourcePoolConfig,
+                                              field: str) -> None:
+    """What the API sends goes through the file's checks before it becomes
+    a Raft command: a NaN limit (no limit at all to min()) or a NUL name
+    never reaches the replicated state."""
+    with pytest.raises(InvalidArgument) as caught:
+        pool_payload("id-1", config, "root")
+    assert caught.value.field == field

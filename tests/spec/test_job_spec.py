@@ -153,6 +153,35 @@ CMD = {"value": "true"}
 
 INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("no instances", job(instancecount=0), "instancecount", ["at least one"]),
+    # Text: names printable, nothing that reaches exec holds a NUL.
+    ("NUL in the job name", job(name="a\0b"), "name", ["control character", "printable"]),
+    ("newline in a label key", job(labels=[{"key": "a\nb", "value": "v"}]), "labels[0].key",
+     ["control character"]),
+    ("NUL in a command", job(**{"defaultconfig.command": {"value": "echo a\0b"}}),
+     "defaultconfig.command.value", ["NUL"]),
+    ("NUL in an argument", job(**{"defaultconfig.command": {
+        "shell": False, "value": "/bin/echo", "arguments": ["a\0"]}}),
+     "defaultconfig.command.arguments[0]", ["NUL"]),
+    ("'=' in an environment name", job(**{"defaultconfig.command": {
+        "value": "true", "environment": {"variables": [{"name": "A=B", "value": "1"}]}}}),
+     "defaultconfig.command.environment.variables[0].name", ["'='"]),
+    ("NUL in an environment value", job(**{"defaultconfig.command": {
+        "value": "true", "environment": {"variables": [{"name": "A", "value": "\0"}]}}}),
+     "defaultconfig.command.environment.variables[0].value", ["NUL"]),
+    ("a day and more of kill grace", job(**{"defaultconfig.killgraceperiodseconds": 4294967295}),
+     "defaultconfig.killgraceperiodseconds", ["4294967295", "more than a day"]),
+    # Ports: valid and satisfiable.
+    ("port name twice", job(**{"defaultconfig.ports": [{"name": "a", "envname": "A"}, {"name": "a", "envname": "B"}]}),
+     "defaultconfig.ports[1].name", ["'a' is used twice", "ports[0]"]),
+    ("static port twice", job(**{"defaultconfig.ports": [{"name": "a", "value": 80}, {"name": "b", "value": 80}]}),
+     "defaultconfig.ports[1].value", ["80 is used twice"]),
+    ("envName twice", job(**{"defaultconfig.ports": [{"name": "a", "envname": "A"}, {"name": "b", "envname": "A"}]}),
+     "defaultconfig.ports[1].envname", ["'A' is used twice"]),
+    ("port above 65535", job(**{"defaultconfig.ports": [{"name": "a", "value": 70000}]}), "defaultconfig.ports[0].value",
+     ["70000", "1..65535"]),
+    ("more dynamic ports than a lease offers", job(**{"defaultconfig.ports": [
+        {"name": f"p{i}", "envname": f"P{i}"} for i in range(101)]}), "defaultconfig.ports",
+     ["101 dynamic ports", "at most 100"]),
     ("too many instances", job(instancecount=100_001), "instancecount", ["100000"]),
     ("override outside the job", job(**{"instanceconfig.3": {"name": "x"}}),
      "instanceconfig.3", ["instance 3", "outside"]),

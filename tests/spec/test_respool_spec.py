@@ -96,6 +96,11 @@ def pool(**changes: Any) -> dict[str, Any]:
 INVALID: list[tuple[str, dict[str, Any], str | None, str, list[str]]] = [
     # (case, data, path, field, words)
     ("no name", pool(name=""), None, "name", ["name"]),
+    ("NUL in the name", pool(name="a\0b"), None, "name", ["control character"]),
+    ("'/' in the name", pool(name="a/b"), None, "name", ["'/'"]),
+    ("a name too long", pool(name="p" * 256), None, "name", ["256 characters", "at most 255"]),
+    ("a limit beyond any pool", pool(r1_limit=1e300), None, "resources[1].limit",
+     ["1e+300", "1e+12"]),
     ("name differs from path", pool(), "/a/other", "name", ["'pool'", "'other'"]),
     ("root path", pool(), "/", "path", ["root"]),
     ("relative path", pool(), "a/pool", "path", ["start with '/'"]),
