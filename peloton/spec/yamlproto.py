@@ -54,6 +54,14 @@ def join_path(path: str, name: str) -> str:
 
 # --------------------------------------------------------------------------- YAML
 
+# The largest YAML document read, and the most values it may expand to
+# (aliases share one object, so a few kilobytes can stand for billions of
+# values: the "billion laughs"). A 100,000-instance job with an override per
+# instance is ~1.5 MB and ~1M values. Nesting deeper than libyaml's 1000
+# levels is refused by the parser itself.
+MAX_YAML_BYTES = 16 * 1024 * 1024
+MAX_YAML_VALUES = 5_000_000
+
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """Safe loader that rejects a key repeated in one mapping.
@@ -101,8 +109,13 @@ def load_yaml(text_or_path: str | bytes | os.PathLike[str]) -> Any:
             raise InvalidArgument(f"{source}cannot read file: {e.strerror}")
     else:
         text = text_or_path
+    if len(text) > MAX_YAML_BYTES:
+        raise InvalidArgument(f"{source}the document has {len(text)} bytes; at most "
+                              f"{MAX_YAML_BYTES} are read")
     try:
-        return yaml.load(text, Loader=_Loader)  # _Loader is a safe loader
+        data = yaml.load(text, Loader=_Loader)  # _Loader is a safe loader
+    except RecursionError:  # the pure-Python loader, without libyaml's own limit
+        raise InvalidArgument(f"{source}invalid YAML: nested too deep") from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -111,6 +124,26 @@ def load_yaml(text_or_path: str | bytes | os.PathLike[str]) -> Any:
         raise InvalidArgument(f"{source}invalid YAML{where}: {problem}{context}")
     except yaml.YAMLError as e:
         raise InvalidArgument(f"{source}invalid YAML: {e}")
+    _check_expansion(data, source)
+    return data
+
+
+def _check_expansion(data: Any, source: str) -> None:
+    """Refuse a document whose values, counted as often as aliases repeat
+    them, exceed MAX_YAML_VALUES (every later walk would pay for each)."""
+    budget = MAX_YAML_VALUES
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise InvalidArgument(f"{source}the document expands to more than "
+                                  f"{MAX_YAML_VALUES} values (aliases repeat them)")
+        if isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
 
 
 def load_document(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:

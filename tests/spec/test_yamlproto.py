@@ -240,3 +240,20 @@ def test_message_to_dict_round_trips() -> None:
     assert list(plain["instanceConfig"]) == [0, 2]
     again, _ = parse_message(yaml.safe_load(yaml.safe_dump(plain)), job_pb2.JobConfig)
     assert again == config
+
+
+def test_an_alias_bomb_is_refused_before_anything_walks_it() -> None:
+    """Nine lines, a billion values: refused by counting, not expanded."""
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(8):
+        name, prev = chr(98 + i), chr(97 + i)
+        lines.append(f"{name}: &{name} [{', '.join([f'*{prev}'] * 10)}]")
+    with pytest.raises(InvalidArgument, match="expands to more than 5000000 values"):
+        load_yaml("\n".join(lines))
+
+
+def test_a_document_too_large_or_too_deep_is_refused() -> None:
+    with pytest.raises(InvalidArgument, match="has 16777217 bytes; at most 16777216"):
+        load_yaml("#" * (16 * 1024 * 1024 + 1))
+    with pytest.raises(InvalidArgument, match="maximum nesting depth"):
+        load_yaml("a: " + "[" * 100_000 + "]" * 100_000)
