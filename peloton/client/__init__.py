@@ -23,6 +23,7 @@ Must run inside ``peloton.rpc.open_rpc()``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -51,6 +52,13 @@ T = TypeVar("T")
 
 TERMINAL_JOB_STATES = frozenset({"SUCCEEDED", "FAILED", "KILLED", "DELETED"})
 READ_CHUNK = 1 << 20
+
+
+log = logging.getLogger(__name__)
+
+# Sends of one create (same id) before the client gives up: a repeat is
+# answered with the job the first one made.
+CREATE_ATTEMPTS = 3
 
 
 class ClusterUnreachable(Unavailable):
@@ -239,20 +247,37 @@ class PelotonClient:
                          job_id: str | None = None) -> str:
         """Create a job in the pool at ``respool_path``; returns its id.
 
-        The id is chosen here (a UUID) unless given, so a create that is
-        retried after a lost reply does not make a second job.
+        The id is chosen here (a UUID) unless given, and a create whose answer
+        does not come in time (a large job, a busy shard) is sent again with
+        the same id, up to CREATE_ATTEMPTS times: the server answers a repeat
+        of a create it made with the job it made, so a retry never makes a
+        second job. If no attempt is answered, DeadlineExceeded names the id
+        (the job may exist; the same create with ``--id`` is safe to repeat).
         """
         pool_id = await self.lookup_respool(respool_path)
         chosen = job_id or new_job_id()
         request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=chosen), config=config)
         request.config.respoolID.value = pool_id
-        try:
-            reply = await self.jobs.call("Create", request)
-        except AlreadyExists:
-            if job_id is not None:
-                raise
-            return chosen  # our own earlier attempt went through
-        return str(reply.jobId.value or chosen)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                reply = await self.jobs.call("Create", request)
+            except AlreadyExists:
+                if job_id is not None or attempt == 1:
+                    raise
+                return chosen  # an earlier attempt went through meanwhile
+            except (DeadlineExceeded, Unavailable) as error:
+                if isinstance(error, ClusterUnreachable) or not _is_transport_error(error):
+                    raise
+                if attempt == CREATE_ATTEMPTS:
+                    raise DeadlineExceeded(
+                        f"no answer to {CREATE_ATTEMPTS} creates of job {chosen} ({error}); "
+                        f"it may exist: `peloton job get {chosen}` tells, and the same "
+                        f"create with `--id {chosen}` is safe to repeat") from None
+                log.info("create of job %s: %s; sending it again", chosen, error)
+                continue
+            return str(reply.jobId.value or chosen)
 
     async def get_job(self, job_id: str) -> job_pb2.JobInfo:
         reply = await self.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))

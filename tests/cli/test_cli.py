@@ -303,9 +303,12 @@ class _Unimplemented:
 class FakeJobs(_Unimplemented):
     def __init__(self) -> None:
         self.created: list[job_pb2.CreateRequest] = []
+        self.stalls: list[float] = []  # seconds the next creates take to answer
 
     async def Create(self, request: job_pb2.CreateRequest) -> job_pb2.CreateResponse:
         self.created.append(request)
+        if self.stalls:
+            await trio.sleep(self.stalls.pop(0))
         return job_pb2.CreateResponse(jobId=request.id)
 
     async def Get(self, request: job_pb2.GetRequest) -> job_pb2.GetResponse:
@@ -436,6 +439,32 @@ def test_job_create_prints_the_id(capsys: pytest.CaptureFixture[str], fake: Fake
     assert request.config.respoolID.value == "pool-1"
     assert request.config.instanceCount == 10
     assert err.count("peloton: warning:") == 2
+
+
+def test_a_create_not_answered_in_time_is_sent_again_with_its_id(
+        capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
+    """The first create takes longer than --timeout (a 100,000-task job on a
+    busy shard): the CLI sends it again with the same id, so the server
+    answers with the job the first made, and no second job exists."""
+    fake.jobs.stalls = [3.0]
+    code, out, err = run(capsys, "--timeout", "0.5", "job", "create", "/DefaultResPool",
+                         str(EXAMPLES / "testjob.yaml"))
+    assert code == 0, err
+    first, again = fake.jobs.created
+    assert first.id.value == again.id.value and out == f"Job {first.id.value} created\n"
+
+
+def test_a_create_never_answered_names_the_id_to_check(
+        capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
+    fake.jobs.stalls = [3.0, 3.0, 3.0]
+    code, out, err = run(capsys, "--timeout", "0.3", "job", "create", "/DefaultResPool",
+                         str(EXAMPLES / "testjob.yaml"))
+    assert code == 1 and out == ""
+    ids = {r.id.value for r in fake.jobs.created}
+    assert len(fake.jobs.created) == 3 and len(ids) == 1
+    [job_id] = ids
+    assert f"no answer to 3 creates of job {job_id}" in err
+    assert f"peloton job get {job_id}" in err and f"--id {job_id}" in err
 
 
 def test_json_job_get(capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
