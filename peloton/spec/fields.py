@@ -37,6 +37,7 @@ __all__ = [
     "ROOTS",
     "Implemented",
     "Refused",
+    "check_enums",
     "check_supported",
     "field_key",
     "reachable_fields",
@@ -299,9 +300,17 @@ def check_supported(config: job_pb2.JobConfig) -> None:
     nothing (``healthCheck: {}``) is its default and passes. Raises
     :class:`InvalidArgument` at the first refused field in field-number
     order; returns nothing otherwise. The cost is proportional to the number
-    of fields set, not to ``instanceCount``.
+    of fields set, not to ``instanceCount``. A value that no enum defines
+    is refused on the way (:func:`check_enums`).
     """
-    _walk(config, "")
+    _walk(config, "", refuse=True)
+
+
+def check_enums(message: Message, prefix: str = "") -> None:
+    """Refuse an enum field set to a number its enum does not define: proto3
+    enums are open, so a client may send any number, and code that compares
+    with the known values would take it for one of them or for none."""
+    _walk(message, prefix, refuse=False)
 
 
 def _path(prefix: str, name: str) -> str:
@@ -309,7 +318,7 @@ def _path(prefix: str, name: str) -> str:
     return f"{prefix}.{key}" if prefix else key
 
 
-def _walk(message: Message, prefix: str) -> None:
+def _walk(message: Message, prefix: str, *, refuse: bool) -> None:
     for field, value in message.ListFields():
         path = _path(prefix, field.name)
         target = field.message_type
@@ -317,15 +326,28 @@ def _walk(message: Message, prefix: str) -> None:
             for key in sorted(value):
                 item = value[key]
                 if isinstance(item, Message):
-                    _walk(item, f"{path}.{key}")
+                    _walk(item, f"{path}.{key}", refuse=refuse)
         elif field.is_repeated and target is not None:
             for i, item in enumerate(value):
-                _walk(item, f"{path}[{i}]")
+                _walk(item, f"{path}[{i}]", refuse=refuse)
         elif target is not None:
-            _walk(value, path)
+            _walk(value, path, refuse=refuse)
+        elif field.enum_type is not None:
+            _check_enum(field, value, path)
+        if not refuse:
+            continue
         status = FIELDS.get(field_key(field))
         if isinstance(status, Refused) and _sets_something(field, value):
             raise InvalidArgument(f"not supported yet: {status.reason}", field=path)
+
+
+def _check_enum(field: Any, value: Any, path: str) -> None:
+    enum = field.enum_type
+    for number in value if field.is_repeated else (value,):
+        if number not in enum.values_by_number:
+            known = ", ".join(f"{v.name} ({v.number})" for v in enum.values)
+            raise InvalidArgument(f"unknown value {number} for enum {enum.name}; allowed: "
+                                  f"{known}", field=path)
 
 
 def _sets_something(field: Any, value: Any) -> bool:

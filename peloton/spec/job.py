@@ -20,6 +20,7 @@ from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.spec.fields import check_supported
+from peloton.spec.respool import MAX_QUANTITY
 from peloton.spec.text import check_name, check_value
 from peloton.spec.yamlproto import load_document, normalise_key, parse_message
 
@@ -49,6 +50,9 @@ MAX_GANG_TASKS = 2000
 MAX_DYNAMIC_PORTS = 100
 # The longest grace between SIGTERM and SIGKILL.
 MAX_KILL_GRACE_S = 86_400
+# The most open files a task may ask for: Linux's default fs.nr_open, the
+# hard ceiling of RLIMIT_NOFILE.
+MAX_FD_LIMIT = 1_048_576
 
 # Keys Peloton stopped reading; Peloton's own testjob.yaml still has them.
 LEGACY_JOB_KEYS: Mapping[str, str] = MappingProxyType({
@@ -390,6 +394,13 @@ def _validate_task(
         if not math.isfinite(value) or value < 0:
             raise InvalidArgument(f"{name} must be a non-negative number, got {value}",
                                   field=f"{where('resource')}.{name.lower()}")
+        if value > MAX_QUANTITY:
+            raise InvalidArgument(f"{name} {value:g} is more than {MAX_QUANTITY:g}, the most "
+                                  "any pool holds", field=f"{where('resource')}.{name.lower()}")
+    if task.resource.fdLimit > MAX_FD_LIMIT:
+        raise InvalidArgument(f"fdLimit {task.resource.fdLimit} is more than {MAX_FD_LIMIT}, "
+                              "Linux's most open files a process may have (fs.nr_open)",
+                              field=f"{where('resource')}.fdlimit")
     if task.resource.cpuLimit <= 0:
         raise InvalidArgument(f"instance {instance} asks for no cpu; cpuLimit must be "
                               f"more than 0", field=f"{where('resource')}.cpulimit")

@@ -16,6 +16,7 @@ from typing import Any
 from peloton.api.v0.respool import respool_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.core.resources import KINDS
+from peloton.spec.fields import check_enums
 from peloton.spec.text import check_name
 from peloton.spec.yamlproto import load_document, parse_message
 
@@ -113,6 +114,7 @@ def validate_respool_config(
         raise InvalidArgument(f"pool name {config.name!r} holds '/', which separates the "
                               "elements of a pool's path", field="name")
     check_name(config.name, "name", "pool name", max_chars=255)
+    check_enums(config)
     if reject_parent and config.HasField("parent"):
         raise InvalidArgument("the parent comes from the pool's path; remove 'parent' from "
                               "the file", field="parent")

@@ -12,6 +12,7 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
 from peloton.api.v0.job import job_pb2
+from peloton.api.v0.respool import respool_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.jobmgr.engine import is_preemptible
@@ -26,6 +27,7 @@ from peloton.spec.fields import (
     render_markdown,
 )
 from peloton.spec.job import DOCKER, MESOS_CONTAINERIZER, load_job_config, validate_job_config
+from peloton.spec.respool import validate_respool_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EVERY_CAPABILITY = frozenset({DOCKER, MESOS_CONTAINERIZER})
@@ -266,6 +268,51 @@ def test_preemption_policy_type_overrides_the_job() -> None:
     config.sla.preemptible = False
     task.preemptionPolicy.type = task_pb2.PreemptionPolicy.TYPE_PREEMPTIBLE
     assert is_preemptible(config, task)
+
+
+# --------------------------------------------------------------------------- enums
+
+
+def _set_placement(c: job_pb2.JobConfig) -> None:
+    c.placementStrategy = 99  # type: ignore[assignment]
+
+
+def _set_preemption(c: job_pb2.JobConfig) -> None:
+    c.instanceCount = 2
+    c.instanceConfig[1].preemptionPolicy.type = 7  # type: ignore[assignment]
+
+
+def _set_constraint(c: job_pb2.JobConfig) -> None:
+    c.defaultConfig.constraint.type = 42  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(("change", "field", "number"), [
+    (_set_placement, "placementstrategy", 99),
+    (_set_preemption, "instanceconfig.1.preemptionpolicy.type", 7),
+    (_set_constraint, "defaultconfig.constraint.type", 42),
+])
+def test_an_enum_number_nothing_defines_is_refused(change: Any, field: str,
+                                                   number: int) -> None:
+    """proto3 enums are open: an API client may send any number. What no
+    enum defines is refused, naming the field and the allowed values."""
+    config = base()
+    change(config)
+    with pytest.raises(InvalidArgument) as caught:
+        validate_job_config(config, capabilities=frozenset())
+    assert caught.value.field == field
+    assert caught.value.message.startswith(f"unknown value {number} for enum")
+    assert "allowed:" in caught.value.message
+
+
+def test_a_pools_enums_are_checked_too() -> None:
+    config = respool_pb2.ResourcePoolConfig(name="p", policy=99)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="unknown value 99 for enum SchedulingPolicy"):
+        validate_respool_config(config)
+    config = respool_pb2.ResourcePoolConfig(name="p")
+    config.resources.add(kind="cpu", reservation=1, limit=2, share=1, type=9)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument) as caught:
+        validate_respool_config(config)
+    assert caught.value.field == "resources[0].type"
 
 
 # --------------------------------------------------------------------------- docs

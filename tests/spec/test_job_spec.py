@@ -168,6 +168,10 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("NUL in an environment value", job(**{"defaultconfig.command": {
         "value": "true", "environment": {"variables": [{"name": "A", "value": "\0"}]}}}),
      "defaultconfig.command.environment.variables[0].value", ["NUL"]),
+    ("more cpu than any pool holds", job(**{"defaultconfig.resource.cpulimit": 1e300}),
+     "defaultconfig.resource.cpulimit", ["1e+300", "1e+12"]),
+    ("more open files than Linux allows", job(**{"defaultconfig.resource.fdlimit": 2**32 - 1}),
+     "defaultconfig.resource.fdlimit", ["4294967295", "1048576"]),
     ("a day and more of kill grace", job(**{"defaultconfig.killgraceperiodseconds": 4294967295}),
      "defaultconfig.killgraceperiodseconds", ["4294967295", "more than a day"]),
     # Ports: valid and satisfiable.
