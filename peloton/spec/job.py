@@ -48,6 +48,9 @@ MAX_GANG_TASKS = 2000
 # Dynamic ports a task may ask for: a host lease offers at most this many
 # (peloton.hostmgr.hostpool.MAX_LEASE_PORTS is this).
 MAX_DYNAMIC_PORTS = 100
+# How deep AND/OR constraints nest: protobuf decoders stop at 100 message
+# levels (two a constraint level), and no placement needs more than a few.
+MAX_CONSTRAINT_DEPTH = 16
 # The longest grace between SIGTERM and SIGKILL.
 MAX_KILL_GRACE_S = 86_400
 # The most open files a task may ask for: Linux's default fs.nr_open, the
@@ -229,11 +232,15 @@ def validate_job_config(
 _C, _LC = task_pb2.Constraint, task_pb2.LabelConstraint
 
 
-def validate_constraint(c: task_pb2.Constraint, field: str) -> None:
+def validate_constraint(c: task_pb2.Constraint, field: str, depth: int = 1) -> None:
     """A placement constraint says what it is and nothing else: a label
     constraint has a kind (TASK or HOST), a condition and a label key; an
-    AND or OR constraint has constraints, each valid. An empty constraint
-    (type UNKNOWN_CONSTRAINT, nothing set) is no constraint."""
+    AND or OR constraint has constraints, each valid, nested at most
+    MAX_CONSTRAINT_DEPTH levels. An empty constraint (type
+    UNKNOWN_CONSTRAINT, nothing set) is no constraint."""
+    if depth > MAX_CONSTRAINT_DEPTH:
+        raise InvalidArgument(f"constraints nest more than {MAX_CONSTRAINT_DEPTH} levels deep",
+                              field=field)
     parts = {"labelconstraint": c.HasField("labelConstraint"),
              "andconstraint": c.HasField("andConstraint"),
              "orconstraint": c.HasField("orConstraint")}
@@ -265,7 +272,7 @@ def validate_constraint(c: task_pb2.Constraint, field: str) -> None:
         raise InvalidArgument(f"an {_C.Type.Name(c.type)} needs at least one constraint",
                               field=f"{field}.{wanted}.constraints")
     for j, item in enumerate(items):
-        validate_constraint(item, f"{field}.{wanted}.constraints[{j}]")
+        validate_constraint(item, f"{field}.{wanted}.constraints[{j}]", depth + 1)
 
 
 def _set_fields(task: task_pb2.TaskConfig) -> frozenset[str]:

@@ -463,7 +463,10 @@ def parse_message(
     """
     parser = _Parser({normalise_key(k): v for k, v in (legacy or {}).items()})
     message = message_cls()
-    parser.fill(message, data, path)
+    try:
+        parser.fill(message, data, path)
+    except RecursionError:  # a recursive message (constraints) nested past Python's stack
+        raise InvalidArgument("the document nests messages too deep", field=path or None) from None
     return message, parser.warnings
 
 

@@ -425,3 +425,26 @@ def test_large_job_validates_in_time_proportional_to_overrides() -> None:
     config, _ = load_job_config(job(instancecount=100_000, **{
         "instanceconfig.0": {"controller": True}}))
     assert config.instanceCount == 100_000
+
+
+def _nested_constraint(levels: int) -> dict[str, Any]:
+    c: dict[str, Any] = {"type": "LABEL_CONSTRAINT", "labelconstraint": {
+        "kind": "HOST", "condition": "CONDITION_EQUAL", "label": {"key": "a", "value": "b"},
+        "requirement": 1}}
+    for _ in range(levels - 1):
+        c = {"type": "AND_CONSTRAINT", "andconstraint": {"constraints": [c]}}
+    return c
+
+
+def test_constraints_nest_at_most_sixteen_levels() -> None:
+    """Deeper ones would not even decode on the server (protobuf stops at 100
+    message levels); far deeper ones overflowed the parser's stack (a
+    RecursionError traceback from the CLI)."""
+    load_job_config(job(**{"defaultconfig.constraint": _nested_constraint(16)}))
+    with pytest.raises(InvalidArgument) as caught:
+        load_job_config(job(**{"defaultconfig.constraint": _nested_constraint(17)}))
+    assert caught.value.message == "constraints nest more than 16 levels deep"
+    assert caught.value.field == "defaultconfig.constraint" + (
+        ".andconstraint.constraints[0]" * 16)
+    with pytest.raises(InvalidArgument, match="nests messages too deep"):
+        load_job_config(job(**{"defaultconfig.constraint": _nested_constraint(400)}))
