@@ -448,3 +448,15 @@ def test_constraints_nest_at_most_sixteen_levels() -> None:
         ".andconstraint.constraints[0]" * 16)
     with pytest.raises(InvalidArgument, match="nests messages too deep"):
         load_job_config(job(**{"defaultconfig.constraint": _nested_constraint(400)}))
+
+
+def test_an_override_of_light_fields_alone_is_checked_too() -> None:
+    """Found by the fuzz: an instanceConfig that set only killGracePeriodSeconds
+    (or a name, or labels) skipped the task checks, as the default's verdict
+    stood for it."""
+    with pytest.raises(InvalidArgument) as caught:
+        load_job_config(job(**{"instanceconfig.1": {"killgraceperiodseconds": 100_001}}))
+    assert caught.value.field == "instanceconfig.1.killgraceperiodseconds"
+    with pytest.raises(InvalidArgument) as caught:
+        load_job_config(job(**{"instanceconfig.2": {"name": "a\0b"}}))
+    assert caught.value.field == "instanceconfig.2.name"
