@@ -34,10 +34,11 @@ def host_query(cli: Cli) -> int:
                  f"{number(h.cpuAllocated)}/{number(h.cpu)}",
                  f"{number(h.memMbAllocated)}/{number(h.memMb)}",
                  f"{number(h.diskMbAllocated)}/{number(h.diskMb)}",
-                 f"{number(h.gpuAllocated)}/{number(h.gpu)}", h.tasks)
+                 f"{number(h.gpuAllocated)}/{number(h.gpu)}", h.tasks,
+                 ",".join(f"{label.key}={label.value}" for label in h.labels) or "-")
                 for h in sorted(reply.hostInfos, key=lambda h: (h.cluster, h.hostname))]
         return table(("HOSTNAME", "CLUSTER", "STATE", "CPU", "MEM_MB", "DISK_MB", "GPU",
-                      "TASKS"), rows)
+                      "TASKS", "ATTRIBUTES"), rows)
 
     cli.emit(reply, text)
     return EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import signal
 from typing import Any
@@ -21,9 +22,27 @@ SIZE_FLAGS = ("hosts", "cpu", "memory_mb", "disk_mb", "gpu", "jobmgrs", "placeme
                "resmgrs", "shards")
 
 
+def attribute_arg(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
+def host_attribute_arg(text: str) -> tuple[str, str, str]:
+    host, sep, rest = text.partition(":")
+    if not sep or not host:
+        raise argparse.ArgumentTypeError(f"expected HOST:KEY=VALUE, got {text!r}")
+    return (host, *attribute_arg(rest))
+
+
 def minicluster_up(cli: Cli) -> int:
     a = cli.args
-    given = {k: getattr(a, k) for k in SIZE_FLAGS if getattr(a, k) is not None}
+    given: dict[str, Any] = {k: getattr(a, k) for k in SIZE_FLAGS if getattr(a, k) is not None}
+    if a.attribute:
+        given["attributes"] = tuple(a.attribute)
+    if a.host_attribute:
+        given["host_attributes"] = tuple(a.host_attribute)
     sizes = minicluster.Sizes(**given) if given else None
     try:
         minicluster.up(a.dir, sizes, clean=a.clean, timeout=a.ready_timeout, out=cli.print)
@@ -87,6 +106,11 @@ def add_commands(commands: Any) -> None:
     p.add_argument("--placements", type=int, help="placement workers (2)")
     p.add_argument("--resmgrs", type=int, help="resource managers, one Raft group (3)")
     p.add_argument("--shards", type=int, help="job shards, fixed once created (16)")
+    p.add_argument("--attribute", type=attribute_arg, action="append", metavar="KEY=VALUE",
+                   help="an attribute of every host (HOST-kind constraints match it); repeatable")
+    p.add_argument("--host-attribute", type=host_attribute_arg, action="append",
+                   metavar="HOST:KEY=VALUE",
+                   help="an attribute of one host, e.g. local-0:rack=r1; repeatable")
     p.add_argument("--clean", action="store_true",
                    help="delete the directory first: new ports, no pools, no jobs")
     p.add_argument("--ready-timeout", type=positive_float, default=minicluster.READY_TIMEOUT,

@@ -27,6 +27,7 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.host import host_pb2
 from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
+from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig, DaemonConfig
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound, PelotonError
@@ -37,6 +38,7 @@ from peloton.hostmgr.constraints import host_check
 from peloton.hostmgr.events import EventStreams
 from peloton.hostmgr.hostpool import MAX_LEASE_PORTS, HostPool
 from peloton.rpc import ServiceClient, serve_grpc
+from peloton.spec.text import check_name
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,54 @@ def _seconds(me: DaemonConfig, key: str, default: float) -> float:
     return float(value)
 
 
+def _number(me: DaemonConfig, key: str, default: float) -> float:
+    value = me.options.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidArgument(f"must be a number, got {value!r}", field=f"hostmgr[{me.name}].{key}")
+    return float(value)
+
+
+def _whole(me: DaemonConfig, key: str, default: int) -> int:
+    value = me.options.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"must be a whole number, got {value!r}",
+                              field=f"hostmgr[{me.name}].{key}")
+    return value
+
+
+def attributes_option(value: Any, field: str) -> dict[str, str]:
+    """A cluster file's ``attributes``: a mapping of printable names to
+    scalar values (kept as text, as hosts report them)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"must be a mapping of name: value, got {value!r}", field=field)
+    out: dict[str, str] = {}
+    for key, item in value.items():
+        if not isinstance(key, str) or not key:
+            raise InvalidArgument(f"attribute names are non-empty text, got {key!r}",
+                                  field=field)
+        check_name(key, f"{field}.{key}", "attribute name", max_chars=255)
+        if isinstance(item, dict | list) or item is None:
+            raise InvalidArgument(f"must be a text or number, got {item!r}",
+                                  field=f"{field}.{key}")
+        text = str(item).lower() if isinstance(item, bool) else str(item)
+        check_name(text, f"{field}.{key}", "attribute value", max_chars=1024)
+        out[key] = text
+    return out
+
+
+def host_attributes_option(value: Any, field: str) -> dict[str, dict[str, str]]:
+    """A cluster file's ``host_attributes``: hostname -> attributes."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"must be a mapping of hostname: attributes, got {value!r}",
+                              field=field)
+    return {str(host): attributes_option(attrs, f"{field}.{host}")
+            for host, attrs in value.items()}
+
+
 def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
     opts = me.options
     kind = opts.get("backend", "local")
@@ -66,14 +116,17 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
         from peloton.hostmgr.backends.local import USAGE_PERIOD, USAGE_WINDOW, LocalBackend
         period = _seconds(me, "usage_period", USAGE_PERIOD)
         window = _seconds(me, "usage_window", USAGE_WINDOW)
-        return LocalBackend(data_dir / me.name, hosts=int(opts.get("hosts", 3)),
-                            cpu=float(opts.get("cpu", 4)),
-                            memory_mb=float(opts.get("memory_mb", 8192)),
-                            disk_mb=float(opts.get("disk_mb", 102400)),
-                            gpu=float(opts.get("gpu", 0)),
+        where = f"hostmgr[{me.name}]."
+        return LocalBackend(data_dir / me.name, hosts=_whole(me, "hosts", 3),
+                            cpu=_number(me, "cpu", 4), memory_mb=_number(me, "memory_mb", 8192),
+                            disk_mb=_number(me, "disk_mb", 102400), gpu=_number(me, "gpu", 0),
                             cluster=str(opts.get("cluster", "local")),
-                            first_port=int(opts.get("first_port", 31000)),
-                            usage_period=period, usage_window=window)
+                            first_port=_whole(me, "first_port", 31000),
+                            usage_period=period, usage_window=window,
+                            attributes=attributes_option(opts.get("attributes"),
+                                                         where + "attributes"),
+                            host_attributes=host_attributes_option(
+                                opts.get("host_attributes"), where + "host_attributes"))
     if kind == "sim":
         from peloton.hostmgr.backends.sim import SimBackend
         return SimBackend.from_options({"cluster": "local", **opts})
@@ -355,7 +408,9 @@ class HostHandler:
                                 cluster=view.spec.cluster, cpu=c.cpu, memMb=c.memory,
                                 diskMb=c.disk, gpu=c.gpu, cpuAllocated=a.cpu,
                                 memMbAllocated=a.memory, diskMbAllocated=a.disk,
-                                gpuAllocated=a.gpu, tasks=view.tasks)
+                                gpuAllocated=a.gpu, tasks=view.tasks,
+                                labels=[peloton_pb2.Label(key=k, value=v) for k, v in
+                                        sorted(view.spec.attributes.items())])
         return reply
 
 

@@ -36,6 +36,10 @@ class Sizes:
     placements: int = 2
     resmgrs: int = 3
     shards: int = 16
+    # Host attributes (what HOST-kind constraints match): (key, value) on
+    # every host, then (hostname, key, value) on one.
+    attributes: tuple[tuple[str, str], ...] = ()
+    host_attributes: tuple[tuple[str, str, str], ...] = ()
 
     def check(self) -> None:
         """Raises InvalidArgument naming the flag that is out of range."""
@@ -51,6 +55,25 @@ class Sizes:
             raise InvalidArgument(f"must not be negative, got {self.gpu}", field="--gpu")
         if not 1 <= self.shards <= 4096:
             raise InvalidArgument(f"must be in 1..4096, got {self.shards}", field="--shards")
+        hostnames = {f"local-{i}" for i in range(self.hosts)}
+        for host, _, _ in self.host_attributes:
+            if host not in hostnames:
+                raise InvalidArgument(f"no host {host!r}; hosts are local-0..local-"
+                                      f"{self.hosts - 1}", field="--host-attribute")
+
+    def hostmgr_options(self) -> dict[str, Any]:
+        """The local hostmgr entry's host options."""
+        options: dict[str, Any] = {"hosts": self.hosts, "cpu": self.cpu,
+                                   "memory_mb": self.memory_mb, "disk_mb": self.disk_mb,
+                                   "gpu": self.gpu}
+        if self.attributes:
+            options["attributes"] = dict(self.attributes)
+        if self.host_attributes:
+            per_host: dict[str, dict[str, str]] = {}
+            for host, key, value in self.host_attributes:
+                per_host.setdefault(host, {})[key] = value
+            options["host_attributes"] = per_host
+        return options
 
     @property
     def ports_needed(self) -> int:
@@ -104,8 +127,7 @@ def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dic
     return build(directory, ports, resmgrs=sizes.resmgrs, jobmgrs=sizes.jobmgrs,
                  placements=sizes.placements, num_shards=sizes.shards, hostmgrs=[{
                      "name": "hostmgr-0", "cluster": "local", "backend": "local",
-                     "hosts": sizes.hosts, "cpu": sizes.cpu, "memory_mb": sizes.memory_mb,
-                     "disk_mb": sizes.disk_mb, "gpu": sizes.gpu}])
+                     **sizes.hostmgr_options()}])
 
 
 HEADER = """\
@@ -126,7 +148,13 @@ def sizes_of(config: ClusterConfig) -> Sizes:
         disk_mb=float(opts.get("disk_mb", defaults.disk_mb)),
         gpu=float(opts.get("gpu", defaults.gpu)),
         jobmgrs=len(config.of_kind("jobmgr")), placements=len(config.of_kind("placement")),
-        resmgrs=len(config.of_kind("resmgr")), shards=config.num_shards)
+        resmgrs=len(config.of_kind("resmgr")), shards=config.num_shards,
+        attributes=tuple(sorted((str(k), str(v))
+                                for k, v in (opts.get("attributes") or {}).items())),
+        host_attributes=tuple(sorted(
+            (str(h), str(k), str(v))
+            for h, attrs in (opts.get("host_attributes") or {}).items()
+            for k, v in (attrs or {}).items())))
 
 
 def prepare(directory: pathlib.Path, sizes: Sizes | None = None, *,

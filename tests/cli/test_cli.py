@@ -87,6 +87,8 @@ def test_reversed_range_says_why(capsys: pytest.CaptureFixture[str]) -> None:
     (["host", "query", "--states", "sideways"], "unknown state"),
     (["--timeout", "0", "job", "get", JOB], "must be positive"),
     (["frobnicate"], "invalid choice"),
+    (["minicluster", "up", "--attribute", "rack"], "expected KEY=VALUE, got 'rack'"),
+    (["minicluster", "up", "--host-attribute", "rack=r1"], "expected HOST:KEY=VALUE"),
 ])
 def test_argument_errors(capsys: pytest.CaptureFixture[str], argv: list[str],
                          needle: str) -> None:

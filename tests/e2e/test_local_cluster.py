@@ -18,6 +18,7 @@ import trio
 
 from peloton.api.private.cluster import cluster_grpc
 from peloton.api.private.cluster import cluster_pb2 as cpb
+from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_pb2
@@ -44,7 +45,9 @@ TERMINAL = ("SUCCEEDED", "FAILED", "KILLED")
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
-    with LocalCluster.start(tmp_path_factory.mktemp("cluster")) as c:
+    # One host in rack r1 (as `minicluster up --host-attribute local-1:rack=r1`).
+    with LocalCluster.start(tmp_path_factory.mktemp("cluster"),
+                            host_attributes=(("local-1", "rack", "r1"),)) as c:
         yield c
 
 
@@ -104,6 +107,25 @@ async def test_peloton_example_job_succeeds_with_readable_output(client: Peloton
             assert out == "Hello instance 0\n"
         else:
             assert out.startswith(f"Job {job_id} instance {instance}: {job_id}-{instance}-1")
+
+
+async def test_a_rack_constraint_lands_on_labelled_hosts_only(client: PelotonClient) -> None:
+    """A HOST-kind constraint on an attribute from the cluster file: every
+    instance runs on the one host in rack r1, and QueryHosts shows it."""
+    text = job_yaml("true", 4, cpu=0.1) + """  constraint:
+    type: LABEL_CONSTRAINT
+    labelconstraint: {kind: HOST, condition: CONDITION_EQUAL,
+                      label: {key: rack, value: r1}, requirement: 1}
+"""
+    job_id, state = await run_job(client, text)
+    assert state == "SUCCEEDED"
+    reply = await client.tasks.call("List", task_pb2.ListRequest(
+        jobId=peloton_pb2.JobID(value=job_id)))
+    assert {t.runtime.host for t in reply.result.value.values()} == {"local-1"}
+    hosts = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+    labels = {h.hostname: [(label.key, label.value) for label in h.labels]
+              for h in hosts.hostInfos}
+    assert labels == {"local-0": [], "local-1": [("rack", "r1")], "local-2": []}
 
 
 async def test_failed_task_is_retried_up_to_max_failures(client: PelotonClient) -> None:

@@ -4,6 +4,9 @@ where slack is free, and launching more than that is refused."""
 
 from __future__ import annotations
 
+import pathlib
+from typing import Any
+
 import pytest
 import trio
 import trio.testing
@@ -157,3 +160,33 @@ async def test_a_former_shard_owners_late_launch_is_refused(
     assert handler.hm.backend.known(f"{JOB}-0-1") is not None
     handler.hm.fence(3, 0, "")
     assert handler.hm.shard_epochs == {3: 2}
+
+
+def test_local_hosts_take_attributes_from_the_cluster_file(tmp_path: pathlib.Path) -> None:
+    """``attributes`` on every host, ``host_attributes`` per host over them:
+    what HOST-kind constraints match and QueryHosts reports."""
+    me = DaemonConfig("hostmgr", "hostmgr-0", "127.0.0.1:1", options={
+        "hosts": 3, "attributes": {"zone": "z1", "ssd": True},
+        "host_attributes": {"local-1": {"rack": "r1", "zone": "z2"}}})
+    backend = make_backend(me, tmp_path)
+    assert [h.attributes for h in backend.hosts()] == [
+        {"zone": "z1", "ssd": "true"}, {"zone": "z2", "ssd": "true", "rack": "r1"},
+        {"zone": "z1", "ssd": "true"}]
+
+
+@pytest.mark.parametrize(("options", "field", "words"), [
+    ({"hosts": "three"}, "hostmgr[hostmgr-0].hosts", "must be a whole number"),
+    ({"cpu": "4 cores"}, "hostmgr[hostmgr-0].cpu", "must be a number"),
+    ({"attributes": ["rack"]}, "hostmgr[hostmgr-0].attributes", "mapping of name: value"),
+    ({"attributes": {"rack": {"a": 1}}}, "hostmgr[hostmgr-0].attributes.rack",
+     "text or number"),
+    ({"attributes": {"ra\0ck": "1"}}, "hostmgr[hostmgr-0].attributes.ra\0ck",
+     "control character"),
+    ({"host_attributes": {"local-7": {"rack": "r1"}}}, "host_attributes.local-7", "no host"),
+])
+def test_bad_host_options_name_the_key(tmp_path: pathlib.Path, options: dict[str, Any],
+                                       field: str, words: str) -> None:
+    me = DaemonConfig("hostmgr", "hostmgr-0", "127.0.0.1:1", options=options)
+    with pytest.raises(InvalidArgument, match=words) as caught:
+        make_backend(me, tmp_path)
+    assert caught.value.field == field

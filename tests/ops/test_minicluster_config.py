@@ -87,7 +87,8 @@ def test_a_cluster_file_from_before_raft_secrets_gets_one(tmp_path: pathlib.Path
 
 def test_sizes_shape_the_cluster(tmp_path: pathlib.Path) -> None:
     sizes = Sizes(hosts=5, cpu=2, memory_mb=1024, disk_mb=2048, gpu=1, jobmgrs=3,
-                  placements=1, resmgrs=1, shards=4)
+                  placements=1, resmgrs=1, shards=4, attributes=(("zone", "z1"),),
+                  host_attributes=(("local-1", "rack", "r1"), ("local-3", "rack", "r2")))
     config, _ = minicluster.prepare(tmp_path, sizes)
     assert minicluster.sizes_of(config) == sizes
     assert len(config.jobmgr_addresses) == 3
@@ -123,6 +124,7 @@ def test_free_ports_are_distinct() -> None:
     (Sizes(hosts=0), "--hosts"), (Sizes(resmgrs=0), "--resmgrs"), (Sizes(cpu=0), "--cpu"),
     (Sizes(memory_mb=-1), "--memory-mb"), (Sizes(gpu=-1), "--gpu"),
     (Sizes(shards=0), "--shards"), (Sizes(shards=5000), "--shards"),
+    (Sizes(hosts=2, host_attributes=(("local-2", "rack", "r1"),)), "--host-attribute"),
 ])
 def test_sizes_are_checked(sizes: Sizes, flag: str) -> None:
     with pytest.raises(InvalidArgument) as error:

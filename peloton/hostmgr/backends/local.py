@@ -50,7 +50,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -149,7 +149,9 @@ class LocalBackend(Backend):
                  disk_mb: float = 102400, gpu: float = 0, cluster: str = "local", *,
                  first_port: int = 31000, ports_per_host: int = 200,
                  usage_period: float = USAGE_PERIOD, usage_window: float = USAGE_WINDOW,
-                 cpu_reader: CpuReader | None = None, memory_limits: bool = True) -> None:
+                 cpu_reader: CpuReader | None = None, memory_limits: bool = True,
+                 attributes: Mapping[str, str] | None = None,
+                 host_attributes: Mapping[str, Mapping[str, str]] | None = None) -> None:
         if hosts < 0:
             raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
         if not 0 < usage_period < float("inf"):
@@ -164,12 +166,19 @@ class LocalBackend(Backend):
                 field="ports_per_host")
         self._root = Path(root).absolute()
         capacity = Resources(cpu=cpu, memory=memory_mb, disk=disk_mb, gpu=gpu)
+        names = [f"local-{i}" for i in range(hosts)]
+        for name in host_attributes or {}:
+            if name not in names:
+                raise InvalidArgument(f"no host {name!r} here (hosts: local-0..local-{hosts - 1})",
+                                      field=f"host_attributes.{name}")
+        # Every host's attributes: ``attributes``, then its own over them.
         self._hosts = [
-            HostSpec(hostname=f"local-{i}", agent_id=f"{cluster}-S{i}", capacity=capacity,
+            HostSpec(hostname=name, agent_id=f"{cluster}-S{i}", capacity=capacity,
                      ports=(first_port + i * ports_per_host,
                             first_port + (i + 1) * ports_per_host - 1),
-                     attributes={}, cluster=cluster)
-            for i in range(hosts)
+                     attributes={**(attributes or {}), **(host_attributes or {}).get(name, {})},
+                     cluster=cluster)
+            for i, name in enumerate(names)
         ]
         self._hostnames = frozenset(h.hostname for h in self._hosts)
         self._runs: dict[str, _Run] = {}

@@ -1,7 +1,10 @@
 # Generated from peloton/api/v0/host/host.proto by tools/genproto.py. Do not edit.
+from peloton.api.v0.peloton import peloton_pb2 as _peloton_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
@@ -22,10 +25,11 @@ HOST_STATE_DRAINED: HostState
 HOST_STATE_DOWN: HostState
 
 class HostInfo(_message.Message):
-    __slots__ = ("hostname", "ip", "state", "cluster", "cpu", "memMb", "diskMb", "gpu", "cpuAllocated", "memMbAllocated", "diskMbAllocated", "gpuAllocated", "tasks")
+    __slots__ = ("hostname", "ip", "state", "labels", "cluster", "cpu", "memMb", "diskMb", "gpu", "cpuAllocated", "memMbAllocated", "diskMbAllocated", "gpuAllocated", "tasks")
     HOSTNAME_FIELD_NUMBER: _ClassVar[int]
     IP_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_FIELD_NUMBER: _ClassVar[int]
     CPU_FIELD_NUMBER: _ClassVar[int]
     MEMMB_FIELD_NUMBER: _ClassVar[int]
@@ -39,6 +43,7 @@ class HostInfo(_message.Message):
     hostname: str
     ip: str
     state: HostState
+    labels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
     cluster: str
     cpu: float
     memMb: float
@@ -49,4 +54,4 @@ class HostInfo(_message.Message):
     diskMbAllocated: float
     gpuAllocated: float
     tasks: int
-    def __init__(self, hostname: _Optional[str] = ..., ip: _Optional[str] = ..., state: _Optional[_Union[HostState, str]] = ..., cluster: _Optional[str] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., cpuAllocated: _Optional[float] = ..., memMbAllocated: _Optional[float] = ..., diskMbAllocated: _Optional[float] = ..., gpuAllocated: _Optional[float] = ..., tasks: _Optional[int] = ...) -> None: ...
+    def __init__(self, hostname: _Optional[str] = ..., ip: _Optional[str] = ..., state: _Optional[_Union[HostState, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., cluster: _Optional[str] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., cpuAllocated: _Optional[float] = ..., memMbAllocated: _Optional[float] = ..., diskMbAllocated: _Optional[float] = ..., gpuAllocated: _Optional[float] = ..., tasks: _Optional[int] = ...) -> None: ...
