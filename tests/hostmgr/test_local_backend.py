@@ -439,6 +439,38 @@ async def test_a_child_that_leaves_the_process_group_ends_with_its_run(local: Ha
     assert _gone(int(pid))
 
 
+@pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
+async def test_a_kill_reaches_a_child_that_left_the_process_group(local: Harness):
+    """`timeout 600 sleep 600` runs in a process group of its own: the kill's
+    SIGTERM reaches it through the run's cgroup, so it ends at once, not
+    after the grace period's SIGKILL."""
+    s = spec(1, "echo $$ > timeout.pid; exec timeout 600 sleep 600", kill_grace_seconds=60)
+    await local.backend.launch([s])
+    pid_file = local.root / "sandboxes" / "local-0" / s.mesos_task_id / "timeout.pid"
+    while True:  # until timeout runs sleep (and has left the group)
+        text = pid_file.read_text().strip() if pid_file.exists() else ""
+        if text and _children(int(text)):
+            break
+        await trio.sleep(0.05)
+    timeout = int(text)
+    [sleep] = _children(timeout)
+    assert os.getpgid(timeout) != local.backend._runs[s.mesos_task_id].pgid
+    start = trio.current_time()
+    await local.backend.kill([s.mesos_task_id])
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == TaskState.KILLED
+    assert trio.current_time() - start < 10  # the grace is 60 s
+    assert _gone(timeout) and _gone(sleep)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
 def _gone(pid: int) -> bool:
     """No such process, or only a zombie of it left."""
     try:

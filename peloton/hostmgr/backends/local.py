@@ -41,6 +41,7 @@ all its cpu (``assumed_cpu_usage`` 1.0), so a new run makes no slack.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -529,7 +530,7 @@ class LocalBackend(Backend):
         await trio.lowlevel.checkpoint()
 
     def _begin_kill(self, run: _Run) -> None:
-        _killpg(run.pgid, signal.SIGTERM)
+        self._signal(run, signal.SIGTERM)
         if self._nursery is not None:
             self._nursery.start_soon(self._escalate, run)
 
@@ -538,7 +539,18 @@ class LocalBackend(Backend):
         with run.kill_scope:
             await run.exited.wait()
         if not run.exited.is_set():
-            _killpg(run.pgid, signal.SIGKILL)
+            self._signal(run, signal.SIGKILL)
+
+    def _signal(self, run: _Run, signum: int) -> None:
+        """Signal the run's process group and, with cgroups, every process in
+        its cgroup: a child that left the group (plain `timeout`, setsid)
+        gets the SIGTERM and its grace too. (cgroup.procs is a sysfs read:
+        it does not block.)"""
+        _killpg(run.pgid, signum)
+        if self.cgroups is not None:
+            for pid in self.cgroups.pids(run.spec.mesos_task_id):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signum)
 
     # -- status --------------------------------------------------------------
 
