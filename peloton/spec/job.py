@@ -399,6 +399,10 @@ def _validate_task(
         if value > MAX_QUANTITY:
             raise InvalidArgument(f"{name} {value:g} is more than {MAX_QUANTITY:g}, the most "
                                   "any pool holds", field=f"{where('resource')}.{name.lower()}")
+    if not task.resource.gpuLimit.is_integer():
+        raise InvalidArgument(f"gpuLimit {task.resource.gpuLimit:g} is not a whole number; a "
+                              "task holds whole GPU devices (as Mesos gives them)",
+                              field=f"{where('resource')}.gpulimit")
     if task.resource.fdLimit > MAX_FD_LIMIT:
         raise InvalidArgument(f"fdLimit {task.resource.fdLimit} is more than {MAX_FD_LIMIT}, "
                               "Linux's most open files a process may have (fs.nr_open)",

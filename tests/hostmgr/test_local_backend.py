@@ -483,7 +483,8 @@ def _gone(pid: int) -> bool:
 # --------------------------------------------------------------------------- restarts
 
 
-def _left_behind(root: Path, run: int, command: str) -> tuple[LaunchSpec, subprocess.Popen[bytes]]:
+def _left_behind(root: Path, run: int, command: str,
+                 gpus: tuple[int, ...] = ()) -> tuple[LaunchSpec, subprocess.Popen[bytes]]:
     """A run as a host manager that then died leaves it: its record, and its
     supervisor (with the task) running in a session of its own."""
     s = dataclasses.replace(spec(run, command), shard=5, labels=(("role", "db"),),
@@ -496,7 +497,7 @@ def _left_behind(root: Path, run: int, command: str) -> tuple[LaunchSpec, subpro
         [sys.executable, "-S", "-E", local_module.SUPERVISOR,
          str(runs / f"{s.mesos_task_id}.status"), "", "0", "/bin/sh", "/bin/sh", "-c", command],
         cwd=sandbox, start_new_session=True)
-    local_module._write_record(runs, s, proc.pid)
+    local_module._write_record(runs, s, proc.pid, gpus)
     return s, proc
 
 
@@ -651,3 +652,73 @@ async def test_a_command_check_with_unshared_environment_sees_only_path(local: H
     assert (await next_health(local, s.mesos_task_id, 1)).health == task_pb2.HEALTHY
     await local.backend.kill([s.mesos_task_id], grace_seconds=1)
     await local.wait_terminal(s.mesos_task_id)
+
+
+# --------------------------------------------------------------------------- GPUs
+
+
+async def test_gpu_tasks_get_their_own_device_indexes(tmp_path: Path, nursery: trio.Nursery):
+    """A host with 3 GPUs: a 2-GPU run sees devices 0,1 and a 1-GPU run 2 in
+    CUDA_VISIBLE_DEVICES, a CPU task none; a run's devices are free again
+    when it ends, and a run that asks more than are free fails to launch."""
+    backend = LocalBackend(tmp_path, hosts=1, gpu=3)
+    h = Harness(backend, tmp_path)
+    await nursery.start(backend.run, h.report)
+
+    none_yet = StatusUpdate(mesos_task_id="", state=TaskState.STARTING, hostname="")
+
+    def gpu_spec(run: int, gpus: float, command: str) -> LaunchSpec:
+        return dataclasses.replace(spec(run, command),
+                                   resources=Resources(cpu=0.1, memory=32, gpu=gpus))
+
+    two = gpu_spec(1, 2, 'echo "[$CUDA_VISIBLE_DEVICES]"; sleep 60')
+    one = gpu_spec(2, 1, 'echo "[$CUDA_VISIBLE_DEVICES]"')
+    none = gpu_spec(3, 0, 'echo "[$CUDA_VISIBLE_DEVICES]"')
+    await backend.launch([two, one, none])
+    with trio.fail_after(10):
+        while True:
+            if all((backend.known(s.mesos_task_id) or none_yet).state in TERMINAL
+                   for s in (one, none)):
+                break
+            await trio.sleep(0.05)
+    assert {backend.known(s.mesos_task_id).state for s in (one, none)} == {  # type: ignore[union-attr]
+        TaskState.SUCCEEDED}
+
+    async def seen(s: LaunchSpec) -> str:
+        return (await backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0].decode()
+
+    assert (await seen(one), await seen(none)) == ("[2]\n", "[]\n")
+    assert await seen(two) == "[0,1]\n"
+    too_many = gpu_spec(4, 2, "true")  # only device 2 is free
+    await backend.launch([too_many])
+    refused = await h.wait_terminal(too_many.mesos_task_id)
+    assert refused.state == TaskState.FAILED and "needs 2 GPUs; local-0 has 1 free" in (
+        refused.message)
+    await backend.kill([two.mesos_task_id])
+    await h.wait_terminal(two.mesos_task_id)
+    again = gpu_spec(5, 3, 'echo "[$CUDA_VISIBLE_DEVICES]"')
+    await backend.launch([again])
+    assert (await h.wait_terminal(again.mesos_task_id)).state == TaskState.SUCCEEDED
+    assert await seen(again) == "[0,1,2]\n"
+
+
+async def test_an_adopted_run_keeps_its_gpu_devices(tmp_path: Path, nursery: trio.Nursery):
+    """A run that held device 1 when its host manager died still holds it
+    after the restart: a new 1-GPU run gets device 0, a 2-GPU run none."""
+    s, proc = _left_behind(tmp_path, 1, "sleep 30", gpus=(1,))
+    backend = LocalBackend(tmp_path, hosts=1, gpu=2)
+    h = Harness(backend, tmp_path)
+    await nursery.start(backend.run, h.report)
+    assert [a.mesos_task_id for a in backend.adopted()] == [s.mesos_task_id]
+    both = dataclasses.replace(spec(2, "true"), resources=Resources(cpu=0.1, memory=32, gpu=2))
+    await backend.launch([both])
+    assert "needs 2 GPUs; local-0 has 1 free" in (await h.wait_terminal(
+        both.mesos_task_id)).message
+    one = dataclasses.replace(spec(3, 'echo "[$CUDA_VISIBLE_DEVICES]"'),
+                              resources=Resources(cpu=0.1, memory=32, gpu=1))
+    await backend.launch([one])
+    assert (await h.wait_terminal(one.mesos_task_id)).state == TaskState.SUCCEEDED
+    assert (await backend.read_sandbox_file(one.mesos_task_id, "stdout", 0, 0))[0] == b"[0]\n"
+    await backend.kill([s.mesos_task_id], grace_seconds=1)
+    await h.wait_terminal(s.mesos_task_id)
+    proc.wait()

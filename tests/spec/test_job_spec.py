@@ -168,6 +168,8 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("NUL in an environment value", job(**{"defaultconfig.command": {
         "value": "true", "environment": {"variables": [{"name": "A", "value": "\0"}]}}}),
      "defaultconfig.command.environment.variables[0].value", ["NUL"]),
+    ("half a GPU", job(**{"defaultconfig.resource.gpulimit": 0.5}),
+     "defaultconfig.resource.gpulimit", ["0.5", "whole GPU devices"]),
     ("more cpu than any pool holds", job(**{"defaultconfig.resource.cpulimit": 1e300}),
      "defaultconfig.resource.cpulimit", ["1e+300", "1e+12"]),
     ("more open files than Linux allows", job(**{"defaultconfig.resource.fdlimit": 2**32 - 1}),

@@ -44,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import os
 import shutil
 import signal
@@ -133,6 +134,7 @@ class _Run:
     pgid: int = 0  # the supervisor's pid: it leads the run's process group
     kill_requested: bool = False
     unhealthy: str = ""  # why its health check ended it
+    gpus: tuple[int, ...] = ()  # the device indexes it holds on its host
     # Its deadline is when SIGTERM escalates to SIGKILL; a later kill with a
     # shorter grace moves it earlier.
     kill_scope: trio.CancelScope | None = None
@@ -182,6 +184,9 @@ class LocalBackend(Backend):
             for i, name in enumerate(names)
         ]
         self._hostnames = frozenset(h.hostname for h in self._hosts)
+        # Each host's free GPU device indexes (0..gpu-1): a run holds
+        # ceil(its gpu) of them, lowest first, named in CUDA_VISIBLE_DEVICES.
+        self._free_gpus: dict[str, list[int]] = {name: list(range(int(gpu))) for name in names}
         self._runs: dict[str, _Run] = {}
         self._nursery: trio.Nursery | None = None
         self._report: Report | None = None
@@ -239,7 +244,8 @@ class LocalBackend(Backend):
             sandbox = self._root / "sandboxes" / spec.hostname / mid
             if record.pidfd is not None:
                 run = _Run(spec=spec, sandbox=sandbox, status=_status(spec, TaskState.RUNNING),
-                           pgid=record.pid, kill_requested=record.killed)
+                           pgid=record.pid, kill_requested=record.killed,
+                           gpus=self._hold_gpus(spec.hostname, record.gpus))
                 self._runs[mid] = run
                 self._live[mid] = record.pid
                 self._adopted.append(spec)
@@ -313,6 +319,15 @@ class LocalBackend(Backend):
                        sandbox=self._root / "sandboxes" / spec.hostname / spec.mesos_task_id,
                        status=_status(spec, TaskState.STARTING))
             self._runs[spec.mesos_task_id] = run
+            wanted = math.ceil(spec.resources.gpu - 1e-9)
+            free = self._free_gpus.get(spec.hostname, [])
+            if wanted > len(free):
+                self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                                          message=f"needs {wanted} GPUs; {spec.hostname} has "
+                                                  f"{len(free)} free"))
+                continue
+            run.gpus = tuple(free[:wanted])
+            del free[:wanted]
             fresh.append(run)
         if not fresh:
             await trio.lowlevel.checkpoint()
@@ -332,7 +347,7 @@ class LocalBackend(Backend):
 
     async def _start(self, run: _Run) -> None:
         spec = run.spec
-        env = _environment(spec, run.sandbox)
+        env = _environment(spec, run.sandbox, run.gpus)
         if spec.shell:
             exe, argv = "/bin/sh", ["/bin/sh", "-c", spec.command]
         else:
@@ -383,7 +398,8 @@ class LocalBackend(Backend):
             _killpg(run.pgid, signal.SIGKILL)
             run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
             return
-        await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, process.pid)
+        await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, process.pid,
+                                      run.gpus)
         self._set(run, _status(spec, TaskState.RUNNING, health=_first_health(spec)))
         self._live[spec.mesos_task_id] = process.pid
         nursery.start_soon(self._supervise, run, process)
@@ -565,7 +581,20 @@ class LocalBackend(Backend):
 
     def _finish(self, run: _Run, status: StatusUpdate) -> None:
         run.exited.set()
+        if run.gpus:  # back to the host's free devices, lowest first
+            free = self._free_gpus.setdefault(run.spec.hostname, [])
+            free.extend(run.gpus)
+            free.sort()
+            run.gpus = ()
         self._set(run, status)
+
+    def _hold_gpus(self, hostname: str, gpus: Sequence[int]) -> tuple[int, ...]:
+        """Take an adopted run's devices off its host's free list."""
+        free = self._free_gpus.get(hostname, [])
+        held = tuple(g for g in gpus if g in free)
+        for g in held:
+            free.remove(g)
+        return held
 
     # -- sandbox -------------------------------------------------------------
 
@@ -592,14 +621,16 @@ def _first_health(spec: LaunchSpec) -> int:
     return task_pb2.HEALTH_UNKNOWN if spec.health is not None else 0
 
 
-def _environment(spec: LaunchSpec, sandbox: Path) -> dict[str, str]:
+def _environment(spec: LaunchSpec, sandbox: Path, gpus: Sequence[int] = ()) -> dict[str, str]:
     """A run's environment: this process's, the task's own variables, each
-    port's variable, then Peloton's and Mesos's."""
+    port's variable, then Peloton's and Mesos's, and the GPU devices it
+    holds (CUDA_VISIBLE_DEVICES; empty without any, so it sees none)."""
     env = dict(os.environ)
     env.update(spec.environment)
     env.update({name: str(port) for name, port in spec.ports.items()})
     env.update(PELOTON_JOB_ID=spec.job_id, PELOTON_INSTANCE_ID=str(spec.instance_id),
-               PELOTON_TASK_ID=spec.mesos_task_id, MESOS_SANDBOX=str(sandbox))
+               PELOTON_TASK_ID=spec.mesos_task_id, MESOS_SANDBOX=str(sandbox),
+               CUDA_VISIBLE_DEVICES=",".join(map(str, gpus)))
     return env
 
 
@@ -609,7 +640,7 @@ async def _check(run: _Run, check: HealthCheck) -> tuple[bool, str]:
         if check.kind == "http":
             return await _http_check(check.port, check.path)
         env = ({"PATH": os.environ.get("PATH", "/usr/bin:/bin")} if check.clean_env
-               else _environment(run.spec, run.sandbox))
+               else _environment(run.spec, run.sandbox, run.gpus))
         try:
             done = await trio.run_process(["/bin/sh", "-c", check.command], cwd=run.sandbox,
                                           env=env, check=False, stdin=subprocess.DEVNULL,
@@ -679,6 +710,7 @@ class _Record:
     pidfd: int | None  # open on its live supervisor; None when it ended
     killed: bool
     ended: StatusUpdate | None  # how it ended, if it did and that is known
+    gpus: tuple[int, ...] = ()  # the GPU device indexes it held
 
 
 _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname", "shell",
@@ -686,13 +718,14 @@ _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname",
                 "revocable", "labels")
 
 
-def _write_record(runs: Path, spec: LaunchSpec, pid: int) -> None:
+def _write_record(runs: Path, spec: LaunchSpec, pid: int, gpus: Sequence[int] = ()) -> None:
     """The run's record: enough of its spec to account for it and watch it
     after a restart, and its supervisor's pid and start time (a reused pid
     has another). Not its environment (it may hold secrets)."""
     data = {name: getattr(spec, name) for name in _SPEC_FIELDS}
     data["resources"] = list(spec.resources)
     data["health"] = asdict(spec.health) if spec.health is not None else None
+    data["gpus"] = list(gpus)
     data["pid"], data["start"] = pid, _start_ticks(pid)
     tmp = runs / f"{spec.mesos_task_id}.json.tmp"
     tmp.write_text(json.dumps(data))
@@ -751,6 +784,7 @@ def _read_records(runs: Path) -> list[_Record]:
             spec = replace(spec, arguments=tuple(spec.arguments),
                            labels=tuple((str(k), str(v)) for k, v in spec.labels))
             pid, start = int(data["pid"]), data.get("start")
+            gpus = tuple(int(g) for g in data.get("gpus") or ())
         except (OSError, ValueError, KeyError, TypeError) as error:
             log.warning("run record %s is unreadable (%s); left alone", path, error)
             continue
@@ -771,7 +805,7 @@ def _read_records(runs: Path) -> list[_Record]:
             elif (runs / f"{mid}.lost").exists():
                 ended = _status(spec, TaskState.LOST,
                                 message="killed when its host manager stopped")
-        out.append(_Record(spec, pid, pidfd, killed, ended))
+        out.append(_Record(spec, pid, pidfd, killed, ended, gpus))
     return out
 
 
