@@ -113,7 +113,12 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
     opts = me.options
     kind = opts.get("backend", "local")
     if kind == "local":
-        from peloton.hostmgr.backends.local import USAGE_PERIOD, USAGE_WINDOW, LocalBackend
+        from peloton.hostmgr.backends.local import (
+            DEFAULT_PIDS_MAX,
+            USAGE_PERIOD,
+            USAGE_WINDOW,
+            LocalBackend,
+        )
         period = _seconds(me, "usage_period", USAGE_PERIOD)
         window = _seconds(me, "usage_window", USAGE_WINDOW)
         where = f"hostmgr[{me.name}]."
@@ -126,7 +131,8 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
                             attributes=attributes_option(opts.get("attributes"),
                                                          where + "attributes"),
                             host_attributes=host_attributes_option(
-                                opts.get("host_attributes"), where + "host_attributes"))
+                                opts.get("host_attributes"), where + "host_attributes"),
+                            pids_max=_whole(me, "pids_max", DEFAULT_PIDS_MAX))
     if kind == "sim":
         from peloton.hostmgr.backends.sim import SimBackend
         return SimBackend.from_options({"cluster": "local", **opts})

@@ -722,3 +722,41 @@ async def test_an_adopted_run_keeps_its_gpu_devices(tmp_path: Path, nursery: tri
     await backend.kill([s.mesos_task_id], grace_seconds=1)
     await h.wait_terminal(s.mesos_task_id)
     proc.wait()
+
+
+# --------------------------------------------------------------------------- cpu and pids
+
+CPU_AND_PIDS = HAVE_CGROUPS is not None and {"cpu", "pids"} <= set(HAVE_CGROUPS.enforced)
+
+
+@pytest.mark.skipif(not CPU_AND_PIDS, reason="no usable cpu and pids cgroup controllers")
+async def test_cpu_limit_is_a_cfs_quota(tmp_path: Path, nursery: trio.Nursery):
+    """cpuLimit 0.2: a task that spins for a second of wall time gets about
+    0.2 s of CPU (the CFS quota, as Mesos with --cgroups_enable_cfs)."""
+    backend = LocalBackend(tmp_path, hosts=1)
+    h = Harness(backend, tmp_path)
+    await nursery.start(backend.run, h.report)
+    spin = ("import resource, time\nt = time.time()\nwhile time.time() - t < 1: pass\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_utime)\n")
+    s = dataclasses.replace(spec(1, sys.executable, shell=False,
+                                 arguments=(sys.executable, "-c", spin)),
+                            resources=Resources(cpu=0.2, memory=64))
+    await backend.launch([s])
+    assert (await h.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
+    used = float((await backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0])
+    assert used < 0.4, used  # unlimited, it would be close to 1.0
+
+
+@pytest.mark.skipif(not CPU_AND_PIDS, reason="no usable cpu and pids cgroup controllers")
+async def test_pids_max_bounds_the_processes_of_a_run(tmp_path: Path, nursery: trio.Nursery):
+    backend = LocalBackend(tmp_path, hosts=1, pids_max=5)
+    h = Harness(backend, tmp_path)
+    await nursery.start(backend.run, h.report)
+    forks = ("import os, time\nn = 0\ntry:\n    for _ in range(20):\n"
+             "        if os.fork() == 0:\n            time.sleep(2)\n            os._exit(0)\n"
+             "        n += 1\nexcept OSError as e:\n    print('stopped at', n, e.strerror)\n")
+    s = spec(1, sys.executable, shell=False, arguments=(sys.executable, "-c", forks))
+    await backend.launch([s])
+    assert (await h.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
+    out = (await backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0].decode()
+    assert out.startswith("stopped at 4 "), out  # 5 processes: the task and 4 children

@@ -1,4 +1,4 @@
-"""A memory cgroup per local run, as Mesos's cgroups/mem isolator makes one.
+"""A cgroup per local run, as Mesos's cgroups isolators make them.
 
 ``MemoryCgroups.detect()`` finds the memory controller of the host manager's
 own cgroup (cgroup v2, or the v1 ``memory`` hierarchy) and checks that it may
@@ -9,6 +9,12 @@ kernel's OOM killer ended is told apart by the cgroup's own counter. Where
 nothing can be made (no memory controller, no permission), ``detect``
 returns None with the reason, and the backend runs tasks without a limit
 (and says so at start).
+
+Where the cpu and pids controllers can be used too (a v1 hierarchy of each
+in which this process may make children, or v2 with them enabled for its
+children), a run also gets ``cpu.shares`` (cpuLimit x 1024) and a CFS quota
+of cpuLimit CPUs (``cpu.cfs_quota_us`` / ``cpu.max``, as Mesos with
+``--cgroups_enable_cfs``), and ``pids.max``. ``enforced`` names what is.
 
 Blocking file I/O: call these from a worker thread, or (``join``) from the
 child between fork and exec.
@@ -22,12 +28,25 @@ from pathlib import Path
 
 MIN_MEMORY_MB = 32  # Mesos's MIN_MEMORY: a container gets at least this much
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+CFS_PERIOD_US = 100_000  # Mesos's CPU_CFS_PERIOD
+MIN_CPU_SHARES = 2  # the kernel's minimum
+MIN_CFS_QUOTA_US = 1_000  # Mesos's MIN_CPU_CFS_QUOTA
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryCgroups:
     base: Path  # the host manager's own cgroup in the memory hierarchy
     v2: bool
+    # v1: the host manager's own cgroup in the cpu and pids hierarchies; v2:
+    # ``base`` when the controller is enabled for its children; None: not used.
+    cpu_base: Path | None = None
+    pids_base: Path | None = None
+
+    @property
+    def enforced(self) -> list[str]:
+        """What a run's cgroups limit."""
+        return ["memory"] + (["cpu"] if self.cpu_base else []) + (
+            ["pids"] if self.pids_base else [])
 
     @classmethod
     def detect(cls, proc_cgroup: Path = Path("/proc/self/cgroup"),
@@ -61,19 +80,57 @@ class MemoryCgroups:
             try:
                 probe.mkdir()
                 probe.rmdir()
-                return cgroups, ""
             except OSError as error:
                 why = f"cannot make a cgroup in {cgroups.base}: {error.strerror}"
+                continue
+            if cgroups.v2:
+                try:
+                    enabled = (cgroups.base / "cgroup.subtree_control").read_text().split()
+                except OSError:
+                    enabled = []
+                return cls(cgroups.base, True,
+                           cgroups.base if "cpu" in enabled else None,
+                           cgroups.base if "pids" in enabled else None), ""
+            return cls(cgroups.base, False, _v1_base(root, own, "cpu", ("cpu", "cpu,cpuacct")),
+                       _v1_base(root, own, "pids", ("pids",))), ""
         return None, why
 
     def path(self, run: str) -> Path:
         return self.base / f"peloton-{run}"
 
-    def create(self, run: str, limit_mb: float) -> Path:
-        """Make the run's cgroup with its memory limit (and no swap beyond it
-        where the kernel accounts swap)."""
+    def paths(self, run: str) -> list[Path]:
+        """Every cgroup of the run (one in v2; memory, cpu, pids in v1)."""
+        name = f"peloton-{run}"
+        out = [self.base / name]
+        for extra in (self.cpu_base, self.pids_base):
+            if extra is not None and extra / name not in out:
+                out.append(extra / name)
+        return out
+
+    def create(self, run: str, limit_mb: float, cpus: float = 0.0,
+               pids_max: int = 0) -> list[Path]:
+        """Make the run's cgroups: its memory limit (and no swap beyond it
+        where the kernel accounts swap), its cpu shares and CFS quota for
+        ``cpus`` (when > 0), its ``pids_max`` (when > 0). Returns them all:
+        the task joins each."""
         path = self.path(run)
         path.mkdir(exist_ok=True)
+        if self.cpu_base is not None and cpus > 0:
+            cpu = self.cpu_base / path.name
+            cpu.mkdir(exist_ok=True)
+            shares = max(MIN_CPU_SHARES, int(cpus * 1024))
+            quota = max(MIN_CFS_QUOTA_US, int(cpus * CFS_PERIOD_US))
+            if self.v2:  # weight 1..10000 from shares 2..262144, as the kernel maps them
+                (cpu / "cpu.weight").write_text(str(1 + (shares - 2) * 9999 // 262142))
+                (cpu / "cpu.max").write_text(f"{quota} {CFS_PERIOD_US}")
+            else:
+                (cpu / "cpu.shares").write_text(str(shares))
+                (cpu / "cpu.cfs_period_us").write_text(str(CFS_PERIOD_US))
+                (cpu / "cpu.cfs_quota_us").write_text(str(quota))
+        if self.pids_base is not None and pids_max > 0:
+            pids = self.pids_base / path.name
+            pids.mkdir(exist_ok=True)
+            (pids / "pids.max").write_text(str(pids_max))
         limit = str(int(max(limit_mb, MIN_MEMORY_MB) * 1024 * 1024))
         if self.v2:
             (path / "memory.max").write_text(limit)
@@ -85,7 +142,7 @@ class MemoryCgroups:
             memsw = path / "memory.memsw.limit_in_bytes"
             if memsw.exists():
                 memsw.write_text(limit)
-        return path
+        return [p for p in self.paths(run) if p.is_dir()]
 
     def oom_killed(self, run: str) -> bool:
         """Whether the OOM killer killed a process of the run (its counter)."""
@@ -114,9 +171,28 @@ class MemoryCgroups:
             return []
 
     def remove(self, run: str) -> None:
-        """Remove the run's cgroup once its processes are gone (ignored if
-        it is not empty yet, or gone)."""
+        """Remove the run's cgroups once its processes are gone (ignored if
+        one is not empty yet, or gone)."""
+        for path in self.paths(run):
+            try:
+                path.rmdir()
+            except OSError:
+                pass
+
+
+def _v1_base(root: Path, own: dict[str, str], controller: str,
+             mounts: tuple[str, ...]) -> Path | None:
+    """This process's cgroup in the v1 hierarchy of ``controller``, if one
+    is mounted and a child can be made there."""
+    if controller not in own:
+        return None
+    for mount in mounts:
+        base = root / mount / own[controller].lstrip("/")
+        probe = base / f"peloton-probe-{os.getpid()}"
         try:
-            self.path(run).rmdir()
+            probe.mkdir()
+            probe.rmdir()
+            return base
         except OSError:
-            pass
+            continue
+    return None

@@ -81,6 +81,9 @@ from peloton.hostmgr.hostpool import HostSpec
 
 log = logging.getLogger(__name__)
 SUPERVISOR = str(Path(__file__).with_name("supervise.py"))
+# The most processes a run may have at once (its pids cgroup); the cluster
+# file's pids_max on a local hostmgr says otherwise.
+DEFAULT_PIDS_MAX = 8192
 # Mesos's reason for a task its memory limit ended.
 REASON_MEMORY_LIMIT = "REASON_CONTAINER_LIMITATION_MEMORY"
 
@@ -154,9 +157,13 @@ class LocalBackend(Backend):
                  usage_period: float = USAGE_PERIOD, usage_window: float = USAGE_WINDOW,
                  cpu_reader: CpuReader | None = None, memory_limits: bool = True,
                  attributes: Mapping[str, str] | None = None,
-                 host_attributes: Mapping[str, Mapping[str, str]] | None = None) -> None:
+                 host_attributes: Mapping[str, Mapping[str, str]] | None = None,
+                 pids_max: int = DEFAULT_PIDS_MAX) -> None:
         if hosts < 0:
             raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
+        if pids_max < 1:
+            raise InvalidArgument(f"must be at least 1, got {pids_max}", field="pids_max")
+        self._pids_max = pids_max
         if not 0 < usage_period < float("inf"):
             raise InvalidArgument(f"must be a positive number of seconds, got {usage_period}",
                                   field="usage_period")
@@ -213,12 +220,23 @@ class LocalBackend(Backend):
         if self._want_memory_limits:
             self.cgroups, why = await trio.to_thread.run_sync(MemoryCgroups.detect)
             if self.cgroups is not None:
-                log.info("local tasks get a memory cgroup each under %s (memLimitMb, at "
-                         "least %d MB)", self.cgroups.base, MIN_MEMORY_MB)
+                log.info("local tasks get cgroups under %s limiting %s (memLimitMb, at least "
+                         "%d MB; cpuLimit as shares and CFS quota; %d processes)",
+                         self.cgroups.base, ", ".join(self.cgroups.enforced), MIN_MEMORY_MB,
+                         self._pids_max)
+                missing = {"cpu", "pids"} - set(self.cgroups.enforced)
+                if missing:
+                    log.warning("local tasks run WITHOUT %s limits: no usable cgroup "
+                                "controller", " or ".join(sorted(missing)))
             else:
                 log.warning("local tasks run WITHOUT memory limits: %s", why)
         self._report = report
         found = await trio.to_thread.run_sync(_read_records, self._runs_dir)
+        if self.cgroups is not None:  # runs that ended unwatched leave theirs behind
+            for record in found:
+                if record.pidfd is None:
+                    await trio.to_thread.run_sync(self.cgroups.remove,
+                                                  record.spec.mesos_task_id)
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
@@ -276,7 +294,10 @@ class LocalBackend(Backend):
         except BaseException:
             if run.kill_requested is False:
                 _killpg(run.pgid, signal.SIGKILL)  # the backend stops: as for our children
-                await trio.to_thread.run_sync(_mark, self._runs_dir / f"{mid}.lost")
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(_mark, self._runs_dir / f"{mid}.lost")
+                    if self.cgroups is not None:
+                        await trio.to_thread.run_sync(self._end_cgroup, self.cgroups, mid)
             run.status = _status(run.spec, TaskState.LOST, message="the local backend stopped")
             raise
         finally:
@@ -367,21 +388,23 @@ class LocalBackend(Backend):
             self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
                                       message=f"Failed to launch {spec.command!r}: {missing}"))
             return
-        cgroup = None
+        cgroups: list[Path] = []
         if self.cgroups is not None:
             try:
-                cgroup = await trio.to_thread.run_sync(
-                    self.cgroups.create, spec.mesos_task_id, spec.resources.memory)
+                cgroups = await trio.to_thread.run_sync(
+                    self.cgroups.create, spec.mesos_task_id, spec.resources.memory,
+                    spec.resources.cpu, self._pids_max)
             except OSError as exc:
                 stdout.close()
                 stderr.close()
                 self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
-                                          message=f"cannot make the task's memory cgroup: {exc}"))
+                                          message=f"cannot make the task's cgroups: {exc}"))
                 return
         try:
             process = await trio.lowlevel.open_process(
                 [sys.executable, "-S", "-E", SUPERVISOR, str(status_file),
-                 str(cgroup or ""), str(spec.fd_limit), exe, *argv], cwd=run.sandbox,
+                 os.pathsep.join(map(str, cgroups)), str(spec.fd_limit), exe, *argv],
+                cwd=run.sandbox,
                 env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
                 start_new_session=True)
         except OSError as exc:
@@ -419,6 +442,9 @@ class LocalBackend(Backend):
                 await process.wait()
                 await trio.to_thread.run_sync(
                     _mark, self._runs_dir / f"{run.spec.mesos_task_id}.lost")
+                if self.cgroups is not None:
+                    await trio.to_thread.run_sync(self._end_cgroup, self.cgroups,
+                                                  run.spec.mesos_task_id)
             run.status = _status(run.spec, TaskState.LOST, message="the local backend stopped")
             raise
         finally:

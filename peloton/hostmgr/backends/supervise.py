@@ -1,9 +1,10 @@
 """The supervisor of one local run: it outlives a host manager that dies.
 
 The ``local`` backend starts every run as ``python -S -E supervise.py STATUS
-CGROUP FD_LIMIT EXE ARGV...`` in a session of its own, with the run's
+CGROUPS FD_LIMIT EXE ARGV...`` in a session of its own, with the run's
 sandbox, environment and outputs. The supervisor forks the task (which
-joins the memory cgroup ``CGROUP``, if not empty, and gets RLIMIT_NOFILE
+joins each cgroup of ``CGROUPS``, directories joined by ``os.pathsep``
+(memory, cpu, pids), and gets RLIMIT_NOFILE
 ``FD_LIMIT``, if not 0, before it executes ``EXE`` with ``ARGV``), waits for
 it, writes how it ended to ``STATUS`` (JSON, written to a temporary file
 and renamed: ``{"exit_code": n}``, ``{"signal": n}`` or ``{"launch_error":
@@ -46,8 +47,8 @@ def _child(cgroup: str, fd_limit: int, exe: str, argv: list[str], status: str) -
     try:
         for signum in NOTED:
             signal.signal(signum, signal.SIG_DFL)
-        if cgroup:
-            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+        for path in cgroup.split(os.pathsep) if cgroup else ():
+            with open(os.path.join(path, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
         if fd_limit:
             import resource
