@@ -264,9 +264,9 @@ class PelotonClient:
             try:
                 reply = await self.jobs.call("Create", request)
             except AlreadyExists:
-                if job_id is not None or attempt == 1:
+                if job_id is not None:
                     raise
-                return chosen  # an earlier attempt went through meanwhile
+                return chosen  # our id, fresh: an earlier send of ours went through
             except (DeadlineExceeded, Unavailable) as error:
                 if isinstance(error, ClusterUnreachable) or not _is_transport_error(error):
                     raise
