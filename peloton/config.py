@@ -256,16 +256,23 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
                          _max_message_bytes(data.get("rpc")))
 
 
-def _max_message_bytes(section: Any) -> int:
+def _only_key(section: Any, name: str, key: str) -> Any:
+    """The value of ``key`` in the optional section ``name`` (a mapping with
+    that key alone), or None when the section or the key is absent."""
     if section is None:
-        return DEFAULT_MAX_MESSAGE_BYTES
+        return None
     if not isinstance(section, dict):
-        raise InvalidArgument(f"must be a mapping, got {section!r}", field="rpc")
-    for key in section:
-        if key != "max_message_bytes":
-            raise InvalidArgument("unknown key; known keys are max_message_bytes",
-                                  field=f"rpc.{key}")
-    value = section.get("max_message_bytes", DEFAULT_MAX_MESSAGE_BYTES)
+        raise InvalidArgument(f"must be a mapping, got {section!r}", field=name)
+    for other in section:
+        if other != key:
+            raise InvalidArgument(f"unknown key; known keys are {key}", field=f"{name}.{other}")
+    return section.get(key)
+
+
+def _max_message_bytes(section: Any) -> int:
+    value = _only_key(section, "rpc", "max_message_bytes")
+    if value is None:
+        return DEFAULT_MAX_MESSAGE_BYTES
     if (not isinstance(value, int) or isinstance(value, bool)
             or not 1024 <= value <= 2**31 - 1):
         raise InvalidArgument(f"must be a number of bytes in 1024..2147483647, got {value!r}",
@@ -274,17 +281,9 @@ def _max_message_bytes(section: Any) -> int:
 
 
 def _preemption_sustain(section: Any) -> float | None:
-    if section is None:
+    value = _only_key(section, "preemption", "sustain_s")
+    if value is None:
         return None
-    if not isinstance(section, dict):
-        raise InvalidArgument(f"must be a mapping, got {section!r}", field="preemption")
-    for key in section:
-        if key != "sustain_s":
-            raise InvalidArgument("unknown key; known keys are sustain_s",
-                                  field=f"preemption.{key}")
-    if "sustain_s" not in section:
-        return None
-    value = section["sustain_s"]
     if (not isinstance(value, int | float) or isinstance(value, bool)
             or not 0 <= value <= 86400):
         raise InvalidArgument(f"must be a number of seconds in 0..86400, got {value!r}",
