@@ -37,8 +37,12 @@ def host_query(cli: Cli) -> int:
                  f"{number(h.gpuAllocated)}/{number(h.gpu)}", h.tasks,
                  ",".join(f"{label.key}={label.value}" for label in h.labels) or "-")
                 for h in sorted(reply.hostInfos, key=lambda h: (h.cluster, h.hostname))]
-        return table(("HOSTNAME", "CLUSTER", "STATE", "CPU", "MEM_MB", "DISK_MB", "GPU",
-                      "TASKS", "ATTRIBUTES"), rows)
+        limits = {h.cluster: ", ".join(h.limitsEnforced) or "none"
+                  for h in reply.hostInfos}
+        notes = [f"cluster {c}: limits enforced on runs: {text}"
+                 for c, text in sorted(limits.items())]
+        return "\n".join([table(("HOSTNAME", "CLUSTER", "STATE", "CPU", "MEM_MB", "DISK_MB",
+                                  "GPU", "TASKS", "ATTRIBUTES"), rows), *notes])
 
     cli.emit(reply, text)
     return EXIT_OK

@@ -416,7 +416,8 @@ class HostHandler:
                                 memMbAllocated=a.memory, diskMbAllocated=a.disk,
                                 gpuAllocated=a.gpu, tasks=view.tasks,
                                 labels=[peloton_pb2.Label(key=k, value=v) for k, v in
-                                        sorted(view.spec.attributes.items())])
+                                        sorted(view.spec.attributes.items())],
+                                limitsEnforced=self.hm.backend.enforced())
         return reply
 
 

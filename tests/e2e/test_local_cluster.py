@@ -30,6 +30,7 @@ from peloton.core.errors import (
     NotFound,
     Unavailable,
 )
+from peloton.hostmgr.backends.cgroups import MemoryCgroups
 from peloton.ops import minicluster
 from peloton.rpc import Channels, call_once, open_rpc
 from peloton.shard.partition import shard_of
@@ -126,6 +127,10 @@ async def test_a_rack_constraint_lands_on_labelled_hosts_only(client: PelotonCli
     labels = {h.hostname: [(label.key, label.value) for label in h.labels]
               for h in hosts.hostInfos}
     assert labels == {"local-0": [], "local-1": [("rack", "r1")], "local-2": []}
+    # What the local backend enforces (what its cgroups can, here as there).
+    cgroups, _ = MemoryCgroups.detect()
+    want = [*(cgroups.enforced if cgroups else []), "open files", "GPU devices"]
+    assert {tuple(h.limitsEnforced) for h in hosts.hostInfos} == {tuple(want)}
 
 
 async def test_failed_task_is_retried_up_to_max_failures(client: PelotonClient) -> None:

@@ -172,6 +172,11 @@ class Backend(abc.ABC):
         manager that died left them), to account for again; none by default."""
         return []
 
+    def enforced(self) -> list[str]:
+        """The limits this backend holds a run to on its hosts (as ``host
+        query`` shows them); none by default. Valid once ``run`` started."""
+        return []
+
     @abc.abstractmethod
     def known(self, mesos_task_id: str) -> StatusUpdate | None:
         """The latest status of a run, or None if this backend never saw it."""

@@ -211,6 +211,12 @@ class LocalBackend(Backend):
     def hosts(self) -> list[HostSpec]:
         return list(self._hosts)
 
+    def enforced(self) -> list[str]:
+        """Open files and GPU devices always; memory, cpu and processes as
+        far as the run's cgroups go (none without cgroups)."""
+        return [*(self.cgroups.enforced if self.cgroups is not None else []),
+                "open files", "GPU devices"]
+
     async def run(self, report: Report, *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         await trio.to_thread.run_sync(

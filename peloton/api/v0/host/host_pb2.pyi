@@ -25,7 +25,7 @@ HOST_STATE_DRAINED: HostState
 HOST_STATE_DOWN: HostState
 
 class HostInfo(_message.Message):
-    __slots__ = ("hostname", "ip", "state", "labels", "cluster", "cpu", "memMb", "diskMb", "gpu", "cpuAllocated", "memMbAllocated", "diskMbAllocated", "gpuAllocated", "tasks")
+    __slots__ = ("hostname", "ip", "state", "labels", "cluster", "cpu", "memMb", "diskMb", "gpu", "cpuAllocated", "memMbAllocated", "diskMbAllocated", "gpuAllocated", "tasks", "limitsEnforced")
     HOSTNAME_FIELD_NUMBER: _ClassVar[int]
     IP_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +40,7 @@ class HostInfo(_message.Message):
     DISKMBALLOCATED_FIELD_NUMBER: _ClassVar[int]
     GPUALLOCATED_FIELD_NUMBER: _ClassVar[int]
     TASKS_FIELD_NUMBER: _ClassVar[int]
+    LIMITSENFORCED_FIELD_NUMBER: _ClassVar[int]
     hostname: str
     ip: str
     state: HostState
@@ -54,4 +55,5 @@ class HostInfo(_message.Message):
     diskMbAllocated: float
     gpuAllocated: float
     tasks: int
-    def __init__(self, hostname: _Optional[str] = ..., ip: _Optional[str] = ..., state: _Optional[_Union[HostState, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., cluster: _Optional[str] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., cpuAllocated: _Optional[float] = ..., memMbAllocated: _Optional[float] = ..., diskMbAllocated: _Optional[float] = ..., gpuAllocated: _Optional[float] = ..., tasks: _Optional[int] = ...) -> None: ...
+    limitsEnforced: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, hostname: _Optional[str] = ..., ip: _Optional[str] = ..., state: _Optional[_Union[HostState, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., cluster: _Optional[str] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., cpuAllocated: _Optional[float] = ..., memMbAllocated: _Optional[float] = ..., diskMbAllocated: _Optional[float] = ..., gpuAllocated: _Optional[float] = ..., tasks: _Optional[int] = ..., limitsEnforced: _Optional[_Iterable[str]] = ...) -> None: ...
