@@ -163,7 +163,7 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "ResourceConfig.cpuLimit": Implemented("tests/placement/test_filters.py::test_resources_fit"),
     "ResourceConfig.memLimitMb": Implemented(f"{_LOCAL}::test_memory_limit"),
     "ResourceConfig.diskLimitMb": Implemented(
-        "tests/placement/test_filters.py::test_resources_fit"),
+        f"{_LOCAL}::test_a_run_over_its_disk_limit_is_killed"),
     "ResourceConfig.fdLimit": Implemented(f"{_LOCAL}::test_fd_limit"),
     "ResourceConfig.gpuLimit": Implemented(f"{_PLACEMENT}::test_gpu_hosts_are_kept_for_gpu_tasks"),
     # HealthCheckConfig

@@ -129,7 +129,7 @@ async def test_a_rack_constraint_lands_on_labelled_hosts_only(client: PelotonCli
     assert labels == {"local-0": [], "local-1": [("rack", "r1")], "local-2": []}
     # What the local backend enforces (what its cgroups can, here as there).
     cgroups, _ = MemoryCgroups.detect()
-    want = [*(cgroups.enforced if cgroups else []), "open files", "GPU devices"]
+    want = [*(cgroups.enforced if cgroups else []), "open files", "GPU devices", "disk"]
     assert {tuple(h.limitsEnforced) for h in hosts.hostInfos} == {tuple(want)}
 
 

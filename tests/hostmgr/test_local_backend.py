@@ -760,3 +760,27 @@ async def test_pids_max_bounds_the_processes_of_a_run(tmp_path: Path, nursery: t
     assert (await h.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
     out = (await backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0].decode()
     assert out.startswith("stopped at 4 "), out  # 5 processes: the task and 4 children
+
+
+# --------------------------------------------------------------------------- disk
+
+
+async def test_a_run_over_its_disk_limit_is_killed(tmp_path: Path, nursery: trio.Nursery):
+    """diskLimitMb 1: a run that writes 3 MB into its sandbox is killed at
+    the next disk check and ends FAILED, Mesos's disk limitation reason; one
+    within its limit runs on."""
+    backend = LocalBackend(tmp_path, hosts=1, disk_check_period=0.2)
+    h = Harness(backend, tmp_path)
+    await nursery.start(backend.run, h.report)
+    big = dataclasses.replace(spec(1, "head -c 3000000 /dev/zero > big; sleep 30"),
+                              resources=Resources(cpu=0.1, memory=32, disk=1))
+    small = dataclasses.replace(spec(2, "head -c 100000 /dev/zero > small; sleep 30"),
+                                resources=Resources(cpu=0.1, memory=32, disk=1))
+    await backend.launch([big, small])
+    done = await h.wait_terminal(big.mesos_task_id)
+    assert (done.state, done.reason) == (TaskState.FAILED, local_module.REASON_DISK_LIMIT)
+    assert done.message.startswith("exceeded its disk limit: used 2.9 MB of disk in its "
+                                   "sandbox, more than its limit of 1 MB"), done.message
+    assert backend.known(small.mesos_task_id).state == TaskState.RUNNING  # type: ignore[union-attr]
+    assert "disk" in backend.enforced()
+    await backend.kill([small.mesos_task_id], grace_seconds=0)

@@ -86,6 +86,11 @@ SUPERVISOR = str(Path(__file__).with_name("supervise.py"))
 DEFAULT_PIDS_MAX = 8192
 # Mesos's reason for a task its memory limit ended.
 REASON_MEMORY_LIMIT = "REASON_CONTAINER_LIMITATION_MEMORY"
+# Mesos's reason for a task that wrote more than its disk limit (disk/du).
+REASON_DISK_LIMIT = "REASON_CONTAINER_LIMITATION_DISK"
+# How often a run's sandbox is measured against its diskLimitMb (Mesos's
+# container_disk_watch_interval is 15 s).
+DISK_CHECK_PERIOD = 10.0
 
 MAX_LISTED_FILES = 1000
 """``read_sandbox_file`` lists at most this many sandbox files."""
@@ -137,6 +142,7 @@ class _Run:
     pgid: int = 0  # the supervisor's pid: it leads the run's process group
     kill_requested: bool = False
     unhealthy: str = ""  # why its health check ended it
+    over_disk: str = ""  # why its disk check ended it
     gpus: tuple[int, ...] = ()  # the device indexes it holds on its host
     # Its deadline is when SIGTERM escalates to SIGKILL; a later kill with a
     # shorter grace moves it earlier.
@@ -158,12 +164,14 @@ class LocalBackend(Backend):
                  cpu_reader: CpuReader | None = None, memory_limits: bool = True,
                  attributes: Mapping[str, str] | None = None,
                  host_attributes: Mapping[str, Mapping[str, str]] | None = None,
-                 pids_max: int = DEFAULT_PIDS_MAX) -> None:
+                 pids_max: int = DEFAULT_PIDS_MAX,
+                 disk_check_period: float = DISK_CHECK_PERIOD) -> None:
         if hosts < 0:
             raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
         if pids_max < 1:
             raise InvalidArgument(f"must be at least 1, got {pids_max}", field="pids_max")
         self._pids_max = pids_max
+        self._disk_period = disk_check_period
         if not 0 < usage_period < float("inf"):
             raise InvalidArgument(f"must be a positive number of seconds, got {usage_period}",
                                   field="usage_period")
@@ -215,7 +223,7 @@ class LocalBackend(Backend):
         """Open files and GPU devices always; memory, cpu and processes as
         far as the run's cgroups go (none without cgroups)."""
         return [*(self.cgroups.enforced if self.cgroups is not None else []),
-                "open files", "GPU devices"]
+                "open files", "GPU devices", "disk"]
 
     async def run(self, report: Report, *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -248,6 +256,7 @@ class LocalBackend(Backend):
                 self._nursery = nursery
                 self._take_over(found, nursery)
                 nursery.start_soon(self._usage_loop)
+                nursery.start_soon(self._disk_loop)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
@@ -314,9 +323,7 @@ class LocalBackend(Backend):
         _killpg(run.pgid, signal.SIGKILL)  # whatever the task left in its group
         ended = await trio.to_thread.run_sync(_read_status, self._runs_dir, run.spec,
                                               run.kill_requested)
-        if run.unhealthy:
-            ended = _status(run.spec, TaskState.FAILED, reason=REASON_UNHEALTHY,
-                            message=run.unhealthy, health=task_pb2.UNHEALTHY)
+        ended = _limited(run) or ended
         if self.cgroups is not None:
             await trio.to_thread.run_sync(self._end_cgroup, self.cgroups, mid)
         self._finish(run, ended or _status(
@@ -526,6 +533,25 @@ class LocalBackend(Backend):
             if self.on_usage is not None:  # nobody listening: no /proc pass
                 await self.sample_usage()
 
+    async def _disk_loop(self) -> None:
+        while True:
+            await trio.sleep(self._disk_period)
+            await self.check_disk()
+
+    async def check_disk(self) -> None:
+        """Measure every live run's sandbox (as Mesos's disk/du isolator
+        does) and kill the runs over their diskLimitMb: each ends FAILED,
+        REASON_CONTAINER_LIMITATION_DISK."""
+        runs = [r for mid in list(self._live) if (r := self._runs.get(mid)) is not None
+                and r.spec.resources.disk > 0 and not r.kill_requested]
+        for run in runs:
+            used = await trio.to_thread.run_sync(_disk_usage, run.sandbox)
+            limit = run.spec.resources.disk
+            if used > limit * 1024 * 1024 and not run.exited.is_set() and not run.kill_requested:
+                run.over_disk = (f"used {used / 1024 / 1024:.1f} MB of disk in its sandbox, "
+                                 f"more than its limit of {limit:g} MB")
+                await self.kill([run.spec.mesos_task_id])
+
     async def sample_usage(self) -> list[tuple[str, float]]:
         """Take one sample of every live run's cpu time and report (and
         return) the usage of the runs with two samples or more."""
@@ -711,10 +737,40 @@ async def _http_check(port: int, path: str) -> tuple[bool, str]:
 
 def _exit_status(run: _Run, returncode: int | None) -> StatusUpdate:
     code = returncode if returncode is not None else 0
+    return _limited(run, code) or _ended(run.spec, run.kill_requested, code)
+
+
+def _limited(run: _Run, code: int = 0) -> StatusUpdate | None:
+    """How a run the backend itself ended ends: its health check or its
+    disk limit (None: neither)."""
     if run.unhealthy:
         return _status(run.spec, TaskState.FAILED, exit_code=code, reason=REASON_UNHEALTHY,
                        message=run.unhealthy, health=task_pb2.UNHEALTHY)
-    return _ended(run.spec, run.kill_requested, code)
+    if run.over_disk:
+        return _status(run.spec, TaskState.FAILED, exit_code=code, reason=REASON_DISK_LIMIT,
+                       message=f"exceeded its disk limit: {run.over_disk}")
+    return None
+
+
+def _disk_usage(root: Path) -> int:
+    """Bytes the files under ``root`` take on disk (blocks, as du counts;
+    symlinks not followed). Blocking: call it in a thread."""
+    total = 0
+    stack = [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        else:
+                            total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return total
 
 
 def _ended(spec: LaunchSpec, killed: bool, code: int) -> StatusUpdate:
