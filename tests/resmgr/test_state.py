@@ -1022,7 +1022,8 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
                     slack_held[p] = slack_held[p] + e.resources
                 p = state.pools[p].parent  # type: ignore[assignment]
         if e.state == TaskState.READY:
-            assert e.gang in state.ready
+            # Queued for placement, or waiting out a failed placement's backoff.
+            assert e.gang in state.ready or any(gid == e.gang for _, gid in state.backoff)
     for pid, p in state.pools.items():
         if pid == "root":
             continue
