@@ -448,22 +448,25 @@ def test_a_create_not_answered_in_time_is_sent_again_with_its_id(
     """The first create takes longer than --timeout (a 100,000-task job on a
     busy shard): the CLI sends it again with the same id, so the server
     answers with the job the first made, and no second job exists."""
-    fake.jobs.stalls = [3.0]
-    code, out, err = run(capsys, "--timeout", "0.5", "job", "create", "/DefaultResPool",
+    fake.jobs.stalls = [5.0]
+    code, out, err = run(capsys, "--timeout", "1", "job", "create", "/DefaultResPool",
                          str(EXAMPLES / "testjob.yaml"))
     assert code == 0, err
-    first, again = fake.jobs.created
-    assert first.id.value == again.id.value and out == f"Job {first.id.value} created\n"
+    ids = {r.id.value for r in fake.jobs.created}
+    assert len(fake.jobs.created) >= 2 and len(ids) == 1  # sent again, with its id
+    assert out == f"Job {ids.pop()} created\n"
 
 
 def test_a_create_never_answered_names_the_id_to_check(
         capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
-    fake.jobs.stalls = [3.0, 3.0, 3.0]
-    code, out, err = run(capsys, "--timeout", "0.3", "job", "create", "/DefaultResPool",
+    fake.jobs.stalls = [5.0, 5.0, 5.0]
+    code, out, err = run(capsys, "--timeout", "1", "job", "create", "/DefaultResPool",
                          str(EXAMPLES / "testjob.yaml"))
     assert code == 1 and out == ""
+    # Each attempt that reached the server (on a loaded machine one may not
+    # within its second) carried the same id.
     ids = {r.id.value for r in fake.jobs.created}
-    assert len(fake.jobs.created) == 3 and len(ids) == 1
+    assert 1 <= len(fake.jobs.created) <= 3 and len(ids) == 1
     [job_id] = ids
     assert f"no answer to 3 creates of job {job_id}" in err
     assert f"peloton job get {job_id}" in err and f"--id {job_id}" in err
