@@ -89,6 +89,31 @@ def test_hosts(tmp_path: Path):
         LocalBackend(tmp_path, hosts=200)
 
 
+async def test_a_task_gets_a_clean_environment(local: Harness,
+                                                monkeypatch: pytest.MonkeyPatch):
+    """Nothing of the host manager's own environment (which may hold its
+    secrets) reaches a task: it gets Mesos's PATH, HOME in its sandbox,
+    and its own and Peloton's variables; its own PATH wins."""
+    monkeypatch.setenv("HOSTMGR_SECRET", "s3cret")
+    s = spec(1, 'echo "[$HOSTMGR_SECRET] $PATH $HOME"; env | cut -d= -f1 | sort | tr "\n" " "')
+    mine = spec(2, 'echo "$PATH"', environment={"PATH": "/opt/tool/bin:/usr/bin:/bin"})
+    await local.backend.launch([s])
+    assert (await local.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
+    await local.backend.launch([mine])
+    assert (await local.wait_terminal(mine.mesos_task_id)).state == TaskState.SUCCEEDED
+    sandbox = local.root / "sandboxes" / "local-0" / s.mesos_task_id
+    first, names = (await local.backend.read_sandbox_file(
+        s.mesos_task_id, "stdout", 0, 0))[0].decode().splitlines()
+    assert first == f"[] {local_module.TASK_PATH} {sandbox}"
+    # The shell's own; LC_CTYPE from the supervisor's Python, which coerces
+    # the C locale to C.UTF-8 (PEP 538) for its child.
+    assert set(names.split()) <= {"PATH", "HOME", "PWD", "SHLVL", "_", "OLDPWD", "LC_CTYPE",
+                                  "PELOTON_JOB_ID", "PELOTON_INSTANCE_ID", "PELOTON_TASK_ID",
+                                  "MESOS_SANDBOX", "CUDA_VISIBLE_DEVICES"}, names
+    assert (await local.backend.read_sandbox_file(mine.mesos_task_id, "stdout", 0, 0))[0] == (
+        b"/opt/tool/bin:/usr/bin:/bin\n")
+
+
 async def test_echo_succeeds_with_output_and_environment(local: Harness):
     s = spec(1, 'echo "hello $GREETING"; echo "job=$PELOTON_JOB_ID inst=$PELOTON_INSTANCE_ID '
                 'task=$PELOTON_TASK_ID http=$PORT_HTTP box=$MESOS_SANDBOX pwd=$(pwd)"; '

@@ -86,6 +86,8 @@ SUPERVISOR = str(Path(__file__).with_name("supervise.py"))
 DEFAULT_PIDS_MAX = 8192
 # Mesos's reason for a task its memory limit ended.
 REASON_MEMORY_LIMIT = "REASON_CONTAINER_LIMITATION_MEMORY"
+# A task's PATH unless it sets one: Mesos's for command tasks.
+TASK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # Mesos's reason for a task that wrote more than its disk limit (disk/du).
 REASON_DISK_LIMIT = "REASON_CONTAINER_LIMITATION_DISK"
 # How often a run's sandbox is measured against its diskLimitMb (Mesos's
@@ -680,10 +682,12 @@ def _first_health(spec: LaunchSpec) -> int:
 
 
 def _environment(spec: LaunchSpec, sandbox: Path, gpus: Sequence[int] = ()) -> dict[str, str]:
-    """A run's environment: this process's, the task's own variables, each
-    port's variable, then Peloton's and Mesos's, and the GPU devices it
-    holds (CUDA_VISIBLE_DEVICES; empty without any, so it sees none)."""
-    env = dict(os.environ)
+    """A run's environment, clean of the host manager's own (which may hold
+    its secrets): PATH (Mesos's default for command tasks), HOME (the
+    sandbox), the task's own variables (which may set either), each port's
+    variable, then Peloton's and Mesos's, and the GPU devices it holds
+    (CUDA_VISIBLE_DEVICES; empty without any, so it sees none)."""
+    env = {"PATH": TASK_PATH, "HOME": str(sandbox)}
     env.update(spec.environment)
     env.update({name: str(port) for name, port in spec.ports.items()})
     env.update(PELOTON_JOB_ID=spec.job_id, PELOTON_INSTANCE_ID=str(spec.instance_id),
@@ -697,7 +701,7 @@ async def _check(run: _Run, check: HealthCheck) -> tuple[bool, str]:
     with trio.move_on_after(check.timeout_s):
         if check.kind == "http":
             return await _http_check(check.port, check.path)
-        env = ({"PATH": os.environ.get("PATH", "/usr/bin:/bin")} if check.clean_env
+        env = ({"PATH": TASK_PATH} if check.clean_env
                else _environment(run.spec, run.sandbox, run.gpus))
         try:
             done = await trio.run_process(["/bin/sh", "-c", check.command], cwd=run.sandbox,
