@@ -24,9 +24,11 @@ from peloton.api.v0.task import task_pb2
 from peloton.cli.output import message_json
 from peloton.client import PelotonClient, within_rpc
 from peloton.client.discovery import ENV, find_cluster
+from peloton.core.errors import PelotonError
 from peloton.core.ids import is_job_id
 
 T = TypeVar("T")
+M = TypeVar("M")
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -178,6 +180,19 @@ class Cli:
                 client.close()
 
         return trio.run(within_rpc, run)
+
+
+def load_spec(cli: Cli, path: str, load: Callable[[str], tuple[M, list[str]]]) -> M:
+    """The config in the YAML file ``path``, through a spec loader: its
+    problems as a Failure naming the file, its warnings printed."""
+    text = read_text(path)
+    try:
+        config, warnings = load(text)
+    except PelotonError as error:
+        raise Failure(f"{path}: {error}")
+    for warning in warnings:
+        cli.warn(f"{path}: {warning}")
+    return config
 
 
 def read_text(path: str) -> str:

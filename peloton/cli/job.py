@@ -10,13 +10,12 @@ from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
-    Failure,
     enum_list,
     group,
     job_id_arg,
     labels_arg,
     leaf,
-    read_text,
+    load_spec,
 )
 from peloton.cli.output import (
     message_yaml,
@@ -24,20 +23,12 @@ from peloton.cli.output import (
     table,
 )
 from peloton.client import PelotonClient
-from peloton.core.errors import PelotonError
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import split_respool_path
 
 
 def _load_job(cli: Cli, path: str) -> job_pb2.JobConfig:
-    text = read_text(path)
-    try:
-        config, warnings = load_job_config(text, capabilities=frozenset())
-    except PelotonError as error:
-        raise Failure(f"{path}: {error}")
-    for warning in warnings:
-        cli.warn(f"{path}: {warning}")
-    return config
+    return load_spec(cli, path, lambda text: load_job_config(text, capabilities=frozenset()))
 
 
 def job_create(cli: Cli) -> int:

@@ -10,10 +10,9 @@ from peloton.api.v0.respool import respool_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
-    Failure,
     group,
     leaf,
-    read_text,
+    load_spec,
 )
 from peloton.cli.output import (
     message_json,
@@ -21,20 +20,13 @@ from peloton.cli.output import (
     table,
     to_yaml_flow,
 )
-from peloton.core.errors import PelotonError
 from peloton.spec.respool import load_respool_config, split_respool_path
 
 
 def _load_respool(cli: Cli, path: str, pool_path: str) -> respool_pb2.ResourcePoolConfig:
-    text = read_text(path)
     split_respool_path(pool_path)
-    try:
-        config, warnings = load_respool_config(text, path=pool_path, reject_parent=True)
-    except PelotonError as error:
-        raise Failure(f"{path}: {error}")
-    for warning in warnings:
-        cli.warn(f"{path}: {warning}")
-    return config
+    return load_spec(cli, path, lambda text: load_respool_config(text, path=pool_path,
+                                                                 reject_parent=True))
 
 
 def respool_create(cli: Cli) -> int:

@@ -53,18 +53,11 @@ def resources_of(r: rpb.Resources) -> Resources:
     return Resources(r.cpu, r.memMb, r.diskMb, r.gpu)
 
 
-def _seconds(me: DaemonConfig, key: str, default: float) -> float:
-    value = me.options.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidArgument(f"must be a number of seconds, got {value!r}",
-                              field=f"hostmgr[{me.name}].{key}")
-    return float(value)
-
-
-def _number(me: DaemonConfig, key: str, default: float) -> float:
+def _number(me: DaemonConfig, key: str, default: float, what: str = "a number") -> float:
+    """A hostmgr entry's finite number option, or InvalidArgument naming it."""
     value = me.options.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidArgument(f"must be a number, got {value!r}", field=f"hostmgr[{me.name}].{key}")
+        raise InvalidArgument(f"must be {what}, got {value!r}", field=f"hostmgr[{me.name}].{key}")
     return float(value)
 
 
@@ -119,8 +112,8 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
             USAGE_WINDOW,
             LocalBackend,
         )
-        period = _seconds(me, "usage_period", USAGE_PERIOD)
-        window = _seconds(me, "usage_window", USAGE_WINDOW)
+        period = _number(me, "usage_period", USAGE_PERIOD, "a number of seconds")
+        window = _number(me, "usage_window", USAGE_WINDOW, "a number of seconds")
         where = f"hostmgr[{me.name}]."
         return LocalBackend(data_dir / me.name, hosts=_whole(me, "hosts", 3),
                             cpu=_number(me, "cpu", 4), memory_mb=_number(me, "memory_mb", 8192),

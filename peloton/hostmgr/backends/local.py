@@ -248,11 +248,15 @@ class LocalBackend(Backend):
                 log.warning("local tasks run WITHOUT memory limits: %s", why)
         self._report = report
         found = await trio.to_thread.run_sync(_read_records, self._runs_dir)
-        if self.cgroups is not None:  # runs that ended unwatched leave theirs behind
-            for record in found:
-                if record.pidfd is None:
-                    await trio.to_thread.run_sync(self.cgroups.remove,
-                                                  record.spec.mesos_task_id)
+        cgroups = self.cgroups
+        if cgroups is not None:  # runs that ended unwatched leave theirs behind
+            ended = [r.spec.mesos_task_id for r in found if r.pidfd is None]
+
+            def remove_all() -> None:
+                for mid in ended:
+                    cgroups.remove(mid)
+
+            await trio.to_thread.run_sync(remove_all)
         try:
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
@@ -546,8 +550,12 @@ class LocalBackend(Backend):
         REASON_CONTAINER_LIMITATION_DISK."""
         runs = [r for mid in list(self._live) if (r := self._runs.get(mid)) is not None
                 and r.spec.resources.disk > 0 and not r.kill_requested]
-        for run in runs:
-            used = await trio.to_thread.run_sync(_disk_usage, run.sandbox)
+        if not runs:
+            return
+        # One thread hop for every sandbox of the pass.
+        usage = await trio.to_thread.run_sync(
+            lambda: [_disk_usage(r.sandbox) for r in runs])
+        for run, used in zip(runs, usage, strict=True):
             limit = run.spec.resources.disk
             if used > limit * 1024 * 1024 and not run.exited.is_set() and not run.kill_requested:
                 run.over_disk = (f"used {used / 1024 / 1024:.1f} MB of disk in its sandbox, "
