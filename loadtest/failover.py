@@ -144,7 +144,7 @@ async def _measure(cluster: LocalCluster, repeat: int, out: Callable[[str], None
             hostmgr_runs.append(await _until(settled, 300))
             reply = await client.tasks.call("List", task_pb2.ListRequest(
                 jobId=peloton_pb2.JobID(value=job_id)))
-            if any(not t.runtime.mesosTaskId.endswith("-1")
+            if any(not t.runtime.mesosTaskId.value.endswith("-1")
                    for t in reply.result.value.values()):
                 raise SystemExit(f"loadtest.failover: job {job_id} ran a task twice")
         figures["hostmgr_restart_settled_s"] = hostmgr_runs

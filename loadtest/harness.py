@@ -599,10 +599,11 @@ class LoadTest:
         """(task counts by state over the jobs not yet terminal, their tasks,
         their ids) from one summary Query; None if no jobmgr answered."""
         from peloton.api.v0.job import job_pb2
+        from peloton.api.v0.query import query_pb2
 
         request = job_pb2.QueryRequest(summaryOnly=True, spec=job_pb2.QuerySpec(
             jobStates=list(ACTIVE_JOB_STATES),
-            limit=1_000_000))
+            pagination=query_pb2.PaginationSpec(limit=1_000_000)))
         try:
             reply = await self.client.jobs.call("Query", request, timeout=10.0, deadline=10.0)
         except PelotonError:
@@ -610,7 +611,7 @@ class LoadTest:
         counts: dict[str, int] = {}
         ids: set[str] = set()
         bulk = tasks = 0
-        for summary in reply.summary:
+        for summary in reply.results:
             ids.add(summary.id.value)
             tasks += summary.instanceCount
             if not summary.name.startswith(PROBE_PREFIX):

@@ -10,8 +10,8 @@
     resmgr:                           # the Raft group (3 members)
       - {name: resmgr-0, grpc: 127.0.0.1:5394, raft: 127.0.0.1:7394,
          metrics: 127.0.0.1:9394}     # optional: Prometheus /metrics, loopback only
-    jobmgr:
-      - {name: jobmgr-0, grpc: 127.0.0.1:5392}
+    jobmgr:                           # http (optional): Peloton's HTTP/JSON API
+      - {name: jobmgr-0, grpc: 127.0.0.1:5392, http: 127.0.0.1:5292}
     placement:
       - {name: placement-0}
     hostmgr:
@@ -137,7 +137,8 @@ MIN_SECRET_CHARS = 16
 _NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hostmgr": ("grpc",)}
 # Keys a daemon entry may have, where the kind has a fixed set (a hostmgr's
 # are its backend's options).
-_KEYS = {"resmgr": ("name", "grpc", "raft", "metrics")}
+_KEYS = {"resmgr": ("name", "grpc", "raft", "metrics"),
+         "jobmgr": ("name", "grpc", "http", "capabilities")}
 
 
 def _address(value: Any, where: str) -> str:
@@ -238,6 +239,8 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
                                               f"{', '.join(allowed)}", field=f"{where}.{key}")
             if "metrics" in entry:
                 _loopback_address(entry["metrics"], f"{where}.metrics")
+            if "http" in entry:
+                _address(entry["http"], f"{where}.http")
             grpc = _address(entry["grpc"], f"{where}.grpc") if "grpc" in entry else ""
             raft = _address(entry["raft"], f"{where}.raft") if "raft" in entry else ""
             options = {k: v for k, v in entry.items() if k not in ("name", "grpc", "raft")}

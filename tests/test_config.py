@@ -198,6 +198,9 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
     (set_("resmgr.0.metric", "127.0.0.1:9090"), "resmgr[0].metric",
      "unknown key; a resmgr entry has name, grpc, raft, metrics"),
     (set_("resmgr.0.metrics", "9090"), "resmgr[0].metrics", "expected host:port, got '9090'"),
+    (set_("jobmgr.0.htpp", "127.0.0.1:5292"), "jobmgr[0].htpp",
+     "unknown key; a jobmgr entry has name, grpc, http, capabilities"),
+    (set_("jobmgr.0.http", "5292"), "jobmgr[0].http", "expected host:port, got '5292'"),
     (set_("resmgr.1.metrics", "0.0.0.0:9090"), "resmgr[1].metrics",
      "must be a loopback address (127.0.0.1:PORT), got '0.0.0.0:9090': metrics are served "
      "on loopback only"),

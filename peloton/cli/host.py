@@ -22,7 +22,7 @@ from peloton.client import PelotonClient
 
 def host_query(cli: Cli) -> int:
     a = cli.args
-    request = host_svc_pb2.QueryHostsRequest(hostStates=a.states or [])
+    request = host_svc_pb2.QueryHostsRequest(host_states=a.states or [])
 
     async def query(c: PelotonClient) -> host_svc_pb2.QueryHostsResponse:
         return await c.hosts.call("QueryHosts", request)
@@ -36,9 +36,9 @@ def host_query(cli: Cli) -> int:
                  f"{number(h.diskMbAllocated)}/{number(h.diskMb)}",
                  f"{number(h.gpuAllocated)}/{number(h.gpu)}", h.tasks,
                  ",".join(f"{label.key}={label.value}" for label in h.labels) or "-")
-                for h in sorted(reply.hostInfos, key=lambda h: (h.cluster, h.hostname))]
+                for h in sorted(reply.host_infos, key=lambda h: (h.cluster, h.hostname))]
         limits = {h.cluster: ", ".join(h.limitsEnforced) or "none"
-                  for h in reply.hostInfos}
+                  for h in reply.host_infos}
         notes = [f"cluster {c}: limits enforced on runs: {text}"
                  for c, text in sorted(limits.items())]
         return "\n".join([table(("HOSTNAME", "CLUSTER", "STATE", "CPU", "MEM_MB", "DISK_MB",

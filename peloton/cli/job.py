@@ -6,6 +6,7 @@ from typing import Any
 
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.query import query_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
@@ -84,7 +85,8 @@ def job_status(cli: Cli) -> int:
 def job_query(cli: Cli) -> int:
     a = cli.args
     spec = job_pb2.QuerySpec(jobStates=a.states or [], labels=a.labels or [],
-                             owner=a.owner or "", name=a.name or "", limit=a.limit)
+                             owner=a.owner or "", name=a.name or "",
+                             pagination=query_pb2.PaginationSpec(limit=a.limit))
 
     async def query(c: PelotonClient) -> job_pb2.QueryResponse:
         request = job_pb2.QueryRequest(spec=spec, summaryOnly=True)
@@ -96,7 +98,7 @@ def job_query(cli: Cli) -> int:
 
     def text() -> str:
         rows = []
-        for s in reply.summary:
+        for s in reply.results:
             stats = s.runtime.taskStats
             rows.append((s.id.value, s.name, s.owner or s.owningTeam,
                          job_pb2.JobState.Name(s.runtime.state),
@@ -105,8 +107,9 @@ def job_query(cli: Cli) -> int:
                          stats.get("FAILED", 0), stats.get("KILLED", 0)))
         out = table(("ID", "NAME", "OWNER", "STATE", "CREATED", "INSTANCES", "RUNNING",
                      "SUCCEEDED", "FAILED", "KILLED"), rows)
-        if reply.total > len(rows):
-            out += f"\n({len(rows)} of {reply.total} jobs; raise --limit to see more)"
+        total = reply.pagination.total
+        if total > len(rows):
+            out += f"\n({len(rows)} of {total} jobs; raise --limit to see more)"
         return out
 
     cli.emit(reply, text)

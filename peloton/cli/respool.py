@@ -61,7 +61,7 @@ def _usage_table(info: respool_pb2.ResourcePoolInfo) -> str:
     demand, slack entitlement, slack allocation."""
     return table(["KIND", *(title for _, title in USAGE_COLUMNS)],
                  [[u.kind, *(_amount(getattr(u, field)) for field, _ in USAGE_COLUMNS)]
-                  for u in info.usages])
+                  for u in info.usage])
 
 
 def _pool_text(info: respool_pb2.ResourcePoolInfo) -> str:
@@ -97,7 +97,7 @@ def _pool_entry(info: respool_pb2.ResourcePoolInfo) -> dict[str, Any]:
     """One pool of ``respool dump``: path, id, and per kind its reservation,
     limit, share, entitlement, allocation, demand and slack numbers."""
     resources: dict[str, Any] = {}
-    for u in info.usages:
+    for u in info.usage:
         resources[u.kind] = {field: _plain_number(getattr(u, field))
                              for field, _ in USAGE_COLUMNS}
     entry: dict[str, Any] = {"path": info.path.value or "/", "id": info.id.value}

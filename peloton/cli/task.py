@@ -27,9 +27,9 @@ from peloton.client import PelotonClient
 
 def _task_message(rt: task_pb2.RuntimeInfo) -> str:
     message = rt.message or rt.reason
-    if rt.HasField("terminationStatus") and rt.terminationStatus.exitCode \
-            and str(rt.terminationStatus.exitCode) not in message:
-        message = f"{message} (exit {rt.terminationStatus.exitCode})".strip()
+    if rt.HasField("terminationStatus") and rt.terminationStatus.exit_code \
+            and str(rt.terminationStatus.exit_code) not in message:
+        message = f"{message} (exit {rt.terminationStatus.exit_code})".strip()
     return message
 
 

@@ -396,14 +396,14 @@ class HostHandler:
         self.hm = hm
 
     async def QueryHosts(self, request: host_svc_pb2.QueryHostsRequest) -> Any:
-        wanted = set(request.hostStates)
+        wanted = set(request.host_states)
         reply = host_svc_pb2.QueryHostsResponse()
         for view in self.hm.pool.hosts():
             state = host_pb2.HOST_STATE_UP
             if wanted and state not in wanted:
                 continue
             c, a = view.spec.capacity, view.allocated
-            reply.hostInfos.add(hostname=view.spec.hostname, ip="127.0.0.1", state=state,
+            reply.host_infos.add(hostname=view.spec.hostname, ip="127.0.0.1", state=state,
                                 cluster=view.spec.cluster, cpu=c.cpu, memMb=c.memory,
                                 diskMb=c.disk, gpu=c.gpu, cpuAllocated=a.cpu,
                                 memMbAllocated=a.memory, diskMbAllocated=a.disk,

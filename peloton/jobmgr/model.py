@@ -69,21 +69,24 @@ class Task:
 
     def runtime(self) -> task_pb2.RuntimeInfo:
         rt = task_pb2.RuntimeInfo(
-            state=self.state.name, mesosTaskId=self.mesos_task_id, goalState=self.goal.name,
-            host=self.host, agentID=self.agent, message=self.message, reason=self.reason,
+            state=self.state.name, goalState=self.goal.name,
+            host=self.host, message=self.message, reason=self.reason,
             failureCount=self.failures, startTime=rfc3339(self.start_time),
             completionTime=rfc3339(self.completion_time), leaseId=self.lease,
             cluster=self.cluster, restartRequested=self.restart,
             healthy=self.health,  # type: ignore[arg-type]
         )
+        rt.mesosTaskId.value = self.mesos_task_id
+        if self.agent:
+            rt.agentID.value = self.agent
         rt.ports.update(self.ports)
         if self.run > 1:
-            rt.prevMesosTaskId = mesos_task_id(self.job_id, self.instance, self.run - 1)
+            rt.prevMesosTaskId.value = mesos_task_id(self.job_id, self.instance, self.run - 1)
         if self.terminal and self.state != TaskState.SUCCEEDED:
             # A run ended by signal N reports exit code -N (the backends'
             # convention); Peloton keeps the signal apart.
             if self.exit_code >= 0:
-                rt.terminationStatus.exitCode = self.exit_code
+                rt.terminationStatus.exit_code = self.exit_code
             else:
                 rt.terminationStatus.signal = str(-self.exit_code)
             rt.terminationStatus.reason = (
@@ -108,10 +111,10 @@ class Task:
     def from_row(cls, row: TaskRow) -> Task:
         rt = task_pb2.RuntimeInfo.FromString(row.runtime)
         return cls(row.job_id, row.instance_id, row.name, row.run_id, TaskState(row.state),
-                   TaskState(row.goal_state), rt.host, rt.agentID, rt.leaseId, rt.cluster,
+                   TaskState(row.goal_state), rt.host, rt.agentID.value, rt.leaseId, rt.cluster,
                    dict(rt.ports), rt.message, rt.reason,
                    (-int(rt.terminationStatus.signal) if rt.terminationStatus.signal
-                    else rt.terminationStatus.exitCode),
+                    else rt.terminationStatus.exit_code),
                    rt.failureCount, from_rfc3339(rt.startTime), from_rfc3339(rt.completionTime),
                    rt.restartRequested,
                    row.state == TaskState.PREEMPTING or rt.terminationStatus.reason

@@ -30,6 +30,7 @@ from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, MEMBER_LEASE, ClusterConfig
@@ -48,6 +49,8 @@ from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
 from peloton.jobmgr.engine import Context, ShardEngine, is_preemptible
 from peloton.jobmgr.model import Job, Task
 from peloton.rpc import Channels, ServiceClient, serve_grpc
+from peloton.rpc.errorfields import InstanceOutOfRange
+from peloton.rpc.http_json import serve_http_json
 from peloton.shard.owner import ShardOwner
 from peloton.shard.partition import shard_of, shard_of_run
 from peloton.shard.routing import owner_of
@@ -397,6 +400,22 @@ def _job_id(request_id: peloton_pb2.JobID) -> str:
     return value
 
 
+def _page(spec: query_pb2.PaginationSpec, field: str, *,
+          default_limit: int | None) -> tuple[int, int | None]:
+    """(offset, limit) of a query's PaginationSpec: ``limit`` results from
+    ``offset`` (``default_limit`` when unset; None: all), never past
+    ``maxLimit`` results in all when that is set."""
+    if spec.orderBy:
+        raise InvalidArgument("ordering query results (orderBy) is not supported yet; "
+                              "jobs come newest first, tasks by instance",
+                              field=f"{field}.orderBy")
+    limit: int | None = spec.limit or default_limit
+    if spec.maxLimit:
+        room = max(0, spec.maxLimit - spec.offset)
+        limit = room if limit is None else min(limit, room)
+    return spec.offset, limit
+
+
 def _ranges(ranges: Any, count: int) -> list[int]:
     if not ranges:
         return list(range(count))
@@ -528,24 +547,39 @@ class JobHandler:
 
     async def Query(self, request: job_pb2.QueryRequest) -> Any:
         spec = request.spec
-        limit = spec.limit or 100
+        offset, page = _page(spec.pagination, "spec.pagination", default_limit=100)
+        limit = 100 if page is None else page
+        for name in ("creationTimeRange", "completionTimeRange"):
+            if spec.HasField(name):
+                raise InvalidArgument(f"querying jobs by {name} is not supported yet",
+                                      field=f"spec.{name}")
+        respool_id = request.respoolID.value
+        if spec.respool.value:
+            found = await self.jm.respool.call("LookupResourcePoolID", respool_pb2.LookupRequest(
+                path=spec.respool))
+            if respool_id and respool_id != found.id.value:
+                raise InvalidArgument(f"respoolID {respool_id} is not the pool at "
+                                      f"{spec.respool.value}", field="spec.respool")
+            respool_id = found.id.value
         rows, total = await self.jm.storage.query_jobs(
-            states=[int(s) for s in spec.jobStates],
-            respool_id=(request.respoolID.value or spec.respool.value or None),
+            states=[int(s) for s in spec.jobStates], respool_id=respool_id or None,
             owner=spec.owner or None, name=spec.name or None,
             labels=[(label.key, label.value) for label in spec.labels],
-            keywords=list(spec.keywords), offset=spec.offset, limit=limit)
-        reply = job_pb2.QueryResponse(total=total)
+            keywords=list(spec.keywords), offset=offset, limit=limit)
+        reply = job_pb2.QueryResponse(spec=spec, pagination=query_pb2.Pagination(
+            offset=offset, limit=limit, total=total))
         for row in rows:
             runtime = job_pb2.RuntimeInfo.FromString(row.runtime)
             config = job_pb2.JobConfig.FromString(row.config)
-            reply.summary.add(id=peloton_pb2.JobID(value=row.job_id), name=config.name,
+            reply.results.add(id=peloton_pb2.JobID(value=row.job_id), name=config.name,
                               type=config.type, owner=config.owner,
                               owningTeam=config.owningTeam, labels=config.labels,
                               instanceCount=config.instanceCount, respoolID=config.respoolID,
-                              runtime=runtime)
+                              runtime=runtime, sla=config.sla)
             if not request.summaryOnly:
-                reply.results.add(id=peloton_pb2.JobID(value=row.job_id), config=config,
+                # As Peloton: a query's job configs leave out instanceConfig.
+                config.ClearField("instanceConfig")
+                reply.records.add(id=peloton_pb2.JobID(value=row.job_id), config=config,
                                   runtime=runtime)
         return reply
 
@@ -641,8 +675,7 @@ class TaskHandler:
         job = await self._job_row(job_id)
         config = job_pb2.JobConfig.FromString(job.config)
         if request.instanceId >= config.instanceCount:
-            raise InvalidArgument(f"job {job_id} has {config.instanceCount} instances; "
-                                  f"{request.instanceId} is out of range", field="instanceId")
+            raise InstanceOutOfRange(job_id, config.instanceCount, request.instanceId)
         row = await self.jm.storage.get_task(job_id, request.instanceId)
         if row is None:
             raise NotFound(f"task {job_id}-{request.instanceId} does not exist")
@@ -670,17 +703,19 @@ class TaskHandler:
         job = await self._job_row(job_id)
         config = job_pb2.JobConfig.FromString(job.config)
         spec = request.spec
+        offset, limit = _page(spec.pagination, "spec.pagination", default_limit=None)
         rows, total = await self.jm.storage.list_tasks(
             job_id, states=[int(s) for s in spec.taskStates], names=list(spec.names),
-            hosts=list(spec.hosts), offset=spec.offset, limit=spec.limit or None)
+            hosts=list(spec.hosts), offset=offset, limit=limit)
         infos = [self._info(job_id, config, r) for r in rows]
         await self._say_why_waiting(infos)
-        return task_pb2.QueryResponse(records=infos, total=total)
+        return task_pb2.QueryResponse(records=infos, pagination=query_pb2.Pagination(
+            offset=offset, limit=len(infos) if limit is None else limit, total=total))
 
     async def _say_why_waiting(self, infos: list[task_pb2.TaskInfo]) -> None:
         """Give PENDING tasks resmgr's reason as their message (a read: nothing
         is written). Best effort: without resmgr the stored message stays."""
-        waiting = {i.runtime.mesosTaskId: i for i in infos
+        waiting = {i.runtime.mesosTaskId.value: i for i in infos
                    if i.runtime.state == task_pb2.PENDING}
         ids = list(waiting)[:WAIT_REASONS_LIMIT]
         if not ids:
@@ -744,13 +779,12 @@ class TaskHandler:
         job = await self._job_row(job_id)
         config = job_pb2.JobConfig.FromString(job.config)
         if instance >= config.instanceCount:
-            raise InvalidArgument(f"job {job_id} has {config.instanceCount} instances; "
-                                  f"{instance} is out of range", field="instanceId")
+            raise InstanceOutOfRange(job_id, config.instanceCount, instance)
         row = await self.jm.storage.get_task(job_id, instance)
         if row is None:
             raise NotFound(f"task {job_id}-{instance} does not exist")
         runtime = task_pb2.RuntimeInfo.FromString(row.runtime)
-        mesos_id = run_id or runtime.mesosTaskId
+        mesos_id = run_id or runtime.mesosTaskId.value
         if not runtime.host and not run_id:
             raise FailedPrecondition(f"task {job_id}-{instance} has not been launched yet "
                                      f"(state {TaskState(row.state).name})")
@@ -805,7 +839,7 @@ class HostForwarder:
                 client = ServiceClient([m.address], host_svc_grpc.HostServiceStub,
                                        channels=self.jm.channels, deadline=5.0)
                 part = await client.call("QueryHosts", request)
-                reply.hostInfos.extend(part.hostInfos)
+                reply.host_infos.extend(part.host_infos)
         return reply
 
 
@@ -819,14 +853,22 @@ async def serve(config: ClusterConfig, name: str, *,
     jm = Jobmgr(name, me.grpc, config, storage)
     jm.capabilities = frozenset(me.options.get("capabilities", ()))
     try:
+        services: list[tuple[type, object]] = [
+            (job_grpc.JobManagerBase, JobHandler(jm)),
+            (task_grpc.TaskManagerBase, TaskHandler(jm)),
+            (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
+            (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
+        ]
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(
-                serve_grpc, max_message_bytes=config.max_message_bytes), [
-                (job_grpc.JobManagerBase, JobHandler(jm)),
-                (task_grpc.TaskManagerBase, TaskHandler(jm)),
-                (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
-                (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
-            ], host, int(port))
+                serve_grpc, max_message_bytes=config.max_message_bytes), services, host,
+                int(port))
+            if me.options.get("http"):
+                # Peloton's YARPC HTTP/JSON beside gRPC: the same handlers.
+                http_host, http_port = me.options["http"].rsplit(":", 1)
+                await nursery.start(partial(
+                    serve_http_json, max_message_bytes=config.max_message_bytes), services,
+                    http_host, int(http_port))
             nursery.start_soon(jm.owner.run)
             nursery.start_soon(jm.placement_loop)
             nursery.start_soon(jm.preemption_loop)

@@ -20,7 +20,15 @@ import yaml
 from peloton import config as cluster_config
 from peloton.config import ClusterConfig
 from peloton.core.errors import InvalidArgument
-from peloton.ops.layout import LOOPBACK, RAFT_SECRET, cluster_path, free_ports, write_raft_secret
+from peloton.ops.layout import (
+    LOOPBACK,
+    PELOTON_HTTP_PORT,
+    RAFT_SECRET,
+    cluster_path,
+    free_ports,
+    port_is_free,
+    write_raft_secret,
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -82,8 +90,9 @@ class Sizes:
 
 def ports_needed(resmgrs: int, jobmgrs: int, hostmgrs: int) -> int:
     """Loopback ports a cluster of that many daemons binds: gRPC and Raft per
-    resmgr, gRPC per jobmgr and hostmgr, then /metrics per resmgr."""
-    return 3 * resmgrs + jobmgrs + hostmgrs
+    resmgr, gRPC per jobmgr and hostmgr, then /metrics per resmgr and
+    HTTP/JSON per jobmgr."""
+    return 3 * resmgrs + 2 * jobmgrs + hostmgrs
 
 
 def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: int,
@@ -91,7 +100,8 @@ def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: i
           hostmgrs: list[dict[str, Any]]) -> dict[str, Any]:
     """A cluster file's content: the daemons on the given loopback ports
     (``ports_needed`` of them, used in order: each resmgr's gRPC and Raft
-    address, the jobmgrs, the hostmgrs, then each resmgr's /metrics), SQLite
+    address, the jobmgrs, the hostmgrs, each resmgr's /metrics, then each
+    jobmgr's HTTP/JSON), SQLite
     storage and the Raft secret file in ``directory``. Each of ``hostmgrs``
     is a hostmgr entry without its ``grpc`` address (name first)."""
     needed = ports_needed(resmgrs, jobmgrs, len(hostmgrs))
@@ -109,6 +119,8 @@ def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: i
                 **{k: v for k, v in h.items() if k != "name"}} for h in hostmgrs]
     for r in resmgr:
         r["metrics"] = address()
+    for j in jobmgr:
+        j["http"] = address()
     return {
         "data_dir": str(directory),
         "num_shards": num_shards,
@@ -123,11 +135,16 @@ def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: i
 
 def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dict[str, Any]:
     """The local cluster's file for ``sizes`` on the given loopback ports
-    (``sizes.ports_needed`` of them): one hostmgr of local processes."""
-    return build(directory, ports, resmgrs=sizes.resmgrs, jobmgrs=sizes.jobmgrs,
+    (``sizes.ports_needed`` of them): one hostmgr of local processes. The
+    first jobmgr serves HTTP/JSON on Peloton's port, 5292, when it is free
+    (Peloton's documentation calls it there)."""
+    data = build(directory, ports, resmgrs=sizes.resmgrs, jobmgrs=sizes.jobmgrs,
                  placements=sizes.placements, num_shards=sizes.shards, hostmgrs=[{
                      "name": "hostmgr-0", "cluster": "local", "backend": "local",
                      **sizes.hostmgr_options()}])
+    if data["jobmgr"] and port_is_free(PELOTON_HTTP_PORT):
+        data["jobmgr"][0]["http"] = f"{LOOPBACK}:{PELOTON_HTTP_PORT}"
+    return data
 
 
 HEADER = """\

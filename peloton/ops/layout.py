@@ -82,6 +82,20 @@ def free_ports(count: int, host: str = LOOPBACK) -> list[int]:
             s.close()
 
 
+# Peloton's jobmgr HTTP port (YARPC HTTP/JSON), as its documentation calls it.
+PELOTON_HTTP_PORT = 5292
+
+
+def port_is_free(port: int, host: str = LOOPBACK) -> bool:
+    """Whether ``host:port`` could be bound a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 RAFT_SECRET = "raft.secret"
 
 

@@ -163,7 +163,7 @@ async def _status_rpc(config: ClusterConfig, jobmgrs: list[str]) -> dict[str, An
                     "hostname": h.hostname, "cluster": h.cluster, "tasks": h.tasks,
                     "cpu": [h.cpuAllocated, h.cpu], "mem_mb": [h.memMbAllocated, h.memMb],
                     "disk_mb": [h.diskMbAllocated, h.diskMb], "gpu": [h.gpuAllocated, h.gpu],
-                } for h in reply.hostInfos]
+                } for h in reply.host_infos]
     finally:
         channels.close()
     return info
@@ -188,9 +188,13 @@ def status(directory: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         config = cluster_config.load(state.config_file)
         metrics = {d.name: d.options["metrics"] for d in config.of_kind("resmgr")
                    if d.options.get("metrics")}
+        http = {d.name: d.options["http"] for d in config.of_kind("jobmgr")
+                if d.options.get("http")}
         for d in info["daemons"]:
             if d["name"] in metrics:
                 d["metrics"] = f"http://{metrics[d['name']]}/metrics"
+            if d["name"] in http:
+                d["http"] = f"http://{http[d['name']]}/api/v1"
         info.update(run_trio(within_rpc, _status_rpc, config, state.jobmgr_addresses))
         by_address = {d.grpc: d.name for d in config.daemons if d.grpc}
         if info.get("leader"):
@@ -227,6 +231,7 @@ def format_status(info: Mapping[str, Any]) -> str:
         alive = "alive" if d["alive"] else "DEAD "
         address = f"  {d['address']}" if d["address"] else ""
         metrics = f"  metrics {d['metrics']}" if d.get("metrics") else ""
+        metrics += f"  http/json {d['http']}" if d.get("http") else ""
         digest = d.get("digest")
         chain = f"  applied {digest['applied']} digest {digest['digest'][:12]}" if digest else ""
         lines.append(f"  {d['name']:<{width}}  {alive}  pid {d['pid']:<7}{address}{metrics}"

@@ -431,7 +431,7 @@ class RespoolHandler:
                       ent.demand if ent else zero, ent.slack_demand if ent else zero,
                       strict=True)
         for kind, res, lim, shr, alloc, salloc, e, nse, se, dem, sdem in columns:
-            info.usages.add(kind=kind, allocation=alloc, slack=salloc, entitlement=e,
+            info.usage.add(kind=kind, allocation=alloc, slack=salloc, entitlement=e,
                             demand=dem, slackEntitlement=se, slackAllocation=salloc,
                             reservation=res, limit=lim, share=shr, nonSlackEntitlement=nse,
                             slackDemand=sdem)

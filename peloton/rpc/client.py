@@ -22,6 +22,7 @@ from grpclib.client import Channel
 from grpclib.exceptions import GRPCError, StreamTerminatedError
 
 from peloton.core.errors import DeadlineExceeded, NotLeader, PelotonError, Unavailable
+from peloton.rpc.errorfields import from_response
 from peloton.rpc.errors import from_grpc
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,8 @@ async def call_once(channels: Channels, address: str, stub_cls: type, method: st
     """One attempt at one address; every failure comes out as a PelotonError."""
     stub = stub_cls(channels.get(address))
     try:
-        return await trio_asyncio.aio_as_trio(_bounded)(getattr(stub, method), request, timeout)
+        response = await trio_asyncio.aio_as_trio(_bounded)(getattr(stub, method), request,
+                                                            timeout)
     except _Abandoned:
         channels.drop(address)
         raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
@@ -92,6 +94,10 @@ async def call_once(channels: Channels, address: str, stub_cls: type, method: st
             raise
         channels.drop(address)
         raise Unavailable(f"cannot reach {address}: its connection closed") from None
+    answered = from_response(response)  # Peloton's error fields: the same exceptions
+    if answered is not None:
+        raise answered
+    return response
 
 
 class _Abandoned(Exception):

@@ -36,6 +36,7 @@ from grpclib.server import Server
 
 from peloton.config import DEFAULT_MAX_MESSAGE_BYTES
 from peloton.core.errors import PelotonError
+from peloton.rpc.errorfields import to_response
 from peloton.rpc.errors import to_grpc
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,8 @@ async def _receive(stream: Any, name: str, limit: int | None) -> Any:
     return request
 
 
-def _adapt(name: str, fn: Handler, limit: int | None) -> Callable[[Any, Any], Awaitable[None]]:
+def _adapt(name: str, fn: Handler, limit: int | None,
+           public: bool) -> Callable[[Any, Any], Awaitable[None]]:
     call_in_trio = trio_asyncio.trio_as_aio(fn)
 
     async def method(self: Any, stream: Any) -> None:
@@ -99,7 +101,12 @@ def _adapt(name: str, fn: Handler, limit: int | None) -> Callable[[Any, Any], Aw
         try:
             response = await call_in_trio(request)
         except PelotonError as error:
-            raise to_grpc(error) from None
+            # Peloton's public responses carry most errors in their `error`
+            # field (an OK status), which is what its clients read.
+            answer = to_response(error, stream._send_type, request) if public else None
+            if answer is None:
+                raise to_grpc(error) from None
+            response = answer
         except GRPCError:
             raise
         except Exception as error:
@@ -125,8 +132,10 @@ def bind(base: type, impl: object, *,
     missing = [n for n in names if not hasattr(impl, n)]
     if missing:
         raise TypeError(f"{type(impl).__name__} lacks {', '.join(sorted(missing))} of {base.__name__}")
-    limit = max_message_bytes if is_public(base) else None
-    namespace = {n: _adapt(f"{base.__name__}.{n}", getattr(impl, n), limit) for n in names}
+    public = is_public(base)
+    limit = max_message_bytes if public else None
+    namespace = {n: _adapt(f"{base.__name__}.{n}", getattr(impl, n), limit, public)
+                 for n in names}
     return type(f"Bound{base.__name__}", (base,), namespace)()
 
 

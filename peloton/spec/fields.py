@@ -22,6 +22,7 @@ fails it until it is listed) and ``docs/fields.md`` in step with
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -92,7 +93,11 @@ _EXECUTOR = Refused("no host backend runs a custom executor; a task runs its com
 _URIS = Refused("no host backend fetches URIs into the sandbox yet; fetch them in the "
                 "command instead")
 
-FIELDS: Mapping[str, Status] = MappingProxyType({
+_SECRET = Refused("secrets are not supported; give an environment variable its value")
+_NETWORK = Refused("tasks use their host's network; no host backend sets up container networks")
+
+# Listed one by one; every field below a refused one is added by _below_refused.
+_LISTED: dict[str, Status] = {
     # JobConfig
     "JobConfig.changeLog": _CHANGELOG,
     "JobConfig.name": Implemented(f"{_SPEC}::test_task_names"),
@@ -254,7 +259,32 @@ FIELDS: Mapping[str, Status] = MappingProxyType({
     "ExecutorInfo.source": _EXECUTOR,
     "ExecutorInfo.data": _EXECUTOR,
     "ExecutorInfo.command": _EXECUTOR,
-})
+    "ExecutorInfo.executor_id": _EXECUTOR,
+    "ExecutorInfo.framework_id": _EXECUTOR,
+    "ExecutorInfo.container": _EXECUTOR,
+    "ExecutorInfo.resources": _EXECUTOR,
+    "ExecutorInfo.discovery": _EXECUTOR,
+    "ExecutorInfo.shutdown_grace_period": _EXECUTOR,
+    "ExecutorInfo.labels": _EXECUTOR,
+    # Mesos fields no host backend has
+    "Environment.Variable.type": _SECRET,
+    "Environment.Variable.secret": _SECRET,
+    "ContainerInfo.network_infos": _NETWORK,
+    "ContainerInfo.linux_info": Refused("Linux capabilities, namespaces and shared memory "
+                                        "(linux_info) are not configurable"),
+    "ContainerInfo.rlimit_info": Refused("set the open-files limit with resource.fdLimit; "
+                                         "other rlimits are not configurable"),
+    "ContainerInfo.tty_info": Refused("no host backend attaches a TTY to a task"),
+    "ContainerInfo.DockerInfo.port_mappings": _NETWORK,
+    "ContainerInfo.DockerInfo.volume_driver": Refused("docker volume drivers are not "
+                                                      "supported"),
+    "Volume.image": Refused("volumes from images are not supported"),
+    "Volume.source": Refused("volume sources (docker volumes, sandbox paths, secrets, host "
+                             "paths with propagation) are not supported; use host_path"),
+    "Image.appc": Refused("appc images are not supported; use a docker image"),
+    "Image.Docker.credential": Refused("registry credentials are not supported"),
+    "Image.Docker.config": Refused("registry credentials are not supported"),
+}
 
 
 def field_key(field: Any) -> str:  # FieldDescriptor (python or upb)
@@ -287,6 +317,35 @@ def reachable_fields(roots: tuple[Any, ...] = ROOTS) -> dict[str, Any]:
             if target is not None:
                 todo.append(target)
     return found
+
+
+def _below_refused(listed: dict[str, Status]) -> dict[str, Status]:
+    """``listed`` and every field below a refused one, refused for the reason
+    of the nearest refused field above it on the shortest path from the roots
+    (setting such a field sets that one): ExecutorInfo's resources, Mesos
+    Secret, NetworkInfo and the like."""
+    out = dict(listed)
+    seen: set[str] = set()
+    todo: deque[tuple[Any, Status | None]] = deque((root, None) for root in ROOTS)
+    while todo:
+        desc, above = todo.popleft()
+        if desc.full_name in seen:
+            continue
+        seen.add(desc.full_name)
+        for f in desc.fields:
+            key = field_key(f)
+            if key not in out and above is not None:
+                out[key] = above
+            status = out.get(key)
+            target = f.message_type
+            if target is not None and target.GetOptions().map_entry:
+                target = target.fields_by_name["value"].message_type
+            if target is not None:
+                todo.append((target, status if isinstance(status, Refused) else None))
+    return out
+
+
+FIELDS: Mapping[str, Status] = MappingProxyType(_below_refused(_LISTED))
 
 
 def check_supported(config: job_pb2.JobConfig) -> None:
@@ -336,7 +395,9 @@ def _walk(message: Message, prefix: str, *, refuse: bool) -> None:
             _check_enum(field, value, path)
         if not refuse:
             continue
-        status = FIELDS.get(field_key(field))
+        # A field below a refused one is refused by that one, with its reason
+        # and its path (a Mesos Secret under a variable: "secrets are not...").
+        status = _LISTED.get(field_key(field))
         if isinstance(status, Refused) and _sets_something(field, value):
             raise InvalidArgument(f"not supported yet: {status.reason}", field=path)
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -77,10 +78,45 @@ __all__ = ["SCHEMA_VERSION", "SQLiteStorage", "open_sqlite"]
 
 T = TypeVar("T")
 
-SCHEMA_VERSION = 1
+log = logging.getLogger(__name__)
 
-# _MIGRATIONS[v] takes a store at version v-1 to version v (0: empty file).
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
+SCHEMA_VERSION = 2
+
+
+def _rewrite_blobs(conn: sqlite3.Connection, table: str, key: str,
+                   columns: dict[str, Callable[[bytes], bytes]]) -> None:
+    """Rewrite ``columns`` of every row of ``table`` (each through its function)."""
+    names = ", ".join(columns)
+    sets = ", ".join(f"{c} = ?" for c in columns)
+    last: tuple[Any, ...] = ()
+    while True:
+        rows = conn.execute(
+            f"SELECT {key}, {names} FROM {table}"
+            + (f" WHERE ({key}) > ({', '.join('?' * len(last))})" if last else "")
+            + f" ORDER BY {key} LIMIT 2000", last).fetchall()
+        if not rows:
+            return
+        width = key.count(",") + 1
+        conn.executemany(
+            f"UPDATE {table} SET {sets} WHERE ({key}) = ({', '.join('?' * width)})",
+            [(*(fn(blob) for fn, blob in zip(columns.values(), row[width:], strict=True)),
+              *row[:width]) for row in rows])
+        last = tuple(rows[-1][:width])
+
+
+def _wire_v2(conn: sqlite3.Connection) -> None:
+    """Stored protobuf from this project's first numbering of Peloton's
+    messages to upstream's (see peloton.storage.wire)."""
+    from peloton.storage import wire
+
+    _rewrite_blobs(conn, "jobs", "job_id", {"config": wire.upgrade_job_config,
+                                            "runtime": wire.upgrade_job_runtime})
+    _rewrite_blobs(conn, "tasks", "job_id, instance_id", {"runtime": wire.upgrade_task_runtime})
+
+
+# _MIGRATIONS[v] takes a store at version v-1 to version v (0: empty file):
+# SQL statements, or a function of the connection, in one write transaction.
+_MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
     1: (
         """CREATE TABLE jobs (
             job_id          TEXT PRIMARY KEY NOT NULL,
@@ -131,6 +167,7 @@ _MIGRATIONS: dict[int, tuple[str, ...]] = {
             update_time REAL NOT NULL
         )""",
     ),
+    2: (_wire_v2,),
 }
 
 _SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -840,8 +877,14 @@ def _migrate(conn: sqlite3.Connection, path: str) -> None:
                 f"this code knows up to {SCHEMA_VERSION}"
             )
         for target in range(version + 1, SCHEMA_VERSION + 1):
+            if version and target > 1:
+                log.warning("sqlite at %s: migrating schema version %d to %d", path,
+                            target - 1, target)
             for statement in _MIGRATIONS[target]:
-                conn.execute(statement)
+                if callable(statement):
+                    statement(conn)
+                else:
+                    conn.execute(statement)
         if version < SCHEMA_VERSION:
             conn.execute("DELETE FROM schema_version")
             conn.execute("INSERT INTO schema_version (version) VALUES (?)", (SCHEMA_VERSION,))

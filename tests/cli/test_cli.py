@@ -349,9 +349,9 @@ class FakePools(_Unimplemented):
         info.config.name = "DefaultResPool"
         info.config.controllerLimit.maxPercent = 10
         info.config.priorityPreemption = True
-        info.usages.add(kind="cpu", reservation=12, limit=12, share=1, entitlement=13.5,
+        info.usage.add(kind="cpu", reservation=12, limit=12, share=1, entitlement=13.5,
                         allocation=12, demand=2, slackEntitlement=0, slackAllocation=0)
-        info.usages.add(kind="gpu", reservation=0, limit=float("inf"), share=1)
+        info.usage.add(kind="gpu", reservation=0, limit=float("inf"), share=1)
         return info
 
     async def GetResourcePool(self, request: respool_pb2.GetRequest) -> Any:
@@ -366,7 +366,7 @@ class FakePools(_Unimplemented):
     async def Query(self, request: respool_pb2.QueryRequest) -> Any:
         root = respool_pb2.ResourcePoolInfo(id=peloton_pb2.ResourcePoolID(value="root"),
                                             path=respool_pb2.ResourcePoolPath(value="/"))
-        root.usages.add(kind="cpu", reservation=16, limit=16, share=1, entitlement=16,
+        root.usage.add(kind="cpu", reservation=16, limit=16, share=1, entitlement=16,
                         allocation=12)
         return respool_pb2.QueryResponse(resourcePools=[self.info(), root])
 
@@ -564,7 +564,7 @@ def test_respool_get_prints_a_table_per_kind(capsys: pytest.CaptureFixture[str],
     code, out, _ = run(capsys, "respool", "get", "/DefaultResPool", "--json")
     assert code == 0
     assert json.loads(out)["poolinfo"]["config"]["priorityPreemption"] is True
-    [cpu, _] = json.loads(out)["poolinfo"]["usages"]
+    [cpu, _] = json.loads(out)["poolinfo"]["usage"]
     assert (cpu["entitlement"], cpu["demand"], cpu["reservation"]) == (13.5, 2, 12)
 
 

@@ -21,6 +21,7 @@ from peloton.api.private.cluster import cluster_pb2 as cpb
 from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.client import PelotonClient
@@ -125,12 +126,12 @@ async def test_a_rack_constraint_lands_on_labelled_hosts_only(client: PelotonCli
     assert {t.runtime.host for t in reply.result.value.values()} == {"local-1"}
     hosts = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
     labels = {h.hostname: [(label.key, label.value) for label in h.labels]
-              for h in hosts.hostInfos}
+              for h in hosts.host_infos}
     assert labels == {"local-0": [], "local-1": [("rack", "r1")], "local-2": []}
     # What the local backend enforces (what its cgroups can, here as there).
     cgroups, _ = MemoryCgroups.detect()
     want = [*(cgroups.enforced if cgroups else []), "open files", "GPU devices", "disk"]
-    assert {tuple(h.limitsEnforced) for h in hosts.hostInfos} == {tuple(want)}
+    assert {tuple(h.limitsEnforced) for h in hosts.host_infos} == {tuple(want)}
 
 
 async def test_failed_task_is_retried_up_to_max_failures(client: PelotonClient) -> None:
@@ -139,8 +140,8 @@ async def test_failed_task_is_retried_up_to_max_failures(client: PelotonClient) 
     reply = await client.tasks.call("Get", task_pb2.GetRequest(
         jobId=peloton_pb2.JobID(value=job_id), instanceId=0))
     runtime = reply.result.runtime
-    assert runtime.mesosTaskId.endswith("-0-3")  # three runs: the first and two retries
-    assert runtime.terminationStatus.exitCode == 3
+    assert runtime.mesosTaskId.value.endswith("-0-3")  # three runs: the first and two retries
+    assert runtime.terminationStatus.exit_code == 3
     assert runtime.failureCount == 2
 
 
@@ -213,7 +214,7 @@ defaultconfig:
                 break
             await trio.sleep(0.2)
     assert (runtime.goalState, runtime.failureCount) == (task_pb2.RUNNING, 1)
-    assert runtime.mesosTaskId.endswith("-1-1")
+    assert runtime.mesosTaskId.value.endswith("-1-1")
     assert "signal 9" in runtime.message, runtime.message
     info = await client.get_job(job_id)
     assert job_pb2.JobState.Name(info.runtime.state) == "RUNNING"
@@ -301,7 +302,7 @@ defaultconfig:
             rts = await runtimes()
             most_down = max(most_down, sum(not up(rt) for rt in rts))
             waited |= any(rt.message.startswith("restart waits its turn") for rt in rts)
-            if all(up(rt) and rt.mesosTaskId.endswith("-2") for rt in rts):
+            if all(up(rt) and rt.mesosTaskId.value.endswith("-2") for rt in rts):
                 break
             await trio.sleep(0.1)
     assert most_down == 1 and waited
@@ -339,8 +340,9 @@ async def test_bad_requests_get_clear_errors_and_change_nothing(client: PelotonC
 
 async def count_jobs(client: PelotonClient) -> tuple[int, list[str]]:
     reply = await client.jobs.call("Query", job_pb2.QueryRequest(
-        spec=job_pb2.QuerySpec(limit=1000), summaryOnly=True))
-    return reply.total, [s.id.value for s in reply.summary]
+        spec=job_pb2.QuerySpec(pagination=query_pb2.PaginationSpec(limit=1000)),
+        summaryOnly=True))
+    return reply.pagination.total, [s.id.value for s in reply.results]
 
 
 async def test_calls_while_the_cluster_is_down_fail_quickly() -> None:
@@ -364,7 +366,7 @@ async def _job_through_kill(cluster: LocalCluster, client: PelotonClient,
     # Every instance ran exactly once: one run each, all succeeded.
     reply = await client.tasks.call("List", task_pb2.ListRequest(
         jobId=peloton_pb2.JobID(value=job_id)))
-    runs = {i: t.runtime.mesosTaskId for i, t in reply.result.value.items()}
+    runs = {i: t.runtime.mesosTaskId.value for i, t in reply.result.value.items()}
     assert len(runs) == 10
     assert all(m.endswith(f"-{i}-1") for i, m in runs.items()), runs
     return job_pb2.JobState.Name(info.runtime.state)
@@ -413,7 +415,7 @@ async def test_a_hostmgr_sigkill_loses_nothing_and_runs_nothing_twice(
                 break
             await trio.sleep(0.2)
     hosts = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
-    assert sum(h.cpuAllocated for h in hosts.hostInfos) == pytest.approx(1.5), now
+    assert sum(h.cpuAllocated for h in hosts.host_infos) == pytest.approx(1.5), now
     info = await client.wait_for_job(job_id, TERMINAL, timeout=60)
     assert job_pb2.JobState.Name(info.runtime.state) == "SUCCEEDED"
     runs = sorted(markers.read_text().split())

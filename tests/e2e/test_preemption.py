@@ -117,7 +117,7 @@ def state(rt: task_pb2.RuntimeInfo) -> str:
 
 
 def run_of(rt: task_pb2.RuntimeInfo) -> int:
-    return int(rt.mesosTaskId.rsplit("-", 1)[1])
+    return int(rt.mesosTaskId.value.rsplit("-", 1)[1])
 
 
 async def until(what: str, check: Callable[[], Awaitable[Any]], timeout: float = 30) -> Any:
@@ -148,7 +148,7 @@ async def all_running(client: PelotonClient, job_id: str) -> list[task_pb2.Runti
 
 async def entitlement(client: PelotonClient, pool: str) -> float:
     info = (await client.get_respool(pool)).poolinfo
-    return next(u.entitlement for u in info.usages if u.kind == "cpu")
+    return next(u.entitlement for u in info.usage if u.kind == "cpu")
 
 
 async def test_an_idle_pools_share_flows_to_a_busy_pool_and_comes_back_by_preemption(
@@ -205,7 +205,7 @@ async def test_priority_preemption_inside_a_pool(env: Env) -> None:
     assert all("priority preemption in pool /P: a gang of priority 10 waits" in rt.message
                for rt in rts if run_of(rt) == 2)
     pending = (await client.get_respool(p)).poolinfo
-    assert next(u.demand for u in pending.usages if u.kind == "cpu") == 2
+    assert next(u.demand for u in pending.usage if u.kind == "cpu") == 2
 
 
 async def test_a_non_preemptible_job_is_never_preempted(env: Env) -> None:

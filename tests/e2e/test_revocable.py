@@ -114,7 +114,7 @@ async def pending_reasons(client: PelotonClient, path: str, queue: str) -> list[
 
 async def usage(client: PelotonClient, path: str, kind: str) -> respool_pb2.ResourceUsage:
     info = (await client.get_respool(path)).poolinfo
-    return next(u for u in info.usages if u.kind == kind)
+    return next(u for u in info.usage if u.kind == kind)
 
 
 async def untouched(client: PelotonClient, *jobs: str) -> None:

@@ -120,9 +120,10 @@ def _set_non_default(message: Any, field: FieldDescriptor) -> str:
                     field.message_type.fields[0])
         return f"{index}.{leaf.name}{_set_non_default(child, leaf)}"
     if field.is_repeated:
-        getattr(message, field.name).append("x")
+        getattr(message, field.name).append(
+            field.enum_type.values[-1].number if field.type == FieldDescriptor.TYPE_ENUM else "x")
     elif field.type == FieldDescriptor.TYPE_ENUM:
-        setattr(message, field.name, field.enum_type.values[1].number)
+        setattr(message, field.name, field.enum_type.values[-1].number)
     elif field.type == FieldDescriptor.TYPE_BOOL:
         setattr(message, field.name, True)
     elif field.type == FieldDescriptor.TYPE_STRING:
@@ -154,6 +155,8 @@ def _refuse(key: str, *, instance: int | None = None) -> tuple[str, InvalidArgum
         if f.is_repeated:
             message = message.add()
             names[-1] += "[0]"
+        if message.DESCRIPTOR.full_name == "mesos.v1.Environment.Variable":
+            message.name = "X"  # a variable needs a name before anything else is looked at
     names.append(chain[-1].name)
     leaf = _set_non_default(message, chain[-1])
     path = _normalised(".".join(names))
@@ -162,7 +165,15 @@ def _refuse(key: str, *, instance: int | None = None) -> tuple[str, InvalidArgum
     return path + _normalised(leaf), e.value
 
 
-REFUSED = sorted(k for k, s in FIELDS.items() if isinstance(s, Refused))
+def _settable(key: str) -> bool:
+    """A field that holds something: not an empty message kept for its
+    presence alone (Mesos Resource.revocable), which is refused with the
+    block around it."""
+    target = PATHS[key][-1].message_type
+    return target is None or bool(target.fields)
+
+
+REFUSED = sorted(k for k, s in FIELDS.items() if isinstance(s, Refused) and _settable(k))
 
 
 @pytest.mark.parametrize("key", REFUSED)
@@ -321,3 +332,15 @@ def test_a_pools_enums_are_checked_too() -> None:
 def test_docs_list_what_the_registry_says() -> None:
     docs = (ROOT / "docs" / "fields.md").read_text()
     assert docs == render_markdown(), "regenerate: python -m peloton.spec.fields > docs/fields.md"
+
+
+def test_a_field_below_a_refused_one_is_refused_for_that_ones_reason() -> None:
+    """A Mesos Secret sits below a volume's source and an environment
+    variable's secret: the error names the one the job set, and its reason."""
+    config = base()
+    variable = config.defaultConfig.command.environment.variables.add(name="TOKEN")
+    variable.secret.value.data = b"hunter2"
+    with pytest.raises(InvalidArgument) as e:
+        validate_job_config(config, capabilities=EVERY_CAPABILITY)
+    assert e.value.field == "defaultconfig.command.environment.variables[0].secret"
+    assert "secrets are not supported" in e.value.message

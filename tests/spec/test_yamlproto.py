@@ -82,8 +82,10 @@ def test_numbers() -> None:
                            task_pb2.ResourceConfig)
     assert (res.cpuLimit, res.memLimitMb, res.fdLimit) == (1.0, 2.5, 10)
     assert math.isnan(res.gpuLimit)
-    log = parse_job({"changelog": {"createdat": "-5", "version": "7"}}).changeLog
-    assert (log.createdAt, log.version) == (-5, 7)
+    log = parse_job({"changelog": {"createdat": "5", "version": "7"}}).changeLog
+    assert (log.createdAt, log.version) == (5, 7)
+    duration, _ = parse_message({"nanoseconds": "-5"}, mesos_pb2.DurationInfo)
+    assert duration.nanoseconds == -5
 
 
 def test_string_field_takes_numbers_like_go_yaml() -> None:
@@ -220,7 +222,7 @@ def test_normalise_key() -> None:
 def test_message_to_dict_round_trips() -> None:
     config = parse_job({
         "name": "j", "type": "SERVICE", "instancecount": 3,
-        "changelog": {"version": 2**40, "createdat": -1},
+        "changelog": {"version": 2**40, "createdat": 2**63},
         "labels": [{"key": "a", "value": "b"}],
         "defaultconfig": {
             "resource": {"cpulimit": 0.5},

@@ -26,15 +26,15 @@ _sym_db = _symbol_database.Default()
 from peloton.api.v0.peloton import peloton_pb2 as peloton_dot_api_dot_v0_dot_peloton_dot_peloton__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1epeloton/api/v0/host/host.proto\x12\x13peloton.api.v0.host\x1a$peloton/api/v0/peloton/peloton.proto\"\xd4\x02\n\x08HostInfo\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\n\n\x02ip\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.peloton.api.v0.host.HostState\x12-\n\x06labels\x18\x05 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x0f\n\x07\x63luster\x18\n \x01(\t\x12\x0b\n\x03\x63pu\x18\x0b \x01(\x01\x12\r\n\x05memMb\x18\x0c \x01(\x01\x12\x0e\n\x06\x64iskMb\x18\r \x01(\x01\x12\x0b\n\x03gpu\x18\x0e \x01(\x01\x12\x14\n\x0c\x63puAllocated\x18\x0f \x01(\x01\x12\x16\n\x0ememMbAllocated\x18\x10 \x01(\x01\x12\x17\n\x0f\x64iskMbAllocated\x18\x11 \x01(\x01\x12\x14\n\x0cgpuAllocated\x18\x12 \x01(\x01\x12\r\n\x05tasks\x18\x13 \x01(\r\x12\x16\n\x0elimitsEnforced\x18\x14 \x03(\t*\x94\x01\n\tHostState\x12\x16\n\x12HOST_STATE_INVALID\x10\x00\x12\x16\n\x12HOST_STATE_UNKNOWN\x10\x01\x12\x11\n\rHOST_STATE_UP\x10\x02\x12\x17\n\x13HOST_STATE_DRAINING\x10\x03\x12\x16\n\x12HOST_STATE_DRAINED\x10\x04\x12\x13\n\x0fHOST_STATE_DOWN\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1epeloton/api/v0/host/host.proto\x12\x13peloton.api.v0.host\x1a$peloton/api/v0/peloton/peloton.proto\"\xb4\x03\n\x08HostInfo\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\n\n\x02ip\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.peloton.api.v0.host.HostState\x12\x32\n\ngoal_state\x18\x04 \x01(\x0e\x32\x1e.peloton.api.v0.host.HostState\x12-\n\x06labels\x18\x05 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x14\n\x0c\x63urrent_pool\x18\x06 \x01(\t\x12\x14\n\x0c\x64\x65sired_pool\x18\x07 \x01(\t\x12\x0f\n\x07\x63luster\x18\x64 \x01(\t\x12\x0b\n\x03\x63pu\x18\x65 \x01(\x01\x12\r\n\x05memMb\x18\x66 \x01(\x01\x12\x0e\n\x06\x64iskMb\x18g \x01(\x01\x12\x0b\n\x03gpu\x18h \x01(\x01\x12\x14\n\x0c\x63puAllocated\x18i \x01(\x01\x12\x16\n\x0ememMbAllocated\x18j \x01(\x01\x12\x17\n\x0f\x64iskMbAllocated\x18k \x01(\x01\x12\x14\n\x0cgpuAllocated\x18l \x01(\x01\x12\r\n\x05tasks\x18m \x01(\r\x12\x16\n\x0elimitsEnforced\x18n \x03(\t*\x94\x01\n\tHostState\x12\x16\n\x12HOST_STATE_INVALID\x10\x00\x12\x16\n\x12HOST_STATE_UNKNOWN\x10\x01\x12\x11\n\rHOST_STATE_UP\x10\x02\x12\x17\n\x13HOST_STATE_DRAINING\x10\x03\x12\x16\n\x12HOST_STATE_DRAINED\x10\x04\x12\x13\n\x0fHOST_STATE_DOWN\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'peloton.api.v0.host.host_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_HOSTSTATE']._serialized_start=437
-  _globals['_HOSTSTATE']._serialized_end=585
+  _globals['_HOSTSTATE']._serialized_start=533
+  _globals['_HOSTSTATE']._serialized_end=681
   _globals['_HOSTINFO']._serialized_start=94
-  _globals['_HOSTINFO']._serialized_end=434
+  _globals['_HOSTINFO']._serialized_end=530
 # @@protoc_insertion_point(module_scope)

@@ -25,11 +25,14 @@ HOST_STATE_DRAINED: HostState
 HOST_STATE_DOWN: HostState
 
 class HostInfo(_message.Message):
-    __slots__ = ("hostname", "ip", "state", "labels", "cluster", "cpu", "memMb", "diskMb", "gpu", "cpuAllocated", "memMbAllocated", "diskMbAllocated", "gpuAllocated", "tasks", "limitsEnforced")
+    __slots__ = ("hostname", "ip", "state", "goal_state", "labels", "current_pool", "desired_pool", "cluster", "cpu", "memMb", "diskMb", "gpu", "cpuAllocated", "memMbAllocated", "diskMbAllocated", "gpuAllocated", "tasks", "limitsEnforced")
     HOSTNAME_FIELD_NUMBER: _ClassVar[int]
     IP_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
+    GOAL_STATE_FIELD_NUMBER: _ClassVar[int]
     LABELS_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_POOL_FIELD_NUMBER: _ClassVar[int]
+    DESIRED_POOL_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_FIELD_NUMBER: _ClassVar[int]
     CPU_FIELD_NUMBER: _ClassVar[int]
     MEMMB_FIELD_NUMBER: _ClassVar[int]
@@ -44,7 +47,10 @@ class HostInfo(_message.Message):
     hostname: str
     ip: str
     state: HostState
+    goal_state: HostState
     labels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
+    current_pool: str
+    desired_pool: str
     cluster: str
     cpu: float
     memMb: float
@@ -56,4 +62,4 @@ class HostInfo(_message.Message):
     gpuAllocated: float
     tasks: int
     limitsEnforced: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, hostname: _Optional[str] = ..., ip: _Optional[str] = ..., state: _Optional[_Union[HostState, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., cluster: _Optional[str] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., cpuAllocated: _Optional[float] = ..., memMbAllocated: _Optional[float] = ..., diskMbAllocated: _Optional[float] = ..., gpuAllocated: _Optional[float] = ..., tasks: _Optional[int] = ..., limitsEnforced: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, hostname: _Optional[str] = ..., ip: _Optional[str] = ..., state: _Optional[_Union[HostState, str]] = ..., goal_state: _Optional[_Union[HostState, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., current_pool: _Optional[str] = ..., desired_pool: _Optional[str] = ..., cluster: _Optional[str] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., cpuAllocated: _Optional[float] = ..., memMbAllocated: _Optional[float] = ..., diskMbAllocated: _Optional[float] = ..., gpuAllocated: _Optional[float] = ..., tasks: _Optional[int] = ..., limitsEnforced: _Optional[_Iterable[str]] = ...) -> None: ...

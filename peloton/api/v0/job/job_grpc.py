@@ -10,7 +10,10 @@ import grpclib.client
 if typing.TYPE_CHECKING:
     import grpclib.server
 
+import peloton.api.v0.errors.errors_pb2
 import peloton.api.v0.peloton.peloton_pb2
+import peloton.api.v0.query.query_pb2
+import peloton.api.v0.respool.respool_pb2
 import peloton.api.v0.task.task_pb2
 import peloton.api.v0.job.job_pb2
 

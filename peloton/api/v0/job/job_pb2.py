@@ -23,11 +23,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from peloton.api.v0.errors import errors_pb2 as peloton_dot_api_dot_v0_dot_errors_dot_errors__pb2
 from peloton.api.v0.peloton import peloton_pb2 as peloton_dot_api_dot_v0_dot_peloton_dot_peloton__pb2
+from peloton.api.v0.query import query_pb2 as peloton_dot_api_dot_v0_dot_query_dot_query__pb2
+from peloton.api.v0.respool import respool_pb2 as peloton_dot_api_dot_v0_dot_respool_dot_respool__pb2
 from peloton.api.v0.task import task_pb2 as peloton_dot_api_dot_v0_dot_task_dot_task__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cpeloton/api/v0/job/job.proto\x12\x12peloton.api.v0.job\x1a$peloton/api/v0/peloton/peloton.proto\x1a\x1epeloton/api/v0/task/task.proto\"\xc4\x01\n\tSlaConfig\x12\x10\n\x08priority\x18\x01 \x01(\r\x12\x13\n\x0bpreemptible\x18\x03 \x01(\x08\x12\x1f\n\x17maximumRunningInstances\x18\x04 \x01(\r\x12\x1f\n\x17minimumRunningInstances\x18\x05 \x01(\r\x12\x16\n\x0emaxRunningTime\x18\x06 \x01(\r\x12\x11\n\trevocable\x18\x07 \x01(\x08\x12#\n\x1bmaximumUnavailableInstances\x18\x08 \x01(\r\"\x90\x05\n\tJobConfig\x12\x34\n\tchangeLog\x18\x01 \x01(\x0b\x32!.peloton.api.v0.peloton.ChangeLog\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04type\x18\x03 \x01(\x0e\x32\x1b.peloton.api.v0.job.JobType\x12\x12\n\nowningTeam\x18\x04 \x01(\t\x12\x12\n\nldapGroups\x18\x05 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12-\n\x06labels\x18\x07 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x15\n\rinstanceCount\x18\x08 \x01(\r\x12*\n\x03sla\x18\t \x01(\x0b\x32\x1d.peloton.api.v0.job.SlaConfig\x12\x36\n\rdefaultConfig\x18\n \x01(\x0b\x32\x1f.peloton.api.v0.task.TaskConfig\x12I\n\x0einstanceConfig\x18\x0b \x03(\x0b\x32\x31.peloton.api.v0.job.JobConfig.InstanceConfigEntry\x12\x39\n\trespoolID\x18\x0c \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\r\n\x05owner\x18\r \x01(\t\x12@\n\x11placementStrategy\x18\x0e \x01(\x0e\x32%.peloton.api.v0.job.PlacementStrategy\x1aV\n\x13InstanceConfigEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12.\n\x05value\x18\x02 \x01(\x0b\x32\x1f.peloton.api.v0.task.TaskConfig:\x02\x38\x01\"\xbf\x02\n\x0bRuntimeInfo\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.peloton.api.v0.job.JobState\x12\x14\n\x0c\x63reationTime\x18\x02 \x01(\t\x12\x11\n\tstartTime\x18\x03 \x01(\t\x12\x16\n\x0e\x63ompletionTime\x18\x04 \x01(\t\x12\x41\n\ttaskStats\x18\x05 \x03(\x0b\x32..peloton.api.v0.job.RuntimeInfo.TaskStatsEntry\x12/\n\tgoalState\x18\x06 \x01(\x0e\x32\x1c.peloton.api.v0.job.JobState\x12\x1c\n\x14\x63onfigurationVersion\x18\x07 \x01(\x04\x1a\x30\n\x0eTaskStatsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\"\x95\x01\n\x07JobInfo\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12-\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.JobConfig\x12\x30\n\x07runtime\x18\x03 \x01(\x0b\x32\x1f.peloton.api.v0.job.RuntimeInfo\"\xc6\x02\n\nJobSummary\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04type\x18\x03 \x01(\x0e\x32\x1b.peloton.api.v0.job.JobType\x12\r\n\x05owner\x18\x04 \x01(\t\x12\x12\n\nowningTeam\x18\x05 \x01(\t\x12-\n\x06labels\x18\x06 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x15\n\rinstanceCount\x18\x07 \x01(\r\x12\x39\n\trespoolID\x18\x08 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x30\n\x07runtime\x18\t \x01(\x0b\x32\x1f.peloton.api.v0.job.RuntimeInfo\"\xf2\x01\n\tQuerySpec\x12-\n\x06labels\x18\x02 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x10\n\x08keywords\x18\x03 \x03(\t\x12/\n\tjobStates\x18\x04 \x03(\x0e\x32\x1c.peloton.api.v0.job.JobState\x12\x37\n\x07respool\x18\x05 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\r\n\x05owner\x18\x06 \x01(\t\x12\x0c\n\x04name\x18\x07 \x01(\t\x12\x0e\n\x06offset\x18\x08 \x01(\r\x12\r\n\x05limit\x18\t \x01(\r\"i\n\rCreateRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12-\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.JobConfig\">\n\x0e\x43reateResponse\x12,\n\x05jobId\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\"7\n\nGetRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\";\n\x0bGetResponse\x12,\n\x07jobInfo\x18\x02 \x01(\x0b\x32\x1b.peloton.api.v0.job.JobInfo\"\x8b\x01\n\x0cQueryRequest\x12\x39\n\trespoolID\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12+\n\x04spec\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.QuerySpec\x12\x13\n\x0bsummaryOnly\x18\x03 \x01(\x08\"}\n\rQueryResponse\x12,\n\x07results\x18\x02 \x03(\x0b\x32\x1b.peloton.api.v0.job.JobInfo\x12\r\n\x05total\x18\x03 \x01(\r\x12/\n\x07summary\x18\x05 \x03(\x0b\x32\x1e.peloton.api.v0.job.JobSummary\":\n\rDeleteRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\"\x10\n\x0e\x44\x65leteResponse\"i\n\rUpdateRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12-\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.JobConfig\"L\n\x0eUpdateResponse\x12)\n\x02id\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0f\n\x07message\x18\x03 \x01(\t*-\n\x07JobType\x12\t\n\x05\x42\x41TCH\x10\x00\x12\x0b\n\x07SERVICE\x10\x01\x12\n\n\x06\x44\x41\x45MON\x10\x02*\x96\x01\n\x08JobState\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x0f\n\x0bINITIALIZED\x10\x01\x12\x0b\n\x07PENDING\x10\x02\x12\x0b\n\x07RUNNING\x10\x03\x12\r\n\tSUCCEEDED\x10\x04\x12\n\n\x06\x46\x41ILED\x10\x05\x12\n\n\x06KILLED\x10\x06\x12\x0b\n\x07KILLING\x10\x07\x12\x11\n\rUNINITIALIZED\x10\x08\x12\x0b\n\x07\x44\x45LETED\x10\t*x\n\x11PlacementStrategy\x12\x1e\n\x1aPLACEMENT_STRATEGY_INVALID\x10\x00\x12 \n\x1cPLACEMENT_STRATEGY_PACK_HOST\x10\x01\x12!\n\x1dPLACEMENT_STRATEGY_SPREAD_JOB\x10\x02\x32\x95\x03\n\nJobManager\x12O\n\x06\x43reate\x12!.peloton.api.v0.job.CreateRequest\x1a\".peloton.api.v0.job.CreateResponse\x12\x46\n\x03Get\x12\x1e.peloton.api.v0.job.GetRequest\x1a\x1f.peloton.api.v0.job.GetResponse\x12L\n\x05Query\x12 .peloton.api.v0.job.QueryRequest\x1a!.peloton.api.v0.job.QueryResponse\x12O\n\x06\x44\x65lete\x12!.peloton.api.v0.job.DeleteRequest\x1a\".peloton.api.v0.job.DeleteResponse\x12O\n\x06Update\x12!.peloton.api.v0.job.UpdateRequest\x1a\".peloton.api.v0.job.UpdateResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cpeloton/api/v0/job/job.proto\x12\x12peloton.api.v0.job\x1a\"peloton/api/v0/errors/errors.proto\x1a$peloton/api/v0/peloton/peloton.proto\x1a peloton/api/v0/query/query.proto\x1a$peloton/api/v0/respool/respool.proto\x1a\x1epeloton/api/v0/task/task.proto\"\x9a\x01\n\rCreateRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12-\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.JobConfig\x12/\n\x07secrets\x18\x03 \x03(\x0b\x32\x1e.peloton.api.v0.peloton.Secret\"\xb3\x02\n\x0e\x43reateResponse\x12\x37\n\x05\x65rror\x18\x01 \x01(\x0b\x32(.peloton.api.v0.job.CreateResponse.Error\x12,\n\x05jobId\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x1a\xb9\x01\n\x05\x45rror\x12;\n\ralreadyExists\x18\x01 \x01(\x0b\x32$.peloton.api.v0.job.JobAlreadyExists\x12;\n\rinvalidConfig\x18\x02 \x01(\x0b\x32$.peloton.api.v0.job.InvalidJobConfig\x12\x36\n\x0cinvalidJobId\x18\x03 \x01(\x0b\x32 .peloton.api.v0.job.InvalidJobId\":\n\rDeleteRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\"\x88\x01\n\x0e\x44\x65leteResponse\x12\x37\n\x05\x65rror\x18\x01 \x01(\x0b\x32(.peloton.api.v0.job.DeleteResponse.Error\x1a=\n\x05\x45rror\x12\x34\n\x08notFound\x18\x01 \x01(\x0b\x32\".peloton.api.v0.errors.JobNotFound\"7\n\nGetRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\"\xa3\x02\n\x0bGetResponse\x12\x34\n\x05\x65rror\x18\x01 \x01(\x0b\x32%.peloton.api.v0.job.GetResponse.Error\x12,\n\x07jobInfo\x18\x02 \x01(\x0b\x32\x1b.peloton.api.v0.job.JobInfo\x12/\n\x07secrets\x18\x03 \x03(\x0b\x32\x1e.peloton.api.v0.peloton.Secret\x1a\x7f\n\x05\x45rror\x12\x34\n\x08notFound\x18\x01 \x01(\x0b\x32\".peloton.api.v0.errors.JobNotFound\x12@\n\x0egetRuntimeFail\x18\x02 \x01(\x0b\x32(.peloton.api.v0.errors.JobGetRuntimeFail\"N\n\x10InvalidJobConfig\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0f\n\x07message\x18\x02 \x01(\t\"J\n\x0cInvalidJobId\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0f\n\x07message\x18\x02 \x01(\t\"N\n\x10JobAlreadyExists\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0f\n\x07message\x18\x02 \x01(\t\"\x90\x05\n\tJobConfig\x12\x34\n\tchangeLog\x18\x01 \x01(\x0b\x32!.peloton.api.v0.peloton.ChangeLog\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04type\x18\x03 \x01(\x0e\x32\x1b.peloton.api.v0.job.JobType\x12\x12\n\nowningTeam\x18\x04 \x01(\t\x12\x12\n\nldapGroups\x18\x05 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12-\n\x06labels\x18\x07 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x15\n\rinstanceCount\x18\x08 \x01(\r\x12*\n\x03sla\x18\t \x01(\x0b\x32\x1d.peloton.api.v0.job.SlaConfig\x12\x36\n\rdefaultConfig\x18\n \x01(\x0b\x32\x1f.peloton.api.v0.task.TaskConfig\x12I\n\x0einstanceConfig\x18\x0b \x03(\x0b\x32\x31.peloton.api.v0.job.JobConfig.InstanceConfigEntry\x12\x39\n\trespoolID\x18\x0c \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\r\n\x05owner\x18\r \x01(\t\x12@\n\x11placementStrategy\x18\x0e \x01(\x0e\x32%.peloton.api.v0.job.PlacementStrategy\x1aV\n\x13InstanceConfigEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12.\n\x05value\x18\x02 \x01(\x0b\x32\x1f.peloton.api.v0.task.TaskConfig:\x02\x38\x01\"\x95\x01\n\x07JobInfo\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12-\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.JobConfig\x12\x30\n\x07runtime\x18\x03 \x01(\x0b\x32\x1f.peloton.api.v0.job.RuntimeInfo\"I\n\x0bJobNotFound\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0f\n\x07message\x18\x02 \x01(\t\"\xf2\x02\n\nJobSummary\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x04type\x18\x03 \x01(\x0e\x32\x1b.peloton.api.v0.job.JobType\x12\r\n\x05owner\x18\x04 \x01(\t\x12\x12\n\nowningTeam\x18\x05 \x01(\t\x12-\n\x06labels\x18\x06 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x15\n\rinstanceCount\x18\x07 \x01(\r\x12\x39\n\trespoolID\x18\x08 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\x30\n\x07runtime\x18\t \x01(\x0b\x32\x1f.peloton.api.v0.job.RuntimeInfo\x12*\n\x03sla\x18\n \x01(\x0b\x32\x1d.peloton.api.v0.job.SlaConfig\"\x8b\x01\n\x0cQueryRequest\x12\x39\n\trespoolID\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12+\n\x04spec\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.QuerySpec\x12\x13\n\x0bsummaryOnly\x18\x03 \x01(\x08\"\x83\x03\n\rQueryResponse\x12\x36\n\x05\x65rror\x18\x01 \x01(\x0b\x32\'.peloton.api.v0.job.QueryResponse.Error\x12,\n\x07records\x18\x02 \x03(\x0b\x32\x1b.peloton.api.v0.job.JobInfo\x12\x34\n\npagination\x18\x03 \x01(\x0b\x32 .peloton.api.v0.query.Pagination\x12+\n\x04spec\x18\x04 \x01(\x0b\x32\x1d.peloton.api.v0.job.QuerySpec\x12/\n\x07results\x18\x05 \x03(\x0b\x32\x1e.peloton.api.v0.job.JobSummary\x1ax\n\x05\x45rror\x12\x30\n\x03\x65rr\x18\x01 \x01(\x0b\x32#.peloton.api.v0.errors.UnknownError\x12=\n\x0einvalidRespool\x18\x02 \x01(\x0b\x32%.peloton.api.v0.errors.InvalidRespool\"\x8d\x03\n\tQuerySpec\x12\x38\n\npagination\x18\x01 \x01(\x0b\x32$.peloton.api.v0.query.PaginationSpec\x12-\n\x06labels\x18\x02 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x10\n\x08keywords\x18\x03 \x03(\t\x12/\n\tjobStates\x18\x04 \x03(\x0e\x32\x1c.peloton.api.v0.job.JobState\x12\x39\n\x07respool\x18\x05 \x01(\x0b\x32(.peloton.api.v0.respool.ResourcePoolPath\x12\r\n\x05owner\x18\x06 \x01(\t\x12\x0c\n\x04name\x18\x07 \x01(\t\x12<\n\x11\x63reationTimeRange\x18\x08 \x01(\x0b\x32!.peloton.api.v0.peloton.TimeRange\x12>\n\x13\x63ompletionTimeRange\x18\t \x01(\x0b\x32!.peloton.api.v0.peloton.TimeRange\"\xa9\t\n\x0bRuntimeInfo\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.peloton.api.v0.job.JobState\x12\x14\n\x0c\x63reationTime\x18\x02 \x01(\t\x12\x11\n\tstartTime\x18\x03 \x01(\t\x12\x16\n\x0e\x63ompletionTime\x18\x04 \x01(\t\x12\x41\n\ttaskStats\x18\x05 \x03(\x0b\x32..peloton.api.v0.job.RuntimeInfo.TaskStatsEntry\x12\x15\n\rconfigVersion\x18\x06 \x01(\x03\x12/\n\tgoalState\x18\x07 \x01(\x0e\x32\x1c.peloton.api.v0.job.JobState\x12\x1c\n\x14\x63onfigurationVersion\x18\x08 \x01(\x04\x12\x33\n\x08revision\x18\t \x01(\x0b\x32!.peloton.api.v0.peloton.ChangeLog\x12\x32\n\x08updateID\x18\n \x01(\x0b\x32 .peloton.api.v0.peloton.UpdateID\x12I\n\rresourceUsage\x18\x0b \x03(\x0b\x32\x32.peloton.api.v0.job.RuntimeInfo.ResourceUsageEntry\x12\x17\n\x0fworkflowVersion\x18\x0c \x01(\x04\x12\x14\n\x0cstateVersion\x18\r \x01(\x04\x12\x1b\n\x13\x64\x65siredStateVersion\x18\x0e \x01(\x04\x12[\n\x16taskConfigVersionStats\x18\x0f \x03(\x0b\x32;.peloton.api.v0.job.RuntimeInfo.TaskConfigVersionStatsEntry\x12m\n\x1ftaskStatsByConfigurationVersion\x18\x10 \x03(\x0b\x32\x44.peloton.api.v0.job.RuntimeInfo.TaskStatsByConfigurationVersionEntry\x1a\x97\x01\n\x0eTaskStateStats\x12R\n\nstateStats\x18\x01 \x03(\x0b\x32>.peloton.api.v0.job.RuntimeInfo.TaskStateStats.StateStatsEntry\x1a\x31\n\x0fStateStatsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x1a\x30\n\x0eTaskStatsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x1a\x34\n\x12ResourceUsageEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a=\n\x1bTaskConfigVersionStatsEntry\x12\x0b\n\x03key\x18\x01 \x01(\x04\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x1av\n$TaskStatsByConfigurationVersionEntry\x12\x0b\n\x03key\x18\x01 \x01(\x04\x12=\n\x05value\x18\x02 \x01(\x0b\x32..peloton.api.v0.job.RuntimeInfo.TaskStateStats:\x02\x38\x01\"\xc4\x01\n\tSlaConfig\x12\x10\n\x08priority\x18\x01 \x01(\r\x12\x13\n\x0bpreemptible\x18\x02 \x01(\x08\x12\x11\n\trevocable\x18\x03 \x01(\x08\x12\x1f\n\x17maximumRunningInstances\x18\x04 \x01(\r\x12\x1f\n\x17minimumRunningInstances\x18\x05 \x01(\r\x12\x16\n\x0emaxRunningTime\x18\x06 \x01(\r\x12#\n\x1bmaximumUnavailableInstances\x18\x07 \x01(\r\"\x9a\x01\n\rUpdateRequest\x12)\n\x02id\x18\x01 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12-\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.job.JobConfig\x12/\n\x07secrets\x18\x03 \x03(\x0b\x32\x1e.peloton.api.v0.peloton.Secret\"\xba\x02\n\x0eUpdateResponse\x12\x37\n\x05\x65rror\x18\x01 \x01(\x0b\x32(.peloton.api.v0.job.UpdateResponse.Error\x12)\n\x02id\x18\x02 \x01(\x0b\x32\x1d.peloton.api.v0.peloton.JobID\x12\x0f\n\x07message\x18\x03 \x01(\t\x1a\xb2\x01\n\x05\x45rror\x12\x34\n\x0bjobNotFound\x18\x01 \x01(\x0b\x32\x1f.peloton.api.v0.job.JobNotFound\x12;\n\rinvalidConfig\x18\x02 \x01(\x0b\x32$.peloton.api.v0.job.InvalidJobConfig\x12\x36\n\x0cinvalidJobId\x18\x03 \x01(\x0b\x32 .peloton.api.v0.job.InvalidJobId*\x96\x01\n\x08JobState\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x0f\n\x0bINITIALIZED\x10\x01\x12\x0b\n\x07PENDING\x10\x02\x12\x0b\n\x07RUNNING\x10\x03\x12\r\n\tSUCCEEDED\x10\x04\x12\n\n\x06\x46\x41ILED\x10\x05\x12\n\n\x06KILLED\x10\x06\x12\x0b\n\x07KILLING\x10\x07\x12\x11\n\rUNINITIALIZED\x10\x08\x12\x0b\n\x07\x44\x45LETED\x10\t*-\n\x07JobType\x12\t\n\x05\x42\x41TCH\x10\x00\x12\x0b\n\x07SERVICE\x10\x01\x12\n\n\x06\x44\x41\x45MON\x10\x02*x\n\x11PlacementStrategy\x12\x1e\n\x1aPLACEMENT_STRATEGY_INVALID\x10\x00\x12 \n\x1cPLACEMENT_STRATEGY_PACK_HOST\x10\x01\x12!\n\x1dPLACEMENT_STRATEGY_SPREAD_JOB\x10\x02\x32\x95\x03\n\nJobManager\x12O\n\x06\x43reate\x12!.peloton.api.v0.job.CreateRequest\x1a\".peloton.api.v0.job.CreateResponse\x12\x46\n\x03Get\x12\x1e.peloton.api.v0.job.GetRequest\x1a\x1f.peloton.api.v0.job.GetResponse\x12L\n\x05Query\x12 .peloton.api.v0.job.QueryRequest\x1a!.peloton.api.v0.job.QueryResponse\x12O\n\x06\x44\x65lete\x12!.peloton.api.v0.job.DeleteRequest\x1a\".peloton.api.v0.job.DeleteResponse\x12O\n\x06Update\x12!.peloton.api.v0.job.UpdateRequest\x1a\".peloton.api.v0.job.UpdateResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,50 +39,86 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_JOBCONFIG_INSTANCECONFIGENTRY']._loaded_options = None
   _globals['_JOBCONFIG_INSTANCECONFIGENTRY']._serialized_options = b'8\001'
+  _globals['_RUNTIMEINFO_TASKSTATESTATS_STATESTATSENTRY']._loaded_options = None
+  _globals['_RUNTIMEINFO_TASKSTATESTATS_STATESTATSENTRY']._serialized_options = b'8\001'
   _globals['_RUNTIMEINFO_TASKSTATSENTRY']._loaded_options = None
   _globals['_RUNTIMEINFO_TASKSTATSENTRY']._serialized_options = b'8\001'
-  _globals['_JOBTYPE']._serialized_start=2849
-  _globals['_JOBTYPE']._serialized_end=2894
-  _globals['_JOBSTATE']._serialized_start=2897
-  _globals['_JOBSTATE']._serialized_end=3047
-  _globals['_PLACEMENTSTRATEGY']._serialized_start=3049
-  _globals['_PLACEMENTSTRATEGY']._serialized_end=3169
-  _globals['_SLACONFIG']._serialized_start=123
-  _globals['_SLACONFIG']._serialized_end=319
-  _globals['_JOBCONFIG']._serialized_start=322
-  _globals['_JOBCONFIG']._serialized_end=978
-  _globals['_JOBCONFIG_INSTANCECONFIGENTRY']._serialized_start=892
-  _globals['_JOBCONFIG_INSTANCECONFIGENTRY']._serialized_end=978
-  _globals['_RUNTIMEINFO']._serialized_start=981
-  _globals['_RUNTIMEINFO']._serialized_end=1300
-  _globals['_RUNTIMEINFO_TASKSTATSENTRY']._serialized_start=1252
-  _globals['_RUNTIMEINFO_TASKSTATSENTRY']._serialized_end=1300
-  _globals['_JOBINFO']._serialized_start=1303
-  _globals['_JOBINFO']._serialized_end=1452
-  _globals['_JOBSUMMARY']._serialized_start=1455
-  _globals['_JOBSUMMARY']._serialized_end=1781
-  _globals['_QUERYSPEC']._serialized_start=1784
-  _globals['_QUERYSPEC']._serialized_end=2026
-  _globals['_CREATEREQUEST']._serialized_start=2028
-  _globals['_CREATEREQUEST']._serialized_end=2133
-  _globals['_CREATERESPONSE']._serialized_start=2135
-  _globals['_CREATERESPONSE']._serialized_end=2197
-  _globals['_GETREQUEST']._serialized_start=2199
-  _globals['_GETREQUEST']._serialized_end=2254
-  _globals['_GETRESPONSE']._serialized_start=2256
-  _globals['_GETRESPONSE']._serialized_end=2315
-  _globals['_QUERYREQUEST']._serialized_start=2318
-  _globals['_QUERYREQUEST']._serialized_end=2457
-  _globals['_QUERYRESPONSE']._serialized_start=2459
-  _globals['_QUERYRESPONSE']._serialized_end=2584
-  _globals['_DELETEREQUEST']._serialized_start=2586
-  _globals['_DELETEREQUEST']._serialized_end=2644
-  _globals['_DELETERESPONSE']._serialized_start=2646
-  _globals['_DELETERESPONSE']._serialized_end=2662
-  _globals['_UPDATEREQUEST']._serialized_start=2664
-  _globals['_UPDATEREQUEST']._serialized_end=2769
-  _globals['_UPDATERESPONSE']._serialized_start=2771
-  _globals['_UPDATERESPONSE']._serialized_end=2847
-  _globals['_JOBMANAGER']._serialized_start=3172
-  _globals['_JOBMANAGER']._serialized_end=3577
+  _globals['_RUNTIMEINFO_RESOURCEUSAGEENTRY']._loaded_options = None
+  _globals['_RUNTIMEINFO_RESOURCEUSAGEENTRY']._serialized_options = b'8\001'
+  _globals['_RUNTIMEINFO_TASKCONFIGVERSIONSTATSENTRY']._loaded_options = None
+  _globals['_RUNTIMEINFO_TASKCONFIGVERSIONSTATSENTRY']._serialized_options = b'8\001'
+  _globals['_RUNTIMEINFO_TASKSTATSBYCONFIGURATIONVERSIONENTRY']._loaded_options = None
+  _globals['_RUNTIMEINFO_TASKSTATSBYCONFIGURATIONVERSIONENTRY']._serialized_options = b'8\001'
+  _globals['_JOBSTATE']._serialized_start=5544
+  _globals['_JOBSTATE']._serialized_end=5694
+  _globals['_JOBTYPE']._serialized_start=5696
+  _globals['_JOBTYPE']._serialized_end=5741
+  _globals['_PLACEMENTSTRATEGY']._serialized_start=5743
+  _globals['_PLACEMENTSTRATEGY']._serialized_end=5863
+  _globals['_CREATEREQUEST']._serialized_start=231
+  _globals['_CREATEREQUEST']._serialized_end=385
+  _globals['_CREATERESPONSE']._serialized_start=388
+  _globals['_CREATERESPONSE']._serialized_end=695
+  _globals['_CREATERESPONSE_ERROR']._serialized_start=510
+  _globals['_CREATERESPONSE_ERROR']._serialized_end=695
+  _globals['_DELETEREQUEST']._serialized_start=697
+  _globals['_DELETEREQUEST']._serialized_end=755
+  _globals['_DELETERESPONSE']._serialized_start=758
+  _globals['_DELETERESPONSE']._serialized_end=894
+  _globals['_DELETERESPONSE_ERROR']._serialized_start=833
+  _globals['_DELETERESPONSE_ERROR']._serialized_end=894
+  _globals['_GETREQUEST']._serialized_start=896
+  _globals['_GETREQUEST']._serialized_end=951
+  _globals['_GETRESPONSE']._serialized_start=954
+  _globals['_GETRESPONSE']._serialized_end=1245
+  _globals['_GETRESPONSE_ERROR']._serialized_start=1118
+  _globals['_GETRESPONSE_ERROR']._serialized_end=1245
+  _globals['_INVALIDJOBCONFIG']._serialized_start=1247
+  _globals['_INVALIDJOBCONFIG']._serialized_end=1325
+  _globals['_INVALIDJOBID']._serialized_start=1327
+  _globals['_INVALIDJOBID']._serialized_end=1401
+  _globals['_JOBALREADYEXISTS']._serialized_start=1403
+  _globals['_JOBALREADYEXISTS']._serialized_end=1481
+  _globals['_JOBCONFIG']._serialized_start=1484
+  _globals['_JOBCONFIG']._serialized_end=2140
+  _globals['_JOBCONFIG_INSTANCECONFIGENTRY']._serialized_start=2054
+  _globals['_JOBCONFIG_INSTANCECONFIGENTRY']._serialized_end=2140
+  _globals['_JOBINFO']._serialized_start=2143
+  _globals['_JOBINFO']._serialized_end=2292
+  _globals['_JOBNOTFOUND']._serialized_start=2294
+  _globals['_JOBNOTFOUND']._serialized_end=2367
+  _globals['_JOBSUMMARY']._serialized_start=2370
+  _globals['_JOBSUMMARY']._serialized_end=2740
+  _globals['_QUERYREQUEST']._serialized_start=2743
+  _globals['_QUERYREQUEST']._serialized_end=2882
+  _globals['_QUERYRESPONSE']._serialized_start=2885
+  _globals['_QUERYRESPONSE']._serialized_end=3272
+  _globals['_QUERYRESPONSE_ERROR']._serialized_start=3152
+  _globals['_QUERYRESPONSE_ERROR']._serialized_end=3272
+  _globals['_QUERYSPEC']._serialized_start=3275
+  _globals['_QUERYSPEC']._serialized_end=3672
+  _globals['_RUNTIMEINFO']._serialized_start=3675
+  _globals['_RUNTIMEINFO']._serialized_end=4868
+  _globals['_RUNTIMEINFO_TASKSTATESTATS']._serialized_start=4430
+  _globals['_RUNTIMEINFO_TASKSTATESTATS']._serialized_end=4581
+  _globals['_RUNTIMEINFO_TASKSTATESTATS_STATESTATSENTRY']._serialized_start=4532
+  _globals['_RUNTIMEINFO_TASKSTATESTATS_STATESTATSENTRY']._serialized_end=4581
+  _globals['_RUNTIMEINFO_TASKSTATSENTRY']._serialized_start=4583
+  _globals['_RUNTIMEINFO_TASKSTATSENTRY']._serialized_end=4631
+  _globals['_RUNTIMEINFO_RESOURCEUSAGEENTRY']._serialized_start=4633
+  _globals['_RUNTIMEINFO_RESOURCEUSAGEENTRY']._serialized_end=4685
+  _globals['_RUNTIMEINFO_TASKCONFIGVERSIONSTATSENTRY']._serialized_start=4687
+  _globals['_RUNTIMEINFO_TASKCONFIGVERSIONSTATSENTRY']._serialized_end=4748
+  _globals['_RUNTIMEINFO_TASKSTATSBYCONFIGURATIONVERSIONENTRY']._serialized_start=4750
+  _globals['_RUNTIMEINFO_TASKSTATSBYCONFIGURATIONVERSIONENTRY']._serialized_end=4868
+  _globals['_SLACONFIG']._serialized_start=4871
+  _globals['_SLACONFIG']._serialized_end=5067
+  _globals['_UPDATEREQUEST']._serialized_start=5070
+  _globals['_UPDATEREQUEST']._serialized_end=5224
+  _globals['_UPDATERESPONSE']._serialized_start=5227
+  _globals['_UPDATERESPONSE']._serialized_end=5541
+  _globals['_UPDATERESPONSE_ERROR']._serialized_start=5363
+  _globals['_UPDATERESPONSE_ERROR']._serialized_end=5541
+  _globals['_JOBMANAGER']._serialized_start=5866
+  _globals['_JOBMANAGER']._serialized_end=6271
 # @@protoc_insertion_point(module_scope)

@@ -23,31 +23,40 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$peloton/api/v0/peloton/peloton.proto\x12\x16peloton.api.v0.peloton\"\x16\n\x05JobID\x12\r\n\x05value\x18\x01 \x01(\t\"\x17\n\x06TaskID\x12\r\n\x05value\x18\x01 \x01(\t\"\x1f\n\x0eResourcePoolID\x12\r\n\x05value\x18\x01 \x01(\t\"\x1c\n\x0bHostOfferID\x12\r\n\x05value\x18\x01 \x01(\t\"\x19\n\x08UpdateID\x12\r\n\x05value\x18\x01 \x01(\t\"\x19\n\x08SecretID\x12\r\n\x05value\x18\x01 \x01(\t\"U\n\tChangeLog\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\tcreatedAt\x18\x02 \x01(\x03\x12\x11\n\tupdatedAt\x18\x03 \x01(\x03\x12\x11\n\tupdatedBy\x18\x04 \x01(\t\"#\n\x05Label\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"\x1a\n\nOpaqueData\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$peloton/api/v0/peloton/peloton.proto\x12\x16peloton.api.v0.peloton\x1a\x1fgoogle/protobuf/timestamp.proto\"U\n\tChangeLog\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\tcreatedAt\x18\x02 \x01(\x04\x12\x11\n\tupdatedAt\x18\x03 \x01(\x04\x12\x11\n\tupdatedBy\x18\x04 \x01(\t\"\x1c\n\x0bHostOfferID\x12\r\n\x05value\x18\x01 \x01(\t\"\x16\n\x05JobID\x12\r\n\x05value\x18\x01 \x01(\t\"#\n\x05Label\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"\x1a\n\nOpaqueData\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\t\"\x1f\n\x0eResourcePoolID\x12\r\n\x05value\x18\x01 \x01(\t\"\x90\x01\n\x06Secret\x12,\n\x02id\x18\x01 \x01(\x0b\x32 .peloton.api.v0.peloton.SecretID\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x33\n\x05value\x18\x03 \x01(\x0b\x32$.peloton.api.v0.peloton.Secret.Value\x1a\x15\n\x05Value\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\"\x19\n\x08SecretID\x12\r\n\x05value\x18\x01 \x01(\t\"\x17\n\x06TaskID\x12\r\n\x05value\x18\x01 \x01(\t\"]\n\tTimeRange\x12\'\n\x03min\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\'\n\x03max\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x19\n\x08UpdateID\x12\r\n\x05value\x18\x01 \x01(\t\"\x19\n\x08VolumeID\x12\r\n\x05value\x18\x01 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'peloton.api.v0.peloton.peloton_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_JOBID']._serialized_start=64
-  _globals['_JOBID']._serialized_end=86
-  _globals['_TASKID']._serialized_start=88
-  _globals['_TASKID']._serialized_end=111
-  _globals['_RESOURCEPOOLID']._serialized_start=113
-  _globals['_RESOURCEPOOLID']._serialized_end=144
-  _globals['_HOSTOFFERID']._serialized_start=146
-  _globals['_HOSTOFFERID']._serialized_end=174
-  _globals['_UPDATEID']._serialized_start=176
-  _globals['_UPDATEID']._serialized_end=201
-  _globals['_SECRETID']._serialized_start=203
-  _globals['_SECRETID']._serialized_end=228
-  _globals['_CHANGELOG']._serialized_start=230
-  _globals['_CHANGELOG']._serialized_end=315
-  _globals['_LABEL']._serialized_start=317
-  _globals['_LABEL']._serialized_end=352
-  _globals['_OPAQUEDATA']._serialized_start=354
-  _globals['_OPAQUEDATA']._serialized_end=380
+  _globals['_CHANGELOG']._serialized_start=97
+  _globals['_CHANGELOG']._serialized_end=182
+  _globals['_HOSTOFFERID']._serialized_start=184
+  _globals['_HOSTOFFERID']._serialized_end=212
+  _globals['_JOBID']._serialized_start=214
+  _globals['_JOBID']._serialized_end=236
+  _globals['_LABEL']._serialized_start=238
+  _globals['_LABEL']._serialized_end=273
+  _globals['_OPAQUEDATA']._serialized_start=275
+  _globals['_OPAQUEDATA']._serialized_end=301
+  _globals['_RESOURCEPOOLID']._serialized_start=303
+  _globals['_RESOURCEPOOLID']._serialized_end=334
+  _globals['_SECRET']._serialized_start=337
+  _globals['_SECRET']._serialized_end=481
+  _globals['_SECRET_VALUE']._serialized_start=460
+  _globals['_SECRET_VALUE']._serialized_end=481
+  _globals['_SECRETID']._serialized_start=483
+  _globals['_SECRETID']._serialized_end=508
+  _globals['_TASKID']._serialized_start=510
+  _globals['_TASKID']._serialized_end=533
+  _globals['_TIMERANGE']._serialized_start=535
+  _globals['_TIMERANGE']._serialized_end=628
+  _globals['_UPDATEID']._serialized_start=630
+  _globals['_UPDATEID']._serialized_end=655
+  _globals['_VOLUMEID']._serialized_start=657
+  _globals['_VOLUMEID']._serialized_end=682
 # @@protoc_insertion_point(module_scope)

@@ -10,6 +10,7 @@ import grpclib.client
 if typing.TYPE_CHECKING:
     import grpclib.server
 
+import peloton.api.v0.changelog.changelog_pb2
 import peloton.api.v0.peloton.peloton_pb2
 import peloton.api.v0.respool.respool_pb2
 

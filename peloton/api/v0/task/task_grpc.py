@@ -11,7 +11,9 @@ if typing.TYPE_CHECKING:
     import grpclib.server
 
 import peloton.api.mesos.v1.mesos_pb2
+import peloton.api.v0.errors.errors_pb2
 import peloton.api.v0.peloton.peloton_pb2
+import peloton.api.v0.query.query_pb2
 import peloton.api.v0.task.task_pb2
 
 

@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from peloton.api.v0.host import host_pb2 as peloton_dot_api_dot_v0_dot_host_dot_host__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&peloton/api/v0/host/svc/host_svc.proto\x12\x17peloton.api.v0.host.svc\x1a\x1epeloton/api/v0/host/host.proto\"G\n\x11QueryHostsRequest\x12\x32\n\nhostStates\x18\x01 \x03(\x0e\x32\x1e.peloton.api.v0.host.HostState\"F\n\x12QueryHostsResponse\x12\x30\n\thostInfos\x18\x01 \x03(\x0b\x32\x1d.peloton.api.v0.host.HostInfo2t\n\x0bHostService\x12\x65\n\nQueryHosts\x12*.peloton.api.v0.host.svc.QueryHostsRequest\x1a+.peloton.api.v0.host.svc.QueryHostsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&peloton/api/v0/host/svc/host_svc.proto\x12\x17peloton.api.v0.host.svc\x1a\x1epeloton/api/v0/host/host.proto\"H\n\x11QueryHostsRequest\x12\x33\n\x0bhost_states\x18\x01 \x03(\x0e\x32\x1e.peloton.api.v0.host.HostState\"G\n\x12QueryHostsResponse\x12\x31\n\nhost_infos\x18\x01 \x03(\x0b\x32\x1d.peloton.api.v0.host.HostInfo2t\n\x0bHostService\x12\x65\n\nQueryHosts\x12*.peloton.api.v0.host.svc.QueryHostsRequest\x1a+.peloton.api.v0.host.svc.QueryHostsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,9 +34,9 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'peloton.api.v0.host.svc.hos
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_QUERYHOSTSREQUEST']._serialized_start=99
-  _globals['_QUERYHOSTSREQUEST']._serialized_end=170
-  _globals['_QUERYHOSTSRESPONSE']._serialized_start=172
-  _globals['_QUERYHOSTSRESPONSE']._serialized_end=242
-  _globals['_HOSTSERVICE']._serialized_start=244
-  _globals['_HOSTSERVICE']._serialized_end=360
+  _globals['_QUERYHOSTSREQUEST']._serialized_end=171
+  _globals['_QUERYHOSTSRESPONSE']._serialized_start=173
+  _globals['_QUERYHOSTSRESPONSE']._serialized_end=244
+  _globals['_HOSTSERVICE']._serialized_start=246
+  _globals['_HOSTSERVICE']._serialized_end=362
 # @@protoc_insertion_point(module_scope)

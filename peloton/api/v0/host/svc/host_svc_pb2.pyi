@@ -9,13 +9,13 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class QueryHostsRequest(_message.Message):
-    __slots__ = ("hostStates",)
-    HOSTSTATES_FIELD_NUMBER: _ClassVar[int]
-    hostStates: _containers.RepeatedScalarFieldContainer[_host_pb2.HostState]
-    def __init__(self, hostStates: _Optional[_Iterable[_Union[_host_pb2.HostState, str]]] = ...) -> None: ...
+    __slots__ = ("host_states",)
+    HOST_STATES_FIELD_NUMBER: _ClassVar[int]
+    host_states: _containers.RepeatedScalarFieldContainer[_host_pb2.HostState]
+    def __init__(self, host_states: _Optional[_Iterable[_Union[_host_pb2.HostState, str]]] = ...) -> None: ...
 
 class QueryHostsResponse(_message.Message):
-    __slots__ = ("hostInfos",)
-    HOSTINFOS_FIELD_NUMBER: _ClassVar[int]
-    hostInfos: _containers.RepeatedCompositeFieldContainer[_host_pb2.HostInfo]
-    def __init__(self, hostInfos: _Optional[_Iterable[_Union[_host_pb2.HostInfo, _Mapping]]] = ...) -> None: ...
+    __slots__ = ("host_infos",)
+    HOST_INFOS_FIELD_NUMBER: _ClassVar[int]
+    host_infos: _containers.RepeatedCompositeFieldContainer[_host_pb2.HostInfo]
+    def __init__(self, host_infos: _Optional[_Iterable[_Union[_host_pb2.HostInfo, _Mapping]]] = ...) -> None: ...
