@@ -628,12 +628,15 @@ class ShardEngine:
         """
         await self.apply_reconcile(*await self.ask_reconcile(full=full))
 
-    async def ask_reconcile(self, *, full: bool
+    async def ask_reconcile(self, *, full: bool, among: Iterable[Task] | None = None,
                             ) -> tuple[set[str], list[hpb.TaskEvent], set[str]]:
-        """Ask the host managers (reads only, so not the writer's): (the runs
-        asked about, the latest status of those they know, those they do not)."""
+        """Ask the host managers (reads only, so not the writer's) about the
+        shard's runs, or those ``among`` these tasks: (the runs asked about,
+        the latest status of those they know, those they do not)."""
         states = ON_HOST_TASK_STATES if full else IN_TRANSIT_STATES
-        tasks = [t for job in self.jobs.values() for t in job.tasks if t.state in states]
+        if among is None:
+            among = (t for job in self.jobs.values() for t in job.tasks)
+        tasks = [t for t in among if t.state in states]
         by_cluster: dict[str, list[str]] = defaultdict(list)
         for t in tasks:
             by_cluster[t.cluster].append(t.mesos_task_id)

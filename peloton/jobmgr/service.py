@@ -21,6 +21,7 @@ from typing import Any
 
 import trio
 
+from peloton.api.mesos.v1 import mesos_pb2
 from peloton.api.private.cluster import cluster_grpc
 from peloton.api.private.cluster import cluster_pb2 as cpb
 from peloton.api.private.hostmgrsvc import hostmgrsvc_grpc
@@ -43,11 +44,11 @@ from peloton.core.errors import (
     PelotonError,
     Unavailable,
 )
-from peloton.core.ids import is_job_id, new_job_id
+from peloton.core.ids import is_job_id, mesos_task_id, new_job_id
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
 from peloton.jobmgr.engine import Context, ShardEngine, is_preemptible
-from peloton.jobmgr.model import Job, Task
+from peloton.jobmgr.model import Job, Task, rfc3339
 from peloton.rpc import Channels, ServiceClient, serve_grpc
 from peloton.rpc.errorfields import InstanceOutOfRange
 from peloton.rpc.http_json import serve_http_json
@@ -74,6 +75,10 @@ WAIT_REASONS_LIMIT = 10_000
 # Placement batches launching at once (each holds up to 100 placements) while
 # the next is fetched: launching waits on SQLite and the host managers.
 LAUNCH_BATCHES = 4
+# GetActiveJobs (a debug call) lists at most this many job ids.
+ACTIVE_JOBS_LIMIT = 1_000_000
+# GetPodEvents answers at most this many events (of up to `limit` runs).
+POD_EVENTS_LIMIT = 10_000
 
 
 class Jobmgr:
@@ -400,6 +405,19 @@ def _job_id(request_id: peloton_pb2.JobID) -> str:
     return value
 
 
+async def _stop(engine: ShardEngine, job: Job, tasks: list[Task]) -> None:
+    job.goal = JobState.KILLED
+    await engine.kill(tasks)
+
+
+async def _start(engine: ShardEngine, job: Job, tasks: list[Task]) -> list[int]:
+    return await engine.start(tasks)
+
+
+async def _restart(engine: ShardEngine, job: Job, tasks: list[Task]) -> None:
+    await engine.restart(tasks)
+
+
 def _page(spec: query_pb2.PaginationSpec, field: str, *,
           default_limit: int | None) -> tuple[int, int | None]:
     """(offset, limit) of a query's PaginationSpec: ``limit`` results from
@@ -427,6 +445,59 @@ def _ranges(ranges: Any, count: int) -> list[int]:
                                   field=f"ranges[{i}]")
         out.update(range(getattr(r, "from"), end))
     return sorted(out)
+
+
+async def _on_owner(jm: Jobmgr, job_id: str, ranges: Any, stub: type, method: str,
+                    request: Any,
+                    act: Callable[[ShardEngine, Job, list[Task]], Awaitable[Any]]) -> Any:
+    """``act`` on the job's tasks in ``ranges`` (all when empty), in the
+    writer of the shard's owner (the request is forwarded there when that is
+    another jobmgr). An ended job, not kept in memory, is loaded for it."""
+
+    async def body(engine: ShardEngine) -> Any:
+        job = engine.jobs.get(job_id)
+        if job is None:
+            row = await jm.storage.get_job(job_id)
+            if row is None:
+                raise NotFound(f"job {job_id} does not exist")
+            task_rows, _ = await jm.storage.list_tasks(job_id)
+            job = Job.from_rows(row, task_rows)
+            engine.jobs[job_id] = job
+        instances = _ranges(ranges, job.config.instanceCount)
+        return await act(engine, job, [job.tasks[i] for i in instances])
+
+    async def local(engine: ShardEngine) -> Any:
+        return await engine.submit(body, engine)
+
+    return await jm.route(job_id, stub, method, request, local)
+
+
+async def _refresh(jm: Jobmgr, job_id: str, ranges: Any, stub: type, method: str,
+                   request: Any) -> None:
+    """Peloton's debug Refresh: the host managers' latest status of the
+    runs (on a host) of these instances, applied as events, and the job's
+    state derived again. Only what the hosts report is applied: a run they
+    do not know is left to the shard's reconcile rounds, which see it twice
+    before they act."""
+
+    async def body(engine: ShardEngine) -> Any:
+        job = engine.jobs.get(job_id)
+        if job is None:
+            if await jm.storage.get_job(job_id) is None:
+                raise NotFound(f"job {job_id} does not exist")
+            return None  # an ended job: nothing runs, nothing to refresh
+        tasks = [job.tasks[i] for i in _ranges(ranges, job.config.instanceCount)]
+        _, known, _ = await engine.ask_reconcile(full=True, among=tasks)
+
+        async def apply() -> None:
+            if known:
+                await engine.on_events(known)
+            if job.refresh_state(time.time()):
+                await engine.persist([job], [])
+        await engine.submit(apply)
+        return None
+
+    await jm.route(job_id, stub, method, request, body)
 
 
 class JobHandler:
@@ -649,6 +720,62 @@ class JobHandler:
 
         return await self.jm.route(job_id, job_grpc.JobManagerStub, "Update", request, local)
 
+    async def _act(self, request: Any, method: str, config: str,
+                   act: Callable[[ShardEngine, Job, list[Task]], Awaitable[Any]]) -> Any:
+        """Restart, Start and Stop of a job's instances (all when no ranges):
+        the task service's actions, checked against ``resourceVersion``."""
+        job_id = _job_id(request.id)
+        if getattr(request, config).batchSize:
+            raise InvalidArgument(
+                "doing it in batches is not supported yet (a service's restart already rolls "
+                "within sla.maximumUnavailableInstances); leave it 0",
+                field=f"{config}.batchSize")
+
+        async def checked(engine: ShardEngine, job: Job, tasks: list[Task]) -> Any:
+            if request.resourceVersion and request.resourceVersion != job.config_version:
+                # (not Aborted: that is the shard fence's, which route retries)
+                raise FailedPrecondition(
+                    f"job {job_id} is at version {job.config_version}, not "
+                    f"{request.resourceVersion}; read it again", field="resourceVersion")
+            await act(engine, job, tasks)
+            return getattr(job_pb2, f"{method}Response")(resourceVersion=job.config_version)
+
+        return await _on_owner(self.jm, job_id, request.ranges, job_grpc.JobManagerStub,
+                               method, request, checked)
+
+    async def Restart(self, request: job_pb2.RestartRequest) -> Any:
+        return await self._act(request, "Restart", "restartConfig", _restart)
+
+    async def Start(self, request: job_pb2.StartRequest) -> Any:
+        return await self._act(request, "Start", "startConfig", _start)
+
+    async def Stop(self, request: job_pb2.StopRequest) -> Any:
+        return await self._act(request, "Stop", "stopConfig", _stop)
+
+    async def Refresh(self, request: job_pb2.RefreshRequest) -> Any:
+        await _refresh(self.jm, _job_id(request.id), (), job_grpc.JobManagerStub, "Refresh",
+                       request)
+        return job_pb2.RefreshResponse()
+
+    async def GetCache(self, request: job_pb2.GetCacheRequest) -> Any:
+        job_id = _job_id(request.id)
+
+        async def local(engine: ShardEngine) -> Any:
+            job = engine.jobs.get(job_id)
+            if job is None:
+                raise NotFound(f"job {job_id} is not in its owner's cache (it has ended, or "
+                               "does not exist)")
+            return job_pb2.GetCacheResponse(config=job.config, runtime=job.runtime())
+
+        return await self.jm.route(job_id, job_grpc.JobManagerStub, "GetCache", request, local)
+
+    async def GetActiveJobs(self, request: job_pb2.GetActiveJobsRequest) -> Any:
+        active = [int(s) for s in job_pb2.JobState.values()
+                  if JobState(s) not in TERMINAL_JOB_STATES]
+        rows, _ = await self.jm.storage.query_jobs(states=active, limit=ACTIVE_JOBS_LIMIT)
+        return job_pb2.GetActiveJobsResponse(
+            ids=[peloton_pb2.JobID(value=row.job_id) for row in rows])
+
 
 class TaskHandler:
     """peloton.api.v0.task.TaskManager"""
@@ -735,44 +862,93 @@ class TaskHandler:
 
     async def _on_owner(self, request: Any, method: str,
                         act: Callable[[ShardEngine, Job, list[Task]], Awaitable[Any]]) -> Any:
-        job_id = _job_id(request.jobId)
-
-        async def body(engine: ShardEngine) -> Any:
-            job = engine.jobs.get(job_id)
-            if job is None:
-                row = await self.jm.storage.get_job(job_id)
-                if row is None:
-                    raise NotFound(f"job {job_id} does not exist")
-                # An ended job is not kept in memory: load it to act on it.
-                task_rows, _ = await self.jm.storage.list_tasks(job_id)
-                job = Job.from_rows(row, task_rows)
-                engine.jobs[job_id] = job
-            instances = _ranges(request.ranges, job.config.instanceCount)
-            return await act(engine, job, [job.tasks[i] for i in instances])
-
-        async def local(engine: ShardEngine) -> Any:
-            return await engine.submit(body, engine)
-
-        return await self.jm.route(job_id, task_grpc.TaskManagerStub, method, request, local)
+        return await _on_owner(self.jm, _job_id(request.jobId), request.ranges,
+                               task_grpc.TaskManagerStub, method, request, act)
 
     async def Stop(self, request: task_pb2.StopRequest) -> Any:
         async def act(engine: ShardEngine, job: Job, tasks: list[Task]) -> Any:
-            job.goal = JobState.KILLED
-            await engine.kill(tasks)
+            await _stop(engine, job, tasks)
             return task_pb2.StopResponse(stoppedInstanceIds=[t.instance for t in tasks])
         return await self._on_owner(request, "Stop", act)
 
     async def Start(self, request: task_pb2.StartRequest) -> Any:
         async def act(engine: ShardEngine, job: Job, tasks: list[Task]) -> Any:
-            started = await engine.start(tasks)
-            return task_pb2.StartResponse(startedInstanceIds=started)
+            return task_pb2.StartResponse(startedInstanceIds=await _start(engine, job, tasks))
         return await self._on_owner(request, "Start", act)
 
     async def Restart(self, request: task_pb2.RestartRequest) -> Any:
         async def act(engine: ShardEngine, job: Job, tasks: list[Task]) -> Any:
-            await engine.restart(tasks)
+            await _restart(engine, job, tasks)
             return task_pb2.RestartResponse()
         return await self._on_owner(request, "Restart", act)
+
+    async def Refresh(self, request: task_pb2.RefreshRequest) -> Any:
+        ranges = [request.range] if request.HasField("range") else []
+        await _refresh(self.jm, _job_id(request.jobId), ranges, task_grpc.TaskManagerStub,
+                       "Refresh", request)
+        return task_pb2.RefreshResponse()
+
+    async def GetCache(self, request: task_pb2.GetCacheRequest) -> Any:
+        job_id = _job_id(request.jobId)
+
+        async def local(engine: ShardEngine) -> Any:
+            job = engine.jobs.get(job_id)
+            if job is None:
+                raise NotFound(f"job {job_id} is not in its owner's cache (it has ended, or "
+                               "does not exist)")
+            if request.instanceId >= len(job.tasks):
+                raise InstanceOutOfRange(job_id, len(job.tasks), request.instanceId)
+            return task_pb2.GetCacheResponse(
+                runtime=job.tasks[request.instanceId].runtime(),
+                labels=job.task_config(request.instanceId).labels)
+
+        return await self.jm.route(job_id, task_grpc.TaskManagerStub, "GetCache", request,
+                                   local)
+
+    async def GetPodEvents(self, request: task_pb2.GetPodEventsRequest) -> Any:
+        """The state changes of an instance's runs, newest first: of the run
+        ``runId`` names, or of the last ``limit`` runs (10 when 0), as
+        Peloton answers."""
+        job_id = _job_id(request.jobId)
+        job = await self._job_row(job_id)
+        if request.instanceId >= job.instance_count:
+            raise InstanceOutOfRange(job_id, job.instance_count, request.instanceId)
+        if request.runId:
+            prefix = f"{job_id}-{request.instanceId}-"
+            run_text = request.runId.removeprefix(prefix)
+            if not request.runId.startswith(prefix) or not run_text.isdigit():
+                raise InvalidArgument(f"{request.runId!r} is not a run of {prefix[:-1]} "
+                                      f"({prefix}<run>)", field="runId")
+            last = first = int(run_text)
+        else:
+            row = await self.jm.storage.get_task(job_id, request.instanceId)
+            last = row.run_id if row is not None else 0
+            first = max(1, last - (request.limit or 10) + 1)
+        events = await self.jm.storage.task_events(job_id, request.instanceId,
+                                                   limit=POD_EVENTS_LIMIT, runs=(first, last))
+        reply = task_pb2.GetPodEventsResponse()
+        for e in events:
+            reply.result.add(
+                taskId=mesos_pb2.TaskID(value=mesos_task_id(job_id, e.instance_id, e.run_id)),
+                prevTaskId=mesos_pb2.TaskID(
+                    value=mesos_task_id(job_id, e.instance_id, e.run_id - 1)
+                    if e.run_id > 1 else ""),
+                actualState=TaskState(e.state).name, timestamp=rfc3339(e.timestamp),
+                hostname=e.host, message=e.message)
+        return reply
+
+    async def DeletePodEvents(self, request: task_pb2.DeletePodEventsRequest) -> Any:
+        """Delete an instance's events of runs up to and including ``runId``."""
+        job_id = _job_id(request.jobId)
+
+        async def local(engine: ShardEngine) -> Any:
+            await self.jm.storage.delete_task_events(
+                engine.shard, engine.epoch, job_id, request.instanceId,
+                up_to_run=request.runId)
+            return task_pb2.DeletePodEventsResponse()
+
+        return await self.jm.route(job_id, task_grpc.TaskManagerStub, "DeletePodEvents",
+                                   request, local)
 
     async def _sandbox(self, job_id: str, instance: int, run_id: str, path: str,
                        offset: int, length: int) -> hpb.ReadSandboxFileResponse:

@@ -245,10 +245,20 @@ class Storage(abc.ABC):
 
     @abc.abstractmethod
     async def task_events(
-        self, job_id: str, instance_id: int, *, limit: int = 100
+        self, job_id: str, instance_id: int, *, limit: int = 100,
+        runs: tuple[int, int] | None = None,
     ) -> list[TaskEventRow]:
         """Up to ``limit`` events of one instance, newest first (by timestamp,
-        then by the order they were written)."""
+        then by the order they were written); only those of runs
+        ``runs[0] <= run_id <= runs[1]`` when given."""
+
+    @abc.abstractmethod
+    async def delete_task_events(
+        self, shard: int, epoch: int, job_id: str, instance_id: int, *, up_to_run: int
+    ) -> int:
+        """Delete the events of one instance's runs ``run_id <= up_to_run`` in
+        one fenced transaction; returns how many went. The job must belong
+        to ``shard`` (``InvalidArgument``) and exist (``NotFound``)."""
 
     @abc.abstractmethod
     async def load_shard(

@@ -783,19 +783,38 @@ class SQLiteStorage(Storage):
         return await self._read(run)
 
     async def task_events(
-        self, job_id: str, instance_id: int, *, limit: int = 100
+        self, job_id: str, instance_id: int, *, limit: int = 100,
+        runs: tuple[int, int] | None = None,
     ) -> list[TaskEventRow]:
         _check_page(0, limit)
+        low, high = runs if runs is not None else (0, 2**62)
 
         def run(conn: sqlite3.Connection) -> list[TaskEventRow]:
             rows = conn.execute(
                 f"SELECT {_EVENT_SELECT} FROM task_events WHERE job_id = ? AND instance_id = ? "
-                "ORDER BY timestamp DESC, rowid DESC LIMIT ?",
-                (job_id, instance_id, limit),
+                "AND run_id BETWEEN ? AND ? ORDER BY timestamp DESC, rowid DESC LIMIT ?",
+                (job_id, instance_id, low, high, limit),
             ).fetchall()
             return [TaskEventRow(*r) for r in rows]
 
         return await self._read(run)
+
+    async def delete_task_events(
+        self, shard: int, epoch: int, job_id: str, instance_id: int, *, up_to_run: int
+    ) -> int:
+        def run(conn: sqlite3.Connection) -> int:
+            _fence(conn, shard, epoch)
+            row = conn.execute("SELECT shard FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"job {job_id} does not exist")
+            if row[0] != shard:
+                raise InvalidArgument(f"job {job_id} is in shard {row[0]}, not {shard}",
+                                      field="job_id")
+            return conn.execute(
+                "DELETE FROM task_events WHERE job_id = ? AND instance_id = ? AND run_id <= ?",
+                (job_id, instance_id, up_to_run)).rowcount
+
+        return await self._write(run)
 
     async def load_shard(
         self, shard: int, *, active_only: bool = True

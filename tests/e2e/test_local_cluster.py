@@ -31,6 +31,7 @@ from peloton.core.errors import (
     NotFound,
     Unavailable,
 )
+from peloton.core.ids import new_job_id
 from peloton.hostmgr.backends.cgroups import MemoryCgroups
 from peloton.ops import minicluster
 from peloton.rpc import Channels, call_once, open_rpc
@@ -153,6 +154,64 @@ async def test_stop_kills_running_tasks(client: PelotonClient) -> None:
         jobId=peloton_pb2.JobID(value=job_id)))
     info = await client.wait_for_job(job_id, TERMINAL, timeout=30)
     assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
+
+
+async def test_job_level_actions_and_the_debug_calls(client: PelotonClient) -> None:
+    """JobManager Stop/Start/Restart (with resourceVersion), Refresh,
+    GetCache, GetActiveJobs; TaskManager Refresh, GetCache, GetPodEvents,
+    DeletePodEvents: none answers UNIMPLEMENTED."""
+    config, _ = load_job_config(job_yaml("sleep 600", 2))
+    job_id = await client.create_job("/DefaultResPool", config)
+    jid = peloton_pb2.JobID(value=job_id)
+    await client.wait_for_job(job_id, ("RUNNING",), timeout=30)
+
+    cache = await client.jobs.call("GetCache", job_pb2.GetCacheRequest(id=jid))
+    assert cache.config.instanceCount == 2 and cache.runtime.configurationVersion == 1
+    active = await client.jobs.call("GetActiveJobs", job_pb2.GetActiveJobsRequest())
+    assert job_id in {i.value for i in active.ids}
+    await client.jobs.call("Refresh", job_pb2.RefreshRequest(id=jid))
+    await client.tasks.call("Refresh", task_pb2.RefreshRequest(jobId=jid))
+    task_cache = await client.tasks.call("GetCache", task_pb2.GetCacheRequest(
+        jobId=jid, instanceId=1))
+    assert task_pb2.TaskState.Name(task_cache.runtime.state) in ("LAUNCHED", "STARTING",
+                                                                 "RUNNING")
+    with pytest.raises(InvalidArgument, match="instanceId"):
+        await client.tasks.call("GetCache", task_pb2.GetCacheRequest(jobId=jid, instanceId=7))
+
+    with pytest.raises(InvalidArgument) as refused:
+        await client.jobs.call("Restart", job_pb2.RestartRequest(
+            id=jid, restartConfig=job_pb2.RestartConfig(batchSize=1)))
+    assert str(refused.value).startswith("restartConfig.batchSize: doing it in batches")
+    with pytest.raises(FailedPrecondition, match="at version 1, not 7"):
+        await client.jobs.call("Stop", job_pb2.StopRequest(id=jid, resourceVersion=7))
+    stopped = await client.jobs.call("Stop", job_pb2.StopRequest(id=jid, resourceVersion=1))
+    assert stopped.resourceVersion == 1
+    await client.wait_for_job(job_id, ("KILLED",), timeout=30)
+    await client.jobs.call("Start", job_pb2.StartRequest(id=jid, ranges=[
+        task_pb2.InstanceRange(**{"from": 0, "to": 1})]))
+    await client.wait_for_job(job_id, ("RUNNING",), timeout=30)
+
+    events = await client.tasks.call("GetPodEvents", task_pb2.GetPodEventsRequest(
+        jobId=jid, instanceId=0))
+    runs = [e.taskId.value for e in events.result]
+    assert runs[0].endswith("-0-2") and runs[-1].endswith("-0-1"), runs  # newest run first
+    assert "KILLED" in [e.actualState for e in events.result]
+    only = await client.tasks.call("GetPodEvents", task_pb2.GetPodEventsRequest(
+        jobId=jid, instanceId=0, runId=f"{job_id}-0-1"))
+    assert {e.taskId.value for e in only.result} == {f"{job_id}-0-1"}
+    await client.tasks.call("DeletePodEvents", task_pb2.DeletePodEventsRequest(
+        jobId=jid, instanceId=0, runId=1))
+    left = await client.tasks.call("GetPodEvents", task_pb2.GetPodEventsRequest(
+        jobId=jid, instanceId=0))
+    assert left.result and all(e.taskId.value.endswith("-0-2") for e in left.result)
+
+    await client.jobs.call("Stop", job_pb2.StopRequest(id=jid))
+    await client.wait_for_job(job_id, ("KILLED",), timeout=30)
+    cache = await client.jobs.call("GetCache", job_pb2.GetCacheRequest(id=jid))
+    assert cache.runtime.state == job_pb2.KILLED
+    with pytest.raises(NotFound, match="cache"):
+        await client.jobs.call("GetCache", job_pb2.GetCacheRequest(
+            id=peloton_pb2.JobID(value=new_job_id())))
 
 
 async def test_peloton_service_example_runs_until_stopped(client: PelotonClient) -> None:

@@ -172,6 +172,24 @@ class StorageContract:
             TaskState.KILLED, TaskState.RUNNING]
         assert await store.task_events(J2, 0) == []
 
+    async def test_events_of_some_runs_are_read_and_deleted(self, store: Storage) -> None:
+        await store.create_job(0, 1, job(), [task()])
+        await store.write(0, 1, events=[
+            event(run_id=run, state=int(state), timestamp=run * 10.0 + i)
+            for run in (1, 2, 3) for i, state in enumerate((TaskState.PENDING, TaskState.FAILED))
+        ] + [event(instance_id=1, run_id=1)])
+        got = await store.task_events(J1, 0, runs=(2, 3))
+        assert [(e.run_id, e.state) for e in got] == [
+            (3, TaskState.FAILED), (3, TaskState.PENDING), (2, TaskState.FAILED),
+            (2, TaskState.PENDING)]
+        assert await store.delete_task_events(0, 1, J1, 0, up_to_run=2) == 4
+        assert [e.run_id for e in await store.task_events(J1, 0)] == [3, 3]
+        assert len(await store.task_events(J1, 1)) == 1  # another instance keeps its events
+        with pytest.raises(Aborted):
+            await store.delete_task_events(0, 0, J1, 0, up_to_run=9)
+        with pytest.raises(NotFound):
+            await store.delete_task_events(0, 1, J3, 0, up_to_run=9)
+
     async def test_write_deletes_jobs_with_their_tasks_and_events(self, store: Storage) -> None:
         await store.write(0, 1, jobs=[job(J1), job(J2)],
                           tasks=[task(J1, 0), task(J1, 1), task(J2, 0)],

@@ -40,6 +40,30 @@ class JobManagerBase(abc.ABC):
     async def Update(self, stream: 'grpclib.server.Stream[peloton.api.v0.job.job_pb2.UpdateRequest, peloton.api.v0.job.job_pb2.UpdateResponse]') -> None:
         pass
 
+    @abc.abstractmethod
+    async def Restart(self, stream: 'grpclib.server.Stream[peloton.api.v0.job.job_pb2.RestartRequest, peloton.api.v0.job.job_pb2.RestartResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def Start(self, stream: 'grpclib.server.Stream[peloton.api.v0.job.job_pb2.StartRequest, peloton.api.v0.job.job_pb2.StartResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def Stop(self, stream: 'grpclib.server.Stream[peloton.api.v0.job.job_pb2.StopRequest, peloton.api.v0.job.job_pb2.StopResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def Refresh(self, stream: 'grpclib.server.Stream[peloton.api.v0.job.job_pb2.RefreshRequest, peloton.api.v0.job.job_pb2.RefreshResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def GetCache(self, stream: 'grpclib.server.Stream[peloton.api.v0.job.job_pb2.GetCacheRequest, peloton.api.v0.job.job_pb2.GetCacheResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def GetActiveJobs(self, stream: 'grpclib.server.Stream[peloton.api.v0.job.job_pb2.GetActiveJobsRequest, peloton.api.v0.job.job_pb2.GetActiveJobsResponse]') -> None:
+        pass
+
     def __mapping__(self) -> typing.Dict[str, grpclib.const.Handler]:
         return {
             '/peloton.api.v0.job.JobManager/Create': grpclib.const.Handler(
@@ -71,6 +95,42 @@ class JobManagerBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.v0.job.job_pb2.UpdateRequest,
                 peloton.api.v0.job.job_pb2.UpdateResponse,
+            ),
+            '/peloton.api.v0.job.JobManager/Restart': grpclib.const.Handler(
+                self.Restart,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.job.job_pb2.RestartRequest,
+                peloton.api.v0.job.job_pb2.RestartResponse,
+            ),
+            '/peloton.api.v0.job.JobManager/Start': grpclib.const.Handler(
+                self.Start,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.job.job_pb2.StartRequest,
+                peloton.api.v0.job.job_pb2.StartResponse,
+            ),
+            '/peloton.api.v0.job.JobManager/Stop': grpclib.const.Handler(
+                self.Stop,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.job.job_pb2.StopRequest,
+                peloton.api.v0.job.job_pb2.StopResponse,
+            ),
+            '/peloton.api.v0.job.JobManager/Refresh': grpclib.const.Handler(
+                self.Refresh,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.job.job_pb2.RefreshRequest,
+                peloton.api.v0.job.job_pb2.RefreshResponse,
+            ),
+            '/peloton.api.v0.job.JobManager/GetCache': grpclib.const.Handler(
+                self.GetCache,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.job.job_pb2.GetCacheRequest,
+                peloton.api.v0.job.job_pb2.GetCacheResponse,
+            ),
+            '/peloton.api.v0.job.JobManager/GetActiveJobs': grpclib.const.Handler(
+                self.GetActiveJobs,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.job.job_pb2.GetActiveJobsRequest,
+                peloton.api.v0.job.job_pb2.GetActiveJobsResponse,
             ),
         }
 
@@ -107,4 +167,40 @@ class JobManagerStub:
             '/peloton.api.v0.job.JobManager/Update',
             peloton.api.v0.job.job_pb2.UpdateRequest,
             peloton.api.v0.job.job_pb2.UpdateResponse,
+        )
+        self.Restart = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.job.JobManager/Restart',
+            peloton.api.v0.job.job_pb2.RestartRequest,
+            peloton.api.v0.job.job_pb2.RestartResponse,
+        )
+        self.Start = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.job.JobManager/Start',
+            peloton.api.v0.job.job_pb2.StartRequest,
+            peloton.api.v0.job.job_pb2.StartResponse,
+        )
+        self.Stop = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.job.JobManager/Stop',
+            peloton.api.v0.job.job_pb2.StopRequest,
+            peloton.api.v0.job.job_pb2.StopResponse,
+        )
+        self.Refresh = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.job.JobManager/Refresh',
+            peloton.api.v0.job.job_pb2.RefreshRequest,
+            peloton.api.v0.job.job_pb2.RefreshResponse,
+        )
+        self.GetCache = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.job.JobManager/GetCache',
+            peloton.api.v0.job.job_pb2.GetCacheRequest,
+            peloton.api.v0.job.job_pb2.GetCacheResponse,
+        )
+        self.GetActiveJobs = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.job.JobManager/GetActiveJobs',
+            peloton.api.v0.job.job_pb2.GetActiveJobsRequest,
+            peloton.api.v0.job.job_pb2.GetActiveJobsResponse,
         )

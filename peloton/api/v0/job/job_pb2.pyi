@@ -401,3 +401,115 @@ class UpdateResponse(_message.Message):
     id: _peloton_pb2.JobID
     message: str
     def __init__(self, error: _Optional[_Union[UpdateResponse.Error, _Mapping]] = ..., id: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., message: _Optional[str] = ...) -> None: ...
+
+class RestartConfig(_message.Message):
+    __slots__ = ("batchSize",)
+    BATCHSIZE_FIELD_NUMBER: _ClassVar[int]
+    batchSize: int
+    def __init__(self, batchSize: _Optional[int] = ...) -> None: ...
+
+class RestartRequest(_message.Message):
+    __slots__ = ("id", "ranges", "resourceVersion", "restartConfig")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RANGES_FIELD_NUMBER: _ClassVar[int]
+    RESOURCEVERSION_FIELD_NUMBER: _ClassVar[int]
+    RESTARTCONFIG_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.JobID
+    ranges: _containers.RepeatedCompositeFieldContainer[_task_pb2.InstanceRange]
+    resourceVersion: int
+    restartConfig: RestartConfig
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., ranges: _Optional[_Iterable[_Union[_task_pb2.InstanceRange, _Mapping]]] = ..., resourceVersion: _Optional[int] = ..., restartConfig: _Optional[_Union[RestartConfig, _Mapping]] = ...) -> None: ...
+
+class RestartResponse(_message.Message):
+    __slots__ = ("resourceVersion", "updateID")
+    RESOURCEVERSION_FIELD_NUMBER: _ClassVar[int]
+    UPDATEID_FIELD_NUMBER: _ClassVar[int]
+    resourceVersion: int
+    updateID: _peloton_pb2.UpdateID
+    def __init__(self, resourceVersion: _Optional[int] = ..., updateID: _Optional[_Union[_peloton_pb2.UpdateID, _Mapping]] = ...) -> None: ...
+
+class StartConfig(_message.Message):
+    __slots__ = ("batchSize",)
+    BATCHSIZE_FIELD_NUMBER: _ClassVar[int]
+    batchSize: int
+    def __init__(self, batchSize: _Optional[int] = ...) -> None: ...
+
+class StartRequest(_message.Message):
+    __slots__ = ("id", "ranges", "resourceVersion", "startConfig")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RANGES_FIELD_NUMBER: _ClassVar[int]
+    RESOURCEVERSION_FIELD_NUMBER: _ClassVar[int]
+    STARTCONFIG_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.JobID
+    ranges: _containers.RepeatedCompositeFieldContainer[_task_pb2.InstanceRange]
+    resourceVersion: int
+    startConfig: StartConfig
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., ranges: _Optional[_Iterable[_Union[_task_pb2.InstanceRange, _Mapping]]] = ..., resourceVersion: _Optional[int] = ..., startConfig: _Optional[_Union[StartConfig, _Mapping]] = ...) -> None: ...
+
+class StartResponse(_message.Message):
+    __slots__ = ("resourceVersion", "updateID")
+    RESOURCEVERSION_FIELD_NUMBER: _ClassVar[int]
+    UPDATEID_FIELD_NUMBER: _ClassVar[int]
+    resourceVersion: int
+    updateID: _peloton_pb2.UpdateID
+    def __init__(self, resourceVersion: _Optional[int] = ..., updateID: _Optional[_Union[_peloton_pb2.UpdateID, _Mapping]] = ...) -> None: ...
+
+class StopConfig(_message.Message):
+    __slots__ = ("batchSize",)
+    BATCHSIZE_FIELD_NUMBER: _ClassVar[int]
+    batchSize: int
+    def __init__(self, batchSize: _Optional[int] = ...) -> None: ...
+
+class StopRequest(_message.Message):
+    __slots__ = ("id", "ranges", "resourceVersion", "stopConfig")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RANGES_FIELD_NUMBER: _ClassVar[int]
+    RESOURCEVERSION_FIELD_NUMBER: _ClassVar[int]
+    STOPCONFIG_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.JobID
+    ranges: _containers.RepeatedCompositeFieldContainer[_task_pb2.InstanceRange]
+    resourceVersion: int
+    stopConfig: StopConfig
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., ranges: _Optional[_Iterable[_Union[_task_pb2.InstanceRange, _Mapping]]] = ..., resourceVersion: _Optional[int] = ..., stopConfig: _Optional[_Union[StopConfig, _Mapping]] = ...) -> None: ...
+
+class StopResponse(_message.Message):
+    __slots__ = ("resourceVersion", "updateID")
+    RESOURCEVERSION_FIELD_NUMBER: _ClassVar[int]
+    UPDATEID_FIELD_NUMBER: _ClassVar[int]
+    resourceVersion: int
+    updateID: _peloton_pb2.UpdateID
+    def __init__(self, resourceVersion: _Optional[int] = ..., updateID: _Optional[_Union[_peloton_pb2.UpdateID, _Mapping]] = ...) -> None: ...
+
+class RefreshRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.JobID
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ...) -> None: ...
+
+class RefreshResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetCacheRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: _peloton_pb2.JobID
+    def __init__(self, id: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ...) -> None: ...
+
+class GetCacheResponse(_message.Message):
+    __slots__ = ("config", "runtime")
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    config: JobConfig
+    runtime: RuntimeInfo
+    def __init__(self, config: _Optional[_Union[JobConfig, _Mapping]] = ..., runtime: _Optional[_Union[RuntimeInfo, _Mapping]] = ...) -> None: ...
+
+class GetActiveJobsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetActiveJobsResponse(_message.Message):
+    __slots__ = ("ids",)
+    IDS_FIELD_NUMBER: _ClassVar[int]
+    ids: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.JobID]
+    def __init__(self, ids: _Optional[_Iterable[_Union[_peloton_pb2.JobID, _Mapping]]] = ...) -> None: ...

@@ -51,6 +51,22 @@ class TaskManagerBase(abc.ABC):
     async def ReadSandboxFile(self, stream: 'grpclib.server.Stream[peloton.api.v0.task.task_pb2.ReadSandboxFileRequest, peloton.api.v0.task.task_pb2.ReadSandboxFileResponse]') -> None:
         pass
 
+    @abc.abstractmethod
+    async def Refresh(self, stream: 'grpclib.server.Stream[peloton.api.v0.task.task_pb2.RefreshRequest, peloton.api.v0.task.task_pb2.RefreshResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def GetCache(self, stream: 'grpclib.server.Stream[peloton.api.v0.task.task_pb2.GetCacheRequest, peloton.api.v0.task.task_pb2.GetCacheResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def GetPodEvents(self, stream: 'grpclib.server.Stream[peloton.api.v0.task.task_pb2.GetPodEventsRequest, peloton.api.v0.task.task_pb2.GetPodEventsResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def DeletePodEvents(self, stream: 'grpclib.server.Stream[peloton.api.v0.task.task_pb2.DeletePodEventsRequest, peloton.api.v0.task.task_pb2.DeletePodEventsResponse]') -> None:
+        pass
+
     def __mapping__(self) -> typing.Dict[str, grpclib.const.Handler]:
         return {
             '/peloton.api.v0.task.TaskManager/Get': grpclib.const.Handler(
@@ -100,6 +116,30 @@ class TaskManagerBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.v0.task.task_pb2.ReadSandboxFileRequest,
                 peloton.api.v0.task.task_pb2.ReadSandboxFileResponse,
+            ),
+            '/peloton.api.v0.task.TaskManager/Refresh': grpclib.const.Handler(
+                self.Refresh,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.task.task_pb2.RefreshRequest,
+                peloton.api.v0.task.task_pb2.RefreshResponse,
+            ),
+            '/peloton.api.v0.task.TaskManager/GetCache': grpclib.const.Handler(
+                self.GetCache,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.task.task_pb2.GetCacheRequest,
+                peloton.api.v0.task.task_pb2.GetCacheResponse,
+            ),
+            '/peloton.api.v0.task.TaskManager/GetPodEvents': grpclib.const.Handler(
+                self.GetPodEvents,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.task.task_pb2.GetPodEventsRequest,
+                peloton.api.v0.task.task_pb2.GetPodEventsResponse,
+            ),
+            '/peloton.api.v0.task.TaskManager/DeletePodEvents': grpclib.const.Handler(
+                self.DeletePodEvents,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.task.task_pb2.DeletePodEventsRequest,
+                peloton.api.v0.task.task_pb2.DeletePodEventsResponse,
             ),
         }
 
@@ -154,4 +194,28 @@ class TaskManagerStub:
             '/peloton.api.v0.task.TaskManager/ReadSandboxFile',
             peloton.api.v0.task.task_pb2.ReadSandboxFileRequest,
             peloton.api.v0.task.task_pb2.ReadSandboxFileResponse,
+        )
+        self.Refresh = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.task.TaskManager/Refresh',
+            peloton.api.v0.task.task_pb2.RefreshRequest,
+            peloton.api.v0.task.task_pb2.RefreshResponse,
+        )
+        self.GetCache = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.task.TaskManager/GetCache',
+            peloton.api.v0.task.task_pb2.GetCacheRequest,
+            peloton.api.v0.task.task_pb2.GetCacheResponse,
+        )
+        self.GetPodEvents = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.task.TaskManager/GetPodEvents',
+            peloton.api.v0.task.task_pb2.GetPodEventsRequest,
+            peloton.api.v0.task.task_pb2.GetPodEventsResponse,
+        )
+        self.DeletePodEvents = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.task.TaskManager/DeletePodEvents',
+            peloton.api.v0.task.task_pb2.DeletePodEventsRequest,
+            peloton.api.v0.task.task_pb2.DeletePodEventsResponse,
         )

@@ -660,3 +660,100 @@ class ReadSandboxFileResponse(_message.Message):
     size: int
     taskId: str
     def __init__(self, data: _Optional[bytes] = ..., size: _Optional[int] = ..., taskId: _Optional[str] = ...) -> None: ...
+
+class RefreshRequest(_message.Message):
+    __slots__ = ("jobId", "range")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    RANGE_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    range: InstanceRange
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., range: _Optional[_Union[InstanceRange, _Mapping]] = ...) -> None: ...
+
+class RefreshResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetCacheRequest(_message.Message):
+    __slots__ = ("jobId", "instanceId")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    instanceId: int
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., instanceId: _Optional[int] = ...) -> None: ...
+
+class GetCacheResponse(_message.Message):
+    __slots__ = ("runtime", "labels")
+    RUNTIME_FIELD_NUMBER: _ClassVar[int]
+    LABELS_FIELD_NUMBER: _ClassVar[int]
+    runtime: RuntimeInfo
+    labels: _containers.RepeatedCompositeFieldContainer[_peloton_pb2.Label]
+    def __init__(self, runtime: _Optional[_Union[RuntimeInfo, _Mapping]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ...) -> None: ...
+
+class GetPodEventsRequest(_message.Message):
+    __slots__ = ("jobId", "instanceId", "limit", "runId")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    RUNID_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    instanceId: int
+    limit: int
+    runId: str
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., instanceId: _Optional[int] = ..., limit: _Optional[int] = ..., runId: _Optional[str] = ...) -> None: ...
+
+class GetPodEventsResponse(_message.Message):
+    __slots__ = ("result", "error")
+    class Error(_message.Message):
+        __slots__ = ("message",)
+        MESSAGE_FIELD_NUMBER: _ClassVar[int]
+        message: str
+        def __init__(self, message: _Optional[str] = ...) -> None: ...
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    result: _containers.RepeatedCompositeFieldContainer[PodEvent]
+    error: GetPodEventsResponse.Error
+    def __init__(self, result: _Optional[_Iterable[_Union[PodEvent, _Mapping]]] = ..., error: _Optional[_Union[GetPodEventsResponse.Error, _Mapping]] = ...) -> None: ...
+
+class PodEvent(_message.Message):
+    __slots__ = ("taskId", "actualState", "goalState", "timestamp", "configVersion", "desiredConfigVersion", "agentID", "hostname", "message", "reason", "prevTaskId", "healthy", "desriedTaskId")
+    TASKID_FIELD_NUMBER: _ClassVar[int]
+    ACTUALSTATE_FIELD_NUMBER: _ClassVar[int]
+    GOALSTATE_FIELD_NUMBER: _ClassVar[int]
+    TIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    CONFIGVERSION_FIELD_NUMBER: _ClassVar[int]
+    DESIREDCONFIGVERSION_FIELD_NUMBER: _ClassVar[int]
+    AGENTID_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    PREVTASKID_FIELD_NUMBER: _ClassVar[int]
+    HEALTHY_FIELD_NUMBER: _ClassVar[int]
+    DESRIEDTASKID_FIELD_NUMBER: _ClassVar[int]
+    taskId: _mesos_pb2.TaskID
+    actualState: str
+    goalState: str
+    timestamp: str
+    configVersion: int
+    desiredConfigVersion: int
+    agentID: str
+    hostname: str
+    message: str
+    reason: str
+    prevTaskId: _mesos_pb2.TaskID
+    healthy: str
+    desriedTaskId: _mesos_pb2.TaskID
+    def __init__(self, taskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., actualState: _Optional[str] = ..., goalState: _Optional[str] = ..., timestamp: _Optional[str] = ..., configVersion: _Optional[int] = ..., desiredConfigVersion: _Optional[int] = ..., agentID: _Optional[str] = ..., hostname: _Optional[str] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., prevTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., healthy: _Optional[str] = ..., desriedTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ...) -> None: ...
+
+class DeletePodEventsRequest(_message.Message):
+    __slots__ = ("jobId", "instanceId", "runId")
+    JOBID_FIELD_NUMBER: _ClassVar[int]
+    INSTANCEID_FIELD_NUMBER: _ClassVar[int]
+    RUNID_FIELD_NUMBER: _ClassVar[int]
+    jobId: _peloton_pb2.JobID
+    instanceId: int
+    runId: int
+    def __init__(self, jobId: _Optional[_Union[_peloton_pb2.JobID, _Mapping]] = ..., instanceId: _Optional[int] = ..., runId: _Optional[int] = ...) -> None: ...
+
+class DeletePodEventsResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
