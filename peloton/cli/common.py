@@ -20,6 +20,7 @@ from typing import IO, Any, NoReturn, TypeVar
 import trio
 
 from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.query import query_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.cli.output import message_json
 from peloton.client import PelotonClient, within_rpc
@@ -123,6 +124,27 @@ def labels_arg(text: str) -> list[peloton_pb2.Label]:
             raise argparse.ArgumentTypeError(f"expected key=value[,key=value...], got {raw!r}")
         out.append(peloton_pb2.Label(key=key, value=value))
     return out
+
+
+def count_arg(text: str) -> int:
+    """A count or an offset: a whole number from 0."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0, got {text!r}")
+    return int(text)
+
+
+def list_arg(text: str) -> list[str]:
+    """a,b,c: a list of words."""
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def order_spec(sort: list[str], direction: str, *, default: str
+               ) -> list[query_pb2.OrderBy]:
+    """--sort/--order as PaginationSpec.orderBy (the server refuses an
+    unknown property by name)."""
+    order = query_pb2.OrderBy.DESC if direction.upper() == "DESC" else query_pb2.OrderBy.ASC
+    return [query_pb2.OrderBy(order=order, property=query_pb2.PropertyPath(value=name))
+            for name in (sort or [default])]
 
 
 def signal_number(text: str) -> int:

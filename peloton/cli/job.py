@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from peloton.api.v0.job import job_pb2
@@ -11,12 +12,15 @@ from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
+    count_arg,
     enum_list,
     group,
     job_id_arg,
     labels_arg,
     leaf,
+    list_arg,
     load_spec,
+    order_spec,
 )
 from peloton.cli.output import (
     message_yaml,
@@ -84,9 +88,14 @@ def job_status(cli: Cli) -> int:
 
 def job_query(cli: Cli) -> int:
     a = cli.args
-    spec = job_pb2.QuerySpec(jobStates=a.states or [], labels=a.labels or [],
-                             owner=a.owner or "", name=a.name or "",
-                             pagination=query_pb2.PaginationSpec(limit=a.limit))
+    spec = job_pb2.QuerySpec(
+        jobStates=a.states or [], labels=a.labels or [], keywords=a.keywords or [],
+        owner=a.owner or "", name=a.name or "",
+        pagination=query_pb2.PaginationSpec(
+            offset=a.offset, limit=a.limit, maxLimit=a.total,
+            orderBy=order_spec(a.sort, a.order, default="creation_time")))
+    if a.days:
+        spec.creationTimeRange.min.FromSeconds(int(time.time() - a.days * 86400))
 
     async def query(c: PelotonClient) -> job_pb2.QueryResponse:
         request = job_pb2.QueryRequest(spec=spec, summaryOnly=True)
@@ -109,10 +118,33 @@ def job_query(cli: Cli) -> int:
                      "SUCCEEDED", "FAILED", "KILLED"), rows)
         total = reply.pagination.total
         if total > len(rows):
-            out += f"\n({len(rows)} of {total} jobs; raise --limit to see more)"
+            out += (f"\n({len(rows)} of {total} jobs from {a.offset}; --offset and --limit "
+                    "page through them)")
         return out
 
     cli.emit(reply, text)
+    return EXIT_OK
+
+
+def job_refresh(cli: Cli) -> int:
+    a = cli.args
+    reply = cli.call(lambda c: c.jobs.call("Refresh", job_pb2.RefreshRequest(
+        id=peloton_pb2.JobID(value=a.job))))
+    cli.emit(reply, lambda: f"Job {a.job} refreshed")
+    return EXIT_OK
+
+
+def job_cache(cli: Cli) -> int:
+    a = cli.args
+    reply = cli.call(lambda c: c.jobs.call("GetCache", job_pb2.GetCacheRequest(
+        id=peloton_pb2.JobID(value=a.job))))
+    cli.emit(reply, lambda: message_yaml(reply))
+    return EXIT_OK
+
+
+def job_active_list(cli: Cli) -> int:
+    reply = cli.call(lambda c: c.jobs.call("GetActiveJobs", job_pb2.GetActiveJobsRequest()))
+    cli.emit(reply, lambda: "\n".join(sorted(i.value for i in reply.ids)) or "(no active jobs)")
     return EXIT_OK
 
 
@@ -173,7 +205,24 @@ def add_commands(commands: Any) -> None:
     p.add_argument("--name", help="only jobs with this name")
     p.add_argument("--owner", help="only jobs of this owner")
     p.add_argument("-l", "--labels", type=labels_arg, help="key=value[,key=value...]")
-    p.add_argument("-n", "--limit", type=int, default=100, help="at most this many (100)")
+    p.add_argument("-k", "--keywords", type=list_arg,
+                   help="words each found in the name, owner or a label (a,b,...)")
+    p.add_argument("-d", "--days", type=count_arg, default=0,
+                   help="only jobs created in the last DAYS days")
+    p.add_argument("-n", "--limit", type=count_arg, default=100,
+                   help="at most this many (100)")
+    p.add_argument("-o", "--offset", type=count_arg, default=0, help="skip this many first")
+    p.add_argument("-q", "--total", type=count_arg, default=100,
+                   help="at most this many over all pages (100; 0: no bound)")
+    p.add_argument("-p", "--sort", type=list_arg, default=[],
+                   help="order by creation_time (the default), completion_time, name, "
+                        "owner, state or instance_count (a,b,...)")
+    p.add_argument("-a", "--order", choices=("ASC", "DESC"), default="DESC", type=str.upper)
+    p = leaf(jb, "refresh", job_refresh, "ask the hosts about a job's runs again (debug)")
+    p.add_argument("job", type=job_id_arg)
+    p = leaf(jb, "cache", job_cache, "show a job as its shard's owner holds it (debug)")
+    p.add_argument("job", type=job_id_arg)
+    leaf(jb, "active-list", job_active_list, "list the ids of jobs not ended (debug)")
     p = leaf(jb, "stop", job_stop, "stop every task of a job")
     p.add_argument("job", type=job_id_arg)
     p = leaf(jb, "delete", job_delete, "delete a job (it must have ended)")

@@ -6,14 +6,19 @@ from collections.abc import Callable
 from typing import Any
 
 from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.query import query_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
+    count_arg,
+    enum_list,
     group,
     instance_arg,
     job_id_arg,
     leaf,
+    list_arg,
+    order_spec,
     parse_range,
 )
 from peloton.cli.output import (
@@ -44,14 +49,70 @@ def task_list(cli: Cli) -> int:
 
     reply = cli.call(list_tasks)
 
+    cli.emit(reply, lambda: _task_rows(
+        reply.result.value[i] for i in sorted(reply.result.value)))
+    return EXIT_OK
+
+
+def _task_rows(infos: Any) -> str:
+    rows = []
+    for t in infos:
+        rt = t.runtime
+        rows.append((t.instanceId, t.config.name or "-", task_pb2.TaskState.Name(rt.state),
+                     rt.host or "-", short_time(rt.startTime), _task_message(rt)))
+    return table(("INSTANCE", "NAME", "STATE", "HOST", "STARTED", "MESSAGE"), rows)
+
+
+def task_query(cli: Cli) -> int:
+    a = cli.args
+    spec = task_pb2.QuerySpec(
+        taskStates=a.states or [], names=a.names or [], hosts=a.hosts or [],
+        pagination=query_pb2.PaginationSpec(
+            offset=a.offset, limit=a.limit,
+            orderBy=order_spec(a.sort, a.order, default="instance_id")))
+    reply = cli.call(lambda c: c.tasks.call("Query", task_pb2.QueryRequest(
+        jobId=peloton_pb2.JobID(value=a.job), spec=spec)))
+
     def text() -> str:
-        rows = []
-        for instance in sorted(reply.result.value):
-            t = reply.result.value[instance]
-            rt = t.runtime
-            rows.append((instance, t.config.name or "-", task_pb2.TaskState.Name(rt.state),
-                         rt.host or "-", short_time(rt.startTime), _task_message(rt)))
-        return table(("INSTANCE", "NAME", "STATE", "HOST", "STARTED", "MESSAGE"), rows)
+        out = _task_rows(reply.records)
+        total = reply.pagination.total
+        if total > len(reply.records):
+            out += (f"\n({len(reply.records)} of {total} tasks from {a.offset}; --offset and "
+                    "--limit page through them)")
+        return out
+
+    cli.emit(reply, text)
+    return EXIT_OK
+
+
+def task_refresh(cli: Cli) -> int:
+    a = cli.args
+    request = task_pb2.RefreshRequest(jobId=peloton_pb2.JobID(value=a.job))
+    if a.range is not None:
+        request.range.CopyFrom(a.range)
+    reply = cli.call(lambda c: c.tasks.call("Refresh", request))
+    cli.emit(reply, lambda: f"Job {a.job}: tasks refreshed")
+    return EXIT_OK
+
+
+def task_cache(cli: Cli) -> int:
+    a = cli.args
+    reply = cli.call(lambda c: c.tasks.call("GetCache", task_pb2.GetCacheRequest(
+        jobId=peloton_pb2.JobID(value=a.job), instanceId=a.instance)))
+    cli.emit(reply, lambda: message_yaml(reply))
+    return EXIT_OK
+
+
+def task_events(cli: Cli) -> int:
+    a = cli.args
+    reply = cli.call(lambda c: c.tasks.call("GetPodEvents", task_pb2.GetPodEventsRequest(
+        jobId=peloton_pb2.JobID(value=a.job), instanceId=a.instance, limit=a.limit,
+        runId=a.run or "")))
+
+    def text() -> str:
+        return table(("RUN", "STATE", "TIME", "HOST", "MESSAGE"), [
+            (e.taskId.value.rsplit("-", 1)[1], e.actualState, short_time(e.timestamp),
+             e.hostname or "-", e.message) for e in reply.result])
 
     cli.emit(reply, text)
     return EXIT_OK
@@ -121,6 +182,32 @@ def add_commands(commands: Any) -> None:
     p.add_argument("job", type=job_id_arg)
     p.add_argument("-r", "--range", type=parse_range, default=None, metavar="FROM:TO",
                    help="only these instances (to exclusive)")
+    p = leaf(tk, "query", task_query, "search a job's tasks")
+    p.add_argument("job", type=job_id_arg)
+    p.add_argument("-s", "--states", type=enum_list(task_pb2.TaskState),
+                   help="comma-separated task states, e.g. RUNNING,FAILED")
+    p.add_argument("--names", type=list_arg, help="task names (a,b,...)")
+    p.add_argument("--hosts", type=list_arg, help="hosts (a,b,...)")
+    p.add_argument("-n", "--limit", type=count_arg, default=100, help="at most this many (100)")
+    p.add_argument("-o", "--offset", type=count_arg, default=0, help="skip this many first")
+    p.add_argument("-p", "--sort", type=list_arg, default=[],
+                   help="order by instance_id (the default), creation_time, host, message, "
+                        "name, reason or state (a,b,...)")
+    p.add_argument("-a", "--order", choices=("ASC", "DESC"), default="ASC", type=str.upper)
+    p = leaf(tk, "refresh", task_refresh, "ask the hosts about tasks' runs again (debug)")
+    p.add_argument("job", type=job_id_arg)
+    p.add_argument("-r", "--range", type=parse_range, default=None, metavar="FROM:TO",
+                   help="only these instances (to exclusive)")
+    p = leaf(tk, "cache", task_cache, "show a task as its shard's owner holds it (debug)")
+    p.add_argument("job", type=job_id_arg)
+    p.add_argument("instance", type=instance_arg)
+    p = leaf(tk, "events", task_events, "a task's state changes, newest run first")
+    p.add_argument("job", type=job_id_arg)
+    p.add_argument("instance", type=instance_arg)
+    p.add_argument("-r", "--run", default=None, metavar="MESOS_TASK_ID",
+                   help="only this run (<job>-<instance>-<run>)")
+    p.add_argument("-l", "--limit", type=count_arg, default=10,
+                   help="of the last LIMIT runs (10)")
     p = leaf(tk, "get", task_get, "show one task")
     p.add_argument("job", type=job_id_arg)
     p.add_argument("instance", type=instance_arg)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -418,15 +418,52 @@ async def _restart(engine: ShardEngine, job: Job, tasks: list[Task]) -> None:
     await engine.restart(tasks)
 
 
+# The properties a query orders by (PaginationSpec.orderBy), by their
+# spelling folded (creation_time, creationTime): jobs by a stored column,
+# tasks by what their TaskInfo holds.
+JOB_ORDER = {"creationtime": "creation_time", "completiontime": "completion_time",
+             "updatetime": "update_time", "name": "name", "owner": "owner", "state": "state",
+             "instancecount": "instance_count", "id": "job_id", "jobid": "job_id"}
+TASK_ORDER: dict[str, Callable[[task_pb2.TaskInfo], Any]] = {
+    "creationtime": lambda t: t.runtime.startTime, "host": lambda t: t.runtime.host,
+    "instanceid": lambda t: t.instanceId, "message": lambda t: t.runtime.message,
+    "name": lambda t: t.config.name, "reason": lambda t: t.runtime.reason,
+    "state": lambda t: t.runtime.state,
+}
+
+
+def _order(spec: query_pb2.PaginationSpec, field: str, known: Iterable[str]
+           ) -> list[tuple[str, bool]]:
+    """(property, descending) for each of ``spec.orderBy``; a property not
+    in ``known`` (folded spellings) is refused naming it."""
+    out = []
+    names = sorted(known)
+    for i, order in enumerate(spec.orderBy):
+        key = order.property.value.replace("_", "").lower()
+        if key not in names:
+            raise InvalidArgument(f"cannot order by {order.property.value!r}; by one of "
+                                  f"{', '.join(names)}", field=f"{field}.orderBy[{i}].property")
+        out.append((key, order.order == query_pb2.OrderBy.DESC))
+    return out
+
+
+def _time_range(spec: Any, name: str) -> tuple[float, float] | None:
+    """A TimeRange of a QuerySpec as (low, high) seconds; an end not set is open."""
+    if not spec.HasField(name):
+        return None
+    bounds = getattr(spec, name)
+    low = bounds.min.seconds + bounds.min.nanos / 1e9 if bounds.HasField("min") else 0.0
+    high = bounds.max.seconds + bounds.max.nanos / 1e9 if bounds.HasField("max") else 1e18
+    if low > high:
+        raise InvalidArgument("min is after max", field=f"spec.{name}")
+    return low, high
+
+
 def _page(spec: query_pb2.PaginationSpec, field: str, *,
           default_limit: int | None) -> tuple[int, int | None]:
     """(offset, limit) of a query's PaginationSpec: ``limit`` results from
     ``offset`` (``default_limit`` when unset; None: all), never past
     ``maxLimit`` results in all when that is set."""
-    if spec.orderBy:
-        raise InvalidArgument("ordering query results (orderBy) is not supported yet; "
-                              "jobs come newest first, tasks by instance",
-                              field=f"{field}.orderBy")
     limit: int | None = spec.limit or default_limit
     if spec.maxLimit:
         room = max(0, spec.maxLimit - spec.offset)
@@ -620,10 +657,8 @@ class JobHandler:
         spec = request.spec
         offset, page = _page(spec.pagination, "spec.pagination", default_limit=100)
         limit = 100 if page is None else page
-        for name in ("creationTimeRange", "completionTimeRange"):
-            if spec.HasField(name):
-                raise InvalidArgument(f"querying jobs by {name} is not supported yet",
-                                      field=f"spec.{name}")
+        order = [(JOB_ORDER[key], desc)
+                 for key, desc in _order(spec.pagination, "spec.pagination", JOB_ORDER)]
         respool_id = request.respoolID.value
         if spec.respool.value:
             found = await self.jm.respool.call("LookupResourcePoolID", respool_pb2.LookupRequest(
@@ -636,7 +671,9 @@ class JobHandler:
             states=[int(s) for s in spec.jobStates], respool_id=respool_id or None,
             owner=spec.owner or None, name=spec.name or None,
             labels=[(label.key, label.value) for label in spec.labels],
-            keywords=list(spec.keywords), offset=offset, limit=limit)
+            keywords=list(spec.keywords), created=_time_range(spec, "creationTimeRange"),
+            completed=_time_range(spec, "completionTimeRange"), order_by=order,
+            offset=offset, limit=limit)
         reply = job_pb2.QueryResponse(spec=spec, pagination=query_pb2.Pagination(
             offset=offset, limit=limit, total=total))
         for row in rows:
@@ -831,10 +868,19 @@ class TaskHandler:
         config = job_pb2.JobConfig.FromString(job.config)
         spec = request.spec
         offset, limit = _page(spec.pagination, "spec.pagination", default_limit=None)
-        rows, total = await self.jm.storage.list_tasks(
-            job_id, states=[int(s) for s in spec.taskStates], names=list(spec.names),
-            hosts=list(spec.hosts), offset=offset, limit=limit)
-        infos = [self._info(job_id, config, r) for r in rows]
+        order = _order(spec.pagination, "spec.pagination", TASK_ORDER)
+        filters = dict(states=[int(s) for s in spec.taskStates], names=list(spec.names),
+                       hosts=list(spec.hosts))
+        if not order:  # instance order: the store pages
+            rows, total = await self.jm.storage.list_tasks(job_id, offset=offset, limit=limit,
+                                                           **filters)  # type: ignore[arg-type]
+            infos = [self._info(job_id, config, r) for r in rows]
+        else:  # ordered by what the runtimes hold: all of the job's matches, then a page
+            rows, total = await self.jm.storage.list_tasks(job_id, **filters)  # type: ignore[arg-type]
+            infos = [self._info(job_id, config, r) for r in rows]
+            for key, desc in reversed(order):  # stable sorts: the first key decides last
+                infos.sort(key=TASK_ORDER[key], reverse=desc)
+            infos = infos[offset:None if limit is None else offset + limit]
         await self._say_why_waiting(infos)
         return task_pb2.QueryResponse(records=infos, pagination=query_pb2.Pagination(
             offset=offset, limit=len(infos) if limit is None else limit, total=total))

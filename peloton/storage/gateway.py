@@ -109,6 +109,11 @@ class ShardRow:
     update_time: float
 
 
+# What query_jobs can order by.
+JOB_ORDER_COLUMNS = ("creation_time", "completion_time", "update_time", "name", "owner",
+                     "state", "instance_count", "job_id")
+
+
 class Storage(abc.ABC):
     """What jobmgr needs from a store. Every method is async and safe to call
     from several trio tasks at once; each call is one atomic unit. Several
@@ -206,6 +211,9 @@ class Storage(abc.ABC):
         name: str | None = None,
         labels: Sequence[tuple[str, str]] = (),
         keywords: Sequence[str] = (),
+        created: tuple[float, float] | None = None,
+        completed: tuple[float, float] | None = None,
+        order_by: Sequence[tuple[str, bool]] = (),
         offset: int = 0,
         limit: int = 100,
     ) -> tuple[list[JobRow], int]:
@@ -215,9 +223,13 @@ class Storage(abc.ABC):
         ``owner`` exact; ``name`` case-insensitive substring (Peloton's
         ``*name*``); ``labels`` every (key, value) pair present; every
         keyword a case-insensitive substring of the name, the owner, or
-        some label key or value. Ordered by creation_time descending, then
-        job_id. ``offset``/``limit`` must be >= 0 (``InvalidArgument``);
-        the page and the total come from one snapshot.
+        some label key or value; ``created`` and ``completed`` (low, high)
+        bound creation_time and completion_time, both ends included (a job
+        not completed has completion_time 0). Ordered by ``order_by``
+        ((column, descending) pairs, columns of :data:`JOB_ORDER_COLUMNS`),
+        by default creation_time descending, then job_id. ``offset``/
+        ``limit`` must be >= 0 (``InvalidArgument``); the page and the
+        total come from one snapshot.
         """
 
     @abc.abstractmethod

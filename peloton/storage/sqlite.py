@@ -67,6 +67,7 @@ from peloton.core.errors import (
 )
 from peloton.storage.gateway import (
     ACTIVE_EXCLUDED_JOB_STATES,
+    JOB_ORDER_COLUMNS,
     JobRow,
     ShardRow,
     Storage,
@@ -677,6 +678,9 @@ class SQLiteStorage(Storage):
         name: str | None = None,
         labels: Sequence[tuple[str, str]] = (),
         keywords: Sequence[str] = (),
+        created: tuple[float, float] | None = None,
+        completed: tuple[float, float] | None = None,
+        order_by: Sequence[tuple[str, bool]] = (),
         offset: int = 0,
         limit: int = 100,
     ) -> tuple[list[JobRow], int]:
@@ -712,6 +716,16 @@ class SQLiteStorage(Storage):
                 " OR instr(peloton_fold(json_extract(l.value, '$[1]')), ?) > 0))"
             )
             params += [keyword.casefold()] * 4
+        for column, bounds in (("creation_time", created), ("completion_time", completed)):
+            if bounds is not None:
+                where.append(f"{column} BETWEEN ? AND ?")
+                params += list(bounds)
+        for column, _ in order_by:
+            if column not in JOB_ORDER_COLUMNS:
+                raise InvalidArgument(f"cannot order jobs by {column!r}; by one of "
+                                      f"{', '.join(JOB_ORDER_COLUMNS)}", field="order_by")
+        order = ", ".join(f"{c} {'DESC' if d else 'ASC'}" for c, d in order_by) or (
+            "creation_time DESC")
         clause = " AND ".join(where) if where else "1"
 
         def run(conn: sqlite3.Connection) -> tuple[list[JobRow], int]:
@@ -723,7 +737,7 @@ class SQLiteStorage(Storage):
                     return [], total
                 rows = conn.execute(
                     f"SELECT {_JOB_SELECT} FROM jobs WHERE {clause} "
-                    f"ORDER BY creation_time DESC, job_id LIMIT {int(limit)} OFFSET {int(offset)}",
+                    f"ORDER BY {order}, job_id LIMIT {int(limit)} OFFSET {int(offset)}",
                     params,
                 ).fetchall()
             return [_job_from_row(r) for r in rows], total

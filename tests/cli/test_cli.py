@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 import trio
 
+from peloton.api.mesos.v1 import mesos_pb2
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.cli.main import main, parse_range
@@ -305,6 +307,7 @@ class _Unimplemented:
 class FakeJobs(_Unimplemented):
     def __init__(self) -> None:
         self.created: list[job_pb2.CreateRequest] = []
+        self.queries: list[job_pb2.QueryRequest] = []
         self.stalls: list[float] = []  # seconds the next creates take to answer
 
     async def Create(self, request: job_pb2.CreateRequest) -> job_pb2.CreateResponse:
@@ -322,6 +325,17 @@ class FakeJobs(_Unimplemented):
         info.runtime.state = job_pb2.SUCCEEDED
         info.runtime.taskStats["SUCCEEDED"] = 2
         return job_pb2.GetResponse(jobInfo=info)
+
+
+    async def Query(self, request: job_pb2.QueryRequest) -> job_pb2.QueryResponse:
+        self.queries.append(request)
+        reply = job_pb2.QueryResponse(pagination=query_pb2.Pagination(
+            offset=request.spec.pagination.offset, limit=1, total=3))
+        reply.results.add(id=peloton_pb2.JobID(value=JOB), name="fake", instanceCount=2)
+        return reply
+
+    async def GetActiveJobs(self, request: Any) -> Any:
+        return job_pb2.GetActiveJobsResponse(ids=[peloton_pb2.JobID(value=JOB)])
 
 
 class FakePools(_Unimplemented):
@@ -377,6 +391,7 @@ class FakeTasks(_Unimplemented):
     def __init__(self) -> None:
         self.reads: list[task_pb2.ReadSandboxFileRequest] = []
         self.stops: list[task_pb2.StopRequest] = []
+        self.queries: list[Any] = []
 
     async def ReadSandboxFile(self, request: task_pb2.ReadSandboxFileRequest) -> Any:
         self.reads.append(request)
@@ -387,6 +402,19 @@ class FakeTasks(_Unimplemented):
     async def Stop(self, request: task_pb2.StopRequest) -> Any:
         self.stops.append(request)
         return task_pb2.StopResponse(stoppedInstanceIds=[0, 1, 2, 4])
+
+    async def Query(self, request: task_pb2.QueryRequest) -> Any:
+        self.queries.append(request)
+        reply = task_pb2.QueryResponse(pagination=query_pb2.Pagination(total=5))
+        reply.records.add(instanceId=3).runtime.state = task_pb2.RUNNING
+        return reply
+
+    async def GetPodEvents(self, request: task_pb2.GetPodEventsRequest) -> Any:
+        self.queries.append(request)
+        reply = task_pb2.GetPodEventsResponse()
+        reply.result.add(taskId=mesos_pb2.TaskID(value=f"{JOB}-0-2"), actualState="RUNNING",
+                         hostname="local-0", message="up")
+        return reply
 
 
 class FakeJobmgr:
@@ -596,3 +624,39 @@ def test_resmgr_pending_lists_gangs_and_reasons(capsys: pytest.CaptureFixture[st
     assert json.loads(out)["pending"][0]["reason"] == "entitlement: cpu 12 + 2 > 13.5"
     code, _, err = run(capsys, "resmgr", "pending", "/Nope")
     assert code == 1 and "does not exist" in one_line(err)
+
+
+def test_job_query_sends_pelotons_query_spec(capsys: pytest.CaptureFixture[str],
+                                            fake: FakeJobmgr) -> None:
+    code, out, err = run(capsys, "job", "query", "-k", "etl,nightly", "-o", "1", "-n", "1",
+                         "-q", "50", "-p", "name,owner", "-a", "asc", "-d", "2",
+                         "-s", "RUNNING")
+    assert code == 0, err
+    [request] = fake.jobs.queries
+    spec = request.spec
+    assert list(spec.keywords) == ["etl", "nightly"] and list(spec.jobStates) == [
+        job_pb2.RUNNING]
+    page = spec.pagination
+    assert (page.offset, page.limit, page.maxLimit) == (1, 1, 50)
+    assert [(o.property.value, o.order) for o in page.orderBy] == [
+        ("name", query_pb2.OrderBy.ASC), ("owner", query_pb2.OrderBy.ASC)]
+    assert 2 * 86400 - 60 < time.time() - spec.creationTimeRange.min.seconds < 2 * 86400 + 60
+    assert "(1 of 3 jobs from 1; --offset and --limit page through them)" in out
+    assert run(capsys, "job", "query", "-n", "-1")[0] == 2  # argparse refuses it
+
+
+def test_task_query_and_events(capsys: pytest.CaptureFixture[str], fake: FakeJobmgr) -> None:
+    code, out, err = run(capsys, "task", "query", JOB, "-s", "RUNNING,FAILED", "--hosts",
+                         "local-0", "-p", "state", "-a", "DESC", "-n", "1")
+    assert code == 0, err
+    query = fake.tasks.queries[0]
+    assert list(query.spec.hosts) == ["local-0"] and query.spec.pagination.limit == 1
+    assert [(o.property.value, o.order) for o in query.spec.pagination.orderBy] == [
+        ("state", query_pb2.OrderBy.DESC)]
+    assert "RUNNING" in out and "(1 of 5 tasks from 0" in out
+    code, out, err = run(capsys, "task", "events", JOB, "0", "-l", "3")
+    assert code == 0, err
+    assert fake.tasks.queries[1].limit == 3
+    assert out.splitlines()[1].split()[:2] == ["2", "RUNNING"]
+    code, out, err = run(capsys, "job", "active-list")
+    assert (code, out) == (0, f"{JOB}\n")

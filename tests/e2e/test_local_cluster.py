@@ -11,6 +11,7 @@ import contextlib
 import os
 import pathlib
 import signal
+import time
 from typing import Any
 
 import pytest
@@ -212,6 +213,40 @@ async def test_job_level_actions_and_the_debug_calls(client: PelotonClient) -> N
     with pytest.raises(NotFound, match="cache"):
         await client.jobs.call("GetCache", job_pb2.GetCacheRequest(
             id=peloton_pb2.JobID(value=new_job_id())))
+
+
+async def test_queries_order_page_and_bound_by_time(client: PelotonClient) -> None:
+    ids = {}
+    for name, command in (("qsort-b", "true"), ("qsort-a", "exit 1")):
+        job_id, _ = await run_job(client, job_yaml(command, 3, name=name))
+        ids[name] = job_id
+
+    def spec(**page: Any) -> job_pb2.QuerySpec:
+        return job_pb2.QuerySpec(keywords=["qsort-"], pagination=query_pb2.PaginationSpec(**page))
+
+    def by(prop: str, order: int = query_pb2.OrderBy.ASC) -> list[query_pb2.OrderBy]:
+        return [query_pb2.OrderBy(order=order, property=query_pb2.PropertyPath(value=prop))]
+
+    reply = await client.jobs.call("Query", job_pb2.QueryRequest(spec=spec(orderBy=by("name"))))
+    assert [r.name for r in reply.results] == ["qsort-a", "qsort-b"]
+    assert [r.config.name for r in reply.records] == ["qsort-a", "qsort-b"]  # not summaryOnly
+    reply = await client.jobs.call("Query", job_pb2.QueryRequest(
+        spec=spec(orderBy=by("creationTime", query_pb2.OrderBy.DESC), limit=1, offset=1),
+        summaryOnly=True))
+    assert [r.name for r in reply.results] == ["qsort-b"] and not reply.records
+    assert (reply.pagination.offset, reply.pagination.total) == (1, 2)
+    later = spec()
+    later.creationTimeRange.min.FromSeconds(int(time.time()) + 3600)
+    reply = await client.jobs.call("Query", job_pb2.QueryRequest(spec=later))
+    assert reply.pagination.total == 0
+    with pytest.raises(InvalidArgument, match="cannot order by 'size'"):
+        await client.jobs.call("Query", job_pb2.QueryRequest(spec=spec(orderBy=by("size"))))
+
+    failed = peloton_pb2.JobID(value=ids["qsort-a"])
+    tasks = await client.tasks.call("Query", task_pb2.QueryRequest(jobId=failed, spec=(
+        task_pb2.QuerySpec(pagination=query_pb2.PaginationSpec(
+            orderBy=by("instance_id", query_pb2.OrderBy.DESC), limit=2)))))
+    assert [t.instanceId for t in tasks.records] == [2, 1] and tasks.pagination.total == 3
 
 
 async def test_peloton_service_example_runs_until_stopped(client: PelotonClient) -> None:

@@ -384,6 +384,12 @@ class StorageContract:
             ({"keywords": ["data", "web"]}, []),
             ({"respool_id": "/root/batch", "states": [int(JobState.PENDING)]}, [J3]),
             ({"owner": "", "name": "", "respool_id": ""}, [J1, J3, J2]),  # empty: no filter
+            ({"created": (250.0, 400.0)}, [J1, J3]),
+            ({"created": (200.0, 200.0)}, [J2]),  # both ends included
+            ({"completed": (1.0, 1e12)}, []),  # none has completed
+            ({"order_by": [("name", False)]}, [J1, J3, J2]),  # SQLite's byte order
+            ({"order_by": [("owner", True)]}, [J3, J2, J1]),
+            ({"order_by": [("creation_time", False), ("state", True)]}, [J2, J1, J3]),
         ],
     )
     async def test_query_filters(
@@ -410,6 +416,8 @@ class StorageContract:
             await store.query_jobs(offset=-1)
         with pytest.raises(InvalidArgument):
             await store.query_jobs(limit=-1)
+        with pytest.raises(InvalidArgument, match="cannot order jobs by 'config'"):
+            await store.query_jobs(order_by=[("config", False)])
 
     # ---- list_tasks ---------------------------------------------------------
 
