@@ -16,7 +16,8 @@
       - {name: placement-0}
     hostmgr:
       - {name: hostmgr-0, grpc: 127.0.0.1:5391, cluster: local, backend: local,
-         hosts: 3, cpu: 4, memory_mb: 8192, disk_mb: 102400, gpu: 0}
+         hosts: 3, cpu: 4, memory_mb: 8192, disk_mb: 102400, gpu: 0,
+         files: 127.0.0.1:5051}   # optional: sandboxes over HTTP, loopback only
     preemption:                       # optional
       sustain_s: 10                   # seconds a pool stays over its entitlement
                                       # (or a gang waits) before tasks are preempted
@@ -148,7 +149,8 @@ def _address(value: Any, where: str) -> str:
     return value
 
 
-def _loopback_address(value: Any, where: str) -> str:
+def _loopback_address(value: Any, where: str,
+                      why: str = "metrics are served on loopback only") -> str:
     address = _address(value, where)
     host = address.rpartition(":")[0].strip("[]")
     try:
@@ -157,7 +159,7 @@ def _loopback_address(value: Any, where: str) -> str:
         loopback = False
     if not loopback:
         raise InvalidArgument(f"must be a loopback address (127.0.0.1:PORT), got {value!r}: "
-                              "metrics are served on loopback only", field=where)
+                              f"{why}", field=where)
     return address
 
 
@@ -241,6 +243,9 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
                 _loopback_address(entry["metrics"], f"{where}.metrics")
             if "http" in entry:
                 _address(entry["http"], f"{where}.http")
+            if kind == "hostmgr" and "files" in entry:
+                _loopback_address(entry["files"], f"{where}.files",
+                                  "sandbox files are served on loopback only")
             grpc = _address(entry["grpc"], f"{where}.grpc") if "grpc" in entry else ""
             raft = _address(entry["raft"], f"{where}.raft") if "raft" in entry else ""
             options = {k: v for k, v in entry.items() if k not in ("name", "grpc", "raft")}

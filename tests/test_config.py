@@ -201,6 +201,9 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
     (set_("jobmgr.0.htpp", "127.0.0.1:5292"), "jobmgr[0].htpp",
      "unknown key; a jobmgr entry has name, grpc, http, capabilities"),
     (set_("jobmgr.0.http", "5292"), "jobmgr[0].http", "expected host:port, got '5292'"),
+    (set_("hostmgr.0.files", "0.0.0.0:5051"), "hostmgr[0].files",
+     "must be a loopback address (127.0.0.1:PORT), got '0.0.0.0:5051': sandbox files are "
+     "served on loopback only"),
     (set_("resmgr.1.metrics", "0.0.0.0:9090"), "resmgr[1].metrics",
      "must be a loopback address (127.0.0.1:PORT), got '0.0.0.0:9090': metrics are served "
      "on loopback only"),

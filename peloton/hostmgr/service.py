@@ -36,6 +36,7 @@ from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.hostmgr.backends.base import Backend, HealthCheck, LaunchSpec, StatusUpdate
 from peloton.hostmgr.constraints import host_check
 from peloton.hostmgr.events import EventStreams
+from peloton.hostmgr.files import serve_files
 from peloton.hostmgr.hostpool import MAX_LEASE_PORTS, HostPool
 from peloton.rpc import ServiceClient, serve_grpc
 from peloton.spec.text import check_name
@@ -102,9 +103,24 @@ def host_attributes_option(value: Any, field: str) -> dict[str, dict[str, str]]:
             for host, attrs in value.items()}
 
 
+# What a hostmgr entry may set, by backend (beside name and grpc).
+_COMMON_KEYS = ("cluster", "backend", "files")
+LOCAL_KEYS = (*_COMMON_KEYS, "hosts", "cpu", "memory_mb", "disk_mb", "gpu", "first_port",
+              "usage_period", "usage_window", "attributes", "host_attributes", "pids_max")
+SIM_KEYS = (*_COMMON_KEYS, "hosts", "shapes", "cpu", "memory_mb", "disk_mb", "gpu",
+            "gpu_hosts", "gpu_per_host", "hosts_per_rack", "zones", "attributes",
+            "failure_rate", "default_duration", "seed", "first_port", "ports_per_host",
+            "host_loss", "finished_limit", "cpu_usage")
+
+
 def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
     opts = me.options
     kind = opts.get("backend", "local")
+    known = {"local": LOCAL_KEYS, "sim": SIM_KEYS}.get(kind, ())
+    for key in opts:
+        if known and key not in known:
+            raise InvalidArgument(f"unknown key for a {kind} hostmgr; known: "
+                                  f"{', '.join(known)}", field=f"hostmgr[{me.name}].{key}")
     if kind == "local":
         from peloton.hostmgr.backends.local import (
             DEFAULT_PIDS_MAX,
@@ -143,6 +159,8 @@ class Hostmgr:
             self.pool.add_host(spec)
         self.events = EventStreams()
         self.shard_of_task: dict[str, int] = {}
+        # Where the sandboxes are served over HTTP (peloton.hostmgr.files).
+        self.files_address = ""
         self.killed_early: set[str] = set()
         # New at each start: event offsets count within one incarnation.
         self.incarnation = secrets.token_hex(8)
@@ -386,7 +404,9 @@ class InternalHandler:
         data, size, paths = await self.hm.backend.read_sandbox_file(
             request.mesosTaskId, request.path, request.offset, request.length)
         return hpb.ReadSandboxFileResponse(data=data, size=size, hostname=update.hostname,
-                                           paths=paths)
+                                           paths=paths,
+                                           sandbox=self.hm.backend.sandbox(request.mesosTaskId),
+                                           filesAddress=self.hm.files_address)
 
 
 class HostHandler:
@@ -442,6 +462,11 @@ async def serve(config: ClusterConfig, name: str, *,
             (hostmgrsvc_grpc.InternalHostServiceBase, InternalHandler(hm)),
             (host_svc_grpc.HostServiceBase, HostHandler(hm)),
         ], host, int(port))
+        files, sandboxes = me.options.get("files"), backend.sandboxes()
+        if files and sandboxes is not None:
+            files_host, files_port = files.rsplit(":", 1)
+            bound = await nursery.start(serve_files, sandboxes, files_host, int(files_port))
+            hm.files_address = f"{files_host}:{bound[1]}"
         nursery.start_soon(hm.expire_loop)
         nursery.start_soon(heartbeat_loop, config, cpb.Member(
             id=name, kind="hostmgr", address=me.grpc, cluster=cluster))

@@ -1020,9 +1020,19 @@ class TaskHandler:
         raise last
 
     async def BrowseSandbox(self, request: task_pb2.BrowseSandboxRequest) -> Any:
+        """The run's sandbox files, and where to fetch them as from a Mesos
+        agent (``http://hostname:port/files/download?path=<path>``): the
+        host manager that ran it serves them (its ``files:`` address); the
+        paths are absolute, as an agent's are. Without such a server, the
+        run's host and the paths within the sandbox."""
         reply = await self._sandbox(_job_id(request.jobId), request.instanceId, request.taskId,
                                     "", 0, 0)
-        return task_pb2.BrowseSandboxResponse(hostname=reply.hostname, paths=reply.paths)
+        if not (reply.filesAddress and reply.sandbox):
+            return task_pb2.BrowseSandboxResponse(hostname=reply.hostname, paths=reply.paths)
+        host, _, port = reply.filesAddress.rpartition(":")
+        return task_pb2.BrowseSandboxResponse(
+            hostname=host, port=port,
+            paths=[f"{reply.sandbox.rstrip('/')}/{path}" for path in reply.paths])
 
     async def ReadSandboxFile(self, request: task_pb2.ReadSandboxFileRequest) -> Any:
         reply = await self._sandbox(_job_id(request.jobId), request.instanceId, request.taskId,

@@ -90,9 +90,9 @@ class Sizes:
 
 def ports_needed(resmgrs: int, jobmgrs: int, hostmgrs: int) -> int:
     """Loopback ports a cluster of that many daemons binds: gRPC and Raft per
-    resmgr, gRPC per jobmgr and hostmgr, then /metrics per resmgr and
-    HTTP/JSON per jobmgr."""
-    return 3 * resmgrs + 2 * jobmgrs + hostmgrs
+    resmgr, gRPC per jobmgr and hostmgr, then /metrics per resmgr, HTTP/JSON
+    per jobmgr and sandbox files per hostmgr."""
+    return 3 * resmgrs + 2 * jobmgrs + 2 * hostmgrs
 
 
 def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: int,
@@ -100,8 +100,8 @@ def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: i
           hostmgrs: list[dict[str, Any]]) -> dict[str, Any]:
     """A cluster file's content: the daemons on the given loopback ports
     (``ports_needed`` of them, used in order: each resmgr's gRPC and Raft
-    address, the jobmgrs, the hostmgrs, each resmgr's /metrics, then each
-    jobmgr's HTTP/JSON), SQLite
+    address, the jobmgrs, the hostmgrs, each resmgr's /metrics, each jobmgr's
+    HTTP/JSON, then each hostmgr's sandbox files), SQLite
     storage and the Raft secret file in ``directory``. Each of ``hostmgrs``
     is a hostmgr entry without its ``grpc`` address (name first)."""
     needed = ports_needed(resmgrs, jobmgrs, len(hostmgrs))
@@ -121,6 +121,8 @@ def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: i
         r["metrics"] = address()
     for j in jobmgr:
         j["http"] = address()
+    for h in hostmgr:
+        h["files"] = address()
     return {
         "data_dir": str(directory),
         "num_shards": num_shards,

@@ -28,10 +28,8 @@ import logging
 import math
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
-import h11
 import trio
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
@@ -44,13 +42,12 @@ from peloton.core.errors import (
     Unimplemented,
 )
 from peloton.rpc.errorfields import to_response
+from peloton.rpc.h11serve import Answer, serve_http
 
 __all__ = ["Procedure", "procedures", "serve_http_json"]
 
 log = logging.getLogger(__name__)
 
-READ_TIMEOUT = 30.0
-MAX_HEAD = 64 * 1024
 # A call without Context-TTL-MS gets this long.
 DEFAULT_TTL = 60.0
 
@@ -93,21 +90,14 @@ def procedures(services: Iterable[tuple[type, object]]) -> dict[str, Procedure]:
     return out
 
 
-@dataclass(slots=True)
-class _Answer:
-    status: int
-    body: bytes
-    content_type: str
-    rpc_status: str = ""
-
-
-def _error(error: PelotonError, encoding: str) -> _Answer:
+def _error(error: PelotonError, encoding: str) -> Answer:
     code, status = _YARPC.get(error.code, ("unknown", 500))
     message = error.message if not error.field else f"{error.field}: {error.message}"
     if encoding == "json":
         body = json.dumps({"code": code, "message": message}).encode() + b"\n"
-        return _Answer(status, body, "application/json", code)
-    return _Answer(status, message.encode(), "text/plain; charset=utf-8", code)
+        return Answer(status, body, "application/json", [("Rpc-Status", code)])
+    return Answer(status, message.encode(), "text/plain; charset=utf-8",
+                  [("Rpc-Status", code)])
 
 
 def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
@@ -118,7 +108,7 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
 
 
 async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple[bytes, bytes]],
-                 body: bytes, max_bytes: int) -> _Answer:
+                 body: bytes, max_bytes: int) -> Answer:
     """The answer to one request (headers lower-cased by h11)."""
     encoding = _header(headers, b"rpc-encoding").lower() or (
         "json" if "json" in _header(headers, b"content-type").lower() else "")
@@ -171,66 +161,9 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
         log.exception("HTTP %s failed", name)
         return _error(PelotonError(f"internal error in {name}: {error!r}"), encoding)
     if encoding == "json":
-        return _Answer(200, json_format.MessageToJson(response).encode() + b"\n",
+        return Answer(200, json_format.MessageToJson(response).encode() + b"\n",
                        "application/json")
-    return _Answer(200, response.SerializeToString(), "application/x-protobuf")
-
-
-async def _serve_connection(table: dict[str, Procedure], max_bytes: int,
-                            stream: trio.SocketStream) -> None:
-    conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
-
-    async def send(event: Any) -> None:
-        data = conn.send(event)
-        if data:
-            await stream.send_all(data)
-
-    try:
-        while True:
-            request: h11.Request | None = None
-            body = bytearray()
-            with trio.move_on_after(READ_TIMEOUT):
-                while True:
-                    event = conn.next_event()
-                    if event is h11.NEED_DATA:
-                        data = await stream.receive_some(65536)
-                        conn.receive_data(data)
-                        if not data and conn.their_state is not h11.DONE:
-                            return
-                        continue
-                    if isinstance(event, h11.Request):
-                        request = event
-                    elif isinstance(event, h11.Data):
-                        body += event.data
-                        if len(body) > max_bytes + 1:
-                            break  # answered 429 below; the rest is not read
-                    elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
-                        break
-            if request is None:
-                return
-            result = await answer(table, request.method, list(request.headers), bytes(body),
-                                  max_bytes)
-            headers = [("Content-Type", result.content_type),
-                       ("Content-Length", str(len(result.body)))]
-            if result.rpc_status:
-                headers.append(("Rpc-Status", result.rpc_status))
-            await send(h11.Response(status_code=result.status, headers=headers))
-            await send(h11.Data(data=result.body))
-            await send(h11.EndOfMessage())
-            if conn.our_state is h11.MUST_CLOSE or conn.their_state is not h11.DONE:
-                return
-            conn.start_next_cycle()
-    except h11.RemoteProtocolError as error:
-        try:
-            await stream.send_all(
-                f"HTTP/1.1 {error.error_status_hint} Bad Request\r\nContent-Length: 0\r\n"
-                "Connection: close\r\n\r\n".encode())
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        pass  # the client went away
-    finally:
-        await stream.aclose()
+    return Answer(200, response.SerializeToString(), "application/x-protobuf")
 
 
 async def serve_http_json(services: Iterable[tuple[type, object]], host: str, port: int, *,
@@ -240,9 +173,9 @@ async def serve_http_json(services: Iterable[tuple[type, object]], host: str, po
     """Serve ``services`` (generated ``*Base`` class, implementation) as
     HTTP/JSON on ``host:port`` until cancelled."""
     table = procedures(services)
-    async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(partial(
-            trio.serve_tcp, partial(_serve_connection, table, max_message_bytes), port,
-            host=host.strip("[]")))
-        sockname = listeners[0].socket.getsockname()
-        task_status.started((sockname[0], sockname[1]))
+
+    async def handle(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
+                     body: bytes) -> Answer:
+        return await answer(table, method, headers, body, max_message_bytes)
+
+    await serve_http(handle, host, port, max_body=max_message_bytes, task_status=task_status)

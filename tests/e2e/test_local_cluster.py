@@ -12,6 +12,7 @@ import os
 import pathlib
 import signal
 import time
+import urllib.request
 from typing import Any
 
 import pytest
@@ -213,6 +214,25 @@ async def test_job_level_actions_and_the_debug_calls(client: PelotonClient) -> N
     with pytest.raises(NotFound, match="cache"):
         await client.jobs.call("GetCache", job_pb2.GetCacheRequest(
             id=peloton_pb2.JobID(value=new_job_id())))
+
+
+async def test_browse_sandbox_answers_where_to_fetch_the_files(client: PelotonClient) -> None:
+    """As a Mesos agent: BrowseSandbox's host, port and absolute paths, then
+    http://host:port/files/download?path=..., as Peloton's own CLI fetches."""
+    job_id, state = await run_job(client, job_yaml("echo sandboxed", 1))
+    assert state == "SUCCEEDED"
+    reply = await client.tasks.call("BrowseSandbox", task_pb2.BrowseSandboxRequest(
+        jobId=peloton_pb2.JobID(value=job_id), instanceId=0))
+    assert reply.hostname == "127.0.0.1" and reply.port.isdigit()
+    [stdout] = [p for p in reply.paths if p.endswith("/stdout")]
+    assert stdout.startswith("/") and f"{job_id}-0-1" in stdout
+
+    def fetch() -> bytes:
+        url = f"http://{reply.hostname}:{reply.port}/files/download?path={stdout}"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return bytes(answer.read())
+
+    assert await trio.to_thread.run_sync(fetch) == b"sandboxed\n"
 
 
 async def test_queries_order_page_and_bound_by_time(client: PelotonClient) -> None:

@@ -29,7 +29,8 @@ from peloton.ops.minicluster import ClusterNotReady, DaemonRecord, Sizes, State
 
 def addresses(config: cluster_config.ClusterConfig) -> list[str]:
     return [a for d in config.daemons
-            for a in (d.grpc, d.raft, d.options.get("metrics"), d.options.get("http")) if a]
+            for a in (d.grpc, d.raft, d.options.get("metrics"), d.options.get("http"),
+                      d.options.get("files")) if a]
 
 
 # --------------------------------------------------------------------------- cluster.yaml
@@ -50,10 +51,13 @@ def test_generated_cluster_file_parses(tmp_path: pathlib.Path) -> None:
     assert all(d.grpc and d.raft for d in config.of_kind("resmgr"))
     assert all(not d.grpc for d in config.of_kind("placement"))
     [hostmgr] = config.of_kind("hostmgr")
+    files = hostmgr.options.pop("files")
+    assert files.startswith("127.0.0.1:")
     assert hostmgr.options == {"cluster": "local", "backend": "local", "hosts": 3, "cpu": 4,
                                "memory_mb": 8192, "disk_mb": 102400, "gpu": 0}
+    hostmgr.options["files"] = files
     ports = addresses(config)
-    assert len(ports) == 14 == len(set(ports)) == Sizes().ports_needed
+    assert len(ports) == 15 == len(set(ports)) == Sizes().ports_needed
     assert all(a.startswith("127.0.0.1:") for a in ports)
     assert minicluster.sizes_of(config) == Sizes()
 
@@ -93,7 +97,7 @@ def test_sizes_shape_the_cluster(tmp_path: pathlib.Path) -> None:
     config, _ = minicluster.prepare(tmp_path, sizes)
     assert minicluster.sizes_of(config) == sizes
     assert len(config.jobmgr_addresses) == 3
-    assert len(set(addresses(config))) == sizes.ports_needed == 10
+    assert len(set(addresses(config))) == sizes.ports_needed == 11
 
 
 def test_cluster_file_is_reused(tmp_path: pathlib.Path) -> None:
@@ -108,12 +112,13 @@ def test_cluster_data_uses_the_ports_in_order(tmp_path: pathlib.Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clusterfile, "port_is_free", lambda port: False)
     data = minicluster.cluster_data(tmp_path, Sizes(resmgrs=1, jobmgrs=1),
-                                    [10, 11, 12, 13, 14, 15])
+                                    [10, 11, 12, 13, 14, 15, 16])
     assert data["resmgr"] == [{"name": "resmgr-0", "grpc": "127.0.0.1:10",
                                "raft": "127.0.0.1:11", "metrics": "127.0.0.1:14"}]
     assert data["jobmgr"] == [{"name": "jobmgr-0", "grpc": "127.0.0.1:12",
                                "http": "127.0.0.1:15"}]
     assert data["hostmgr"][0]["grpc"] == "127.0.0.1:13"
+    assert data["hostmgr"][0]["files"] == "127.0.0.1:16"
     with pytest.raises(ValueError):
         minicluster.cluster_data(tmp_path, Sizes(), [1, 2])
 
@@ -121,7 +126,7 @@ def test_cluster_data_uses_the_ports_in_order(tmp_path: pathlib.Path,
 def test_the_first_jobmgr_takes_pelotons_http_port_when_it_is_free(
         tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clusterfile, "port_is_free", lambda port: port == 5292)
-    data = minicluster.cluster_data(tmp_path, Sizes(), list(range(20, 34)))
+    data = minicluster.cluster_data(tmp_path, Sizes(), list(range(20, 35)))
     assert [j["http"] for j in data["jobmgr"]] == ["127.0.0.1:5292", "127.0.0.1:33"]
     cluster_config.parse(data)
 

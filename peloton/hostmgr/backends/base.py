@@ -25,6 +25,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
@@ -180,6 +181,16 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def known(self, mesos_task_id: str) -> StatusUpdate | None:
         """The latest status of a run, or None if this backend never saw it."""
+
+    def sandboxes(self) -> Path | None:
+        """The directory holding every run's sandbox on disk, served over
+        HTTP by the host manager (``peloton.hostmgr.files``); None where the
+        sandboxes are not files (simulated runs)."""
+        return None
+
+    def sandbox(self, mesos_task_id: str) -> str:
+        """A run's sandbox directory, absolute; empty where it is not on disk."""
+        return ""
 
     @abc.abstractmethod
     async def read_sandbox_file(self, mesos_task_id: str, path: str, offset: int,

@@ -666,6 +666,13 @@ class LocalBackend(Backend):
 
     # -- sandbox -------------------------------------------------------------
 
+    def sandboxes(self) -> Path:
+        return self._root / "sandboxes"
+
+    def sandbox(self, mesos_task_id: str) -> str:
+        run = self._runs.get(mesos_task_id)
+        return str(run.sandbox) if run is not None else ""
+
     async def read_sandbox_file(self, mesos_task_id: str, path: str, offset: int,
                                 length: int) -> tuple[bytes, int, list[str]]:
         run = self._runs.get(mesos_task_id)

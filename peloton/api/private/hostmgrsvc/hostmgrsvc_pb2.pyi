@@ -292,13 +292,17 @@ class ReadSandboxFileRequest(_message.Message):
     def __init__(self, mesosTaskId: _Optional[str] = ..., path: _Optional[str] = ..., offset: _Optional[int] = ..., length: _Optional[int] = ...) -> None: ...
 
 class ReadSandboxFileResponse(_message.Message):
-    __slots__ = ("data", "size", "hostname", "paths")
+    __slots__ = ("data", "size", "hostname", "paths", "sandbox", "filesAddress")
     DATA_FIELD_NUMBER: _ClassVar[int]
     SIZE_FIELD_NUMBER: _ClassVar[int]
     HOSTNAME_FIELD_NUMBER: _ClassVar[int]
     PATHS_FIELD_NUMBER: _ClassVar[int]
+    SANDBOX_FIELD_NUMBER: _ClassVar[int]
+    FILESADDRESS_FIELD_NUMBER: _ClassVar[int]
     data: bytes
     size: int
     hostname: str
     paths: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, data: _Optional[bytes] = ..., size: _Optional[int] = ..., hostname: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ...) -> None: ...
+    sandbox: str
+    filesAddress: str
+    def __init__(self, data: _Optional[bytes] = ..., size: _Optional[int] = ..., hostname: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ..., sandbox: _Optional[str] = ..., filesAddress: _Optional[str] = ...) -> None: ...
