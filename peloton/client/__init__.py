@@ -34,6 +34,7 @@ from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
+from peloton.api.v0.update.svc import update_svc_grpc
 from peloton.core.errors import (
     AlreadyExists,
     DeadlineExceeded,
@@ -183,6 +184,7 @@ class PelotonClient:
         self.tasks = service(task_grpc.TaskManagerStub)
         self.respools = service(respool_grpc.ResourceManagerStub)
         self.hosts = service(host_svc_grpc.HostServiceStub)
+        self.updates = service(update_svc_grpc.UpdateServiceStub)
 
     def close(self) -> None:
         if self._owns_channels:

@@ -40,6 +40,7 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
+from peloton.api.v0.update import update_pb2
 from peloton.core.errors import (
     BY_CODE,
     Aborted,
@@ -53,7 +54,7 @@ from peloton.core.errors import (
 )
 from peloton.core.ids import parse_mesos_task_id, task_id
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, JobState, TaskState
-from peloton.jobmgr.model import Job, Task
+from peloton.jobmgr.model import Job, Task, load_versions
 from peloton.jobmgr.reconciler import (
     Act,
     Input,
@@ -65,8 +66,13 @@ from peloton.jobmgr.reconciler import (
     respond,
     rolling_restarts,
 )
+from peloton.jobmgr.update import ACTIVE as UPDATE_ACTIVE
+from peloton.jobmgr.update import Update as JobUpdate
+from peloton.jobmgr.update import step as update_step
 from peloton.rpc import ServiceClient
-from peloton.storage.gateway import Storage
+from peloton.storage.gateway import Storage, UpdateRow
+
+UpdateState = update_pb2.State
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +107,7 @@ def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
 
 
 def resmgr_task(job: Job, task: Task) -> rpb.Task:
-    cfg = job.task_config(task.instance)
+    cfg = job.run_config(task)
     r = cfg.resource
     sla = job.config.sla
     preemptible = is_preemptible(job.config, cfg)
@@ -168,6 +174,8 @@ class ShardEngine:
             list[rpb.TaskStateUpdate]](math.inf)
         self._reports_served = False
         self._unknown: set[str] = set()  # runs the host managers did not know last round
+        # The running updates of the shard's jobs, by job id.
+        self.updates: dict[str, JobUpdate] = {}
 
     # -- the one writer -------------------------------------------------------
     async def serve_inbox(self) -> None:
@@ -208,8 +216,11 @@ class ShardEngine:
 
     # -- storage ----------------------------------------------------------
     async def persist(self, jobs: Iterable[Job] = (), tasks: Iterable[Task] = (), *,
-                      ended_runs: Sequence[Task] = (), delete: Sequence[str] = ()) -> None:
-        """Write jobs and tasks (with an event per task, and per ended run)."""
+                      ended_runs: Sequence[Task] = (), delete: Sequence[str] = (),
+                      configs: Sequence[tuple[str, int, bytes]] = (),
+                      updates: Sequence[UpdateRow] = ()) -> None:
+        """Write jobs and tasks (with an event per task, and per ended run),
+        new config versions and updates."""
         now = self.ctx.clock()
         task_list = list(tasks)
         try:
@@ -217,7 +228,7 @@ class ShardEngine:
                 self.shard, self.epoch, jobs=[j.row(now) for j in jobs],
                 tasks=[t.row(now) for t in task_list],
                 events=[t.event(now) for t in (*ended_runs, *task_list)],
-                delete_jobs=delete)
+                configs=configs, updates=updates, delete_jobs=delete)
         except Aborted:
             self.fenced.set()
             raise
@@ -231,7 +242,11 @@ class ShardEngine:
         for t in task_rows:
             by_job[t.job_id].append(t)
         for row in rows:
-            self.jobs[row.job_id] = Job.from_rows(row, by_job[row.job_id])
+            job = Job.from_rows(row, by_job[row.job_id])
+            self.jobs[row.job_id] = job
+            if job.old_versions():  # runs (or an update) of earlier config versions
+                await load_versions(job, self.ctx.storage)
+        await self.recover_updates()
         self.ready.set()
         log.info("shard %d epoch %d: loaded %d active jobs", self.shard, self.epoch,
                  len(self.jobs))
@@ -420,7 +435,7 @@ class ShardEngine:
                     skipped.append(task)
                 if action.act != Act.LAUNCH:
                     continue
-                cfg = job.task_config(task.instance)
+                cfg = job.run_config(task)
                 assigned: dict[str, int] = {}
                 for port in cfg.ports:
                     if port.value:
@@ -473,7 +488,7 @@ class ShardEngine:
         for placement, chosen in launches:
             launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
             for job, task in chosen:
-                cfg = job.task_config(task.instance)
+                cfg = job.run_config(task)
                 launch.tasks.add(taskId=task_id(job.id, task.instance),
                                  mesosTaskId=task.mesos_task_id, config=cfg,
                                  ports=[task.ports[p.name] for p in cfg.ports
@@ -709,6 +724,7 @@ class ShardEngine:
                 apply(t, action.changes)
                 (again if action.act == Act.NEW_RUN else over).append(t)
         await self.roll([job for job in self.jobs.values() if bounded_restarts(job)])
+        await self.run_updates()
         if not over and not again:
             return
         jobs = {t.job_id: self.jobs[t.job_id] for t in over + again}
@@ -717,6 +733,88 @@ class ShardEngine:
         await self.persist(jobs.values(), over + again)
         await self._send_kills(over)
         await self.enqueue(again)
+
+    # -- updates ----------------------------------------------------------------
+    async def recover_updates(self) -> None:
+        """The running updates of the loaded jobs, from storage."""
+        for job in self.jobs.values():
+            if not job.update_id:
+                continue
+            row = await self.ctx.storage.get_update(job.update_id)
+            if row is None or row.state not in UPDATE_ACTIVE:
+                continue
+            update = JobUpdate.from_row(row)
+            await load_versions(job, self.ctx.storage, (update.from_version,
+                                                        update.to_version))
+            self.updates[job.id] = update
+
+    async def start_update(self, job: Job, config: job_pb2.JobConfig,
+                           update: JobUpdate) -> None:
+        """Make ``config`` the job's current version and start rolling it out."""
+        update.from_version, version = job.config_version, job.config_version + 1
+        update.to_version = version
+        job.set_config(config, version)
+        job.update_id = update.id
+        self.updates[job.id] = update
+        await self.persist([job], configs=[(job.id, version, config.SerializeToString(
+            deterministic=True))], updates=[update.row()])
+        await self.run_updates([job.id])
+
+    async def save_update(self, job: Job, update: JobUpdate) -> None:
+        """Write an update's record (its state changed); an ended one stops here."""
+        update.update_time = self.ctx.clock()
+        if update.state not in UPDATE_ACTIVE:
+            self.updates.pop(job.id, None)
+        await self.persist(updates=[update.row()])
+
+    async def roll_back(self, job: Job, update: JobUpdate) -> None:
+        """Roll the update's old config out again, as a newer version."""
+        old = job_pb2.JobConfig()
+        old.CopyFrom(job.config_at(update.from_version))
+        version = job.config_version + 1
+        job.set_config(old, version)
+        update.to_version, update.rolling_back = version, True
+        update.state = int(UpdateState.ROLLING_BACKWARD)
+        update.done.clear()
+        update.failed.clear()
+        update.attempts.clear()
+        update.counted.clear()
+        update.update_time = self.ctx.clock()
+        await self.persist([job], configs=[(job.id, version, old.SerializeToString(
+            deterministic=True))], updates=[update.row()])
+        await self.run_updates([job.id])
+
+    async def run_updates(self, job_ids: Iterable[str] | None = None) -> None:
+        """Move each rolling update on (``update.step``): instances whose
+        config did not change take the new number, the next batch restarts
+        into it, and the update ends, fails or rolls back when its instances
+        say so. Each change is written before it is acted on."""
+        now = self.ctx.clock()
+        for job_id in list(self.updates if job_ids is None else job_ids):
+            update, job = self.updates.get(job_id), self.jobs.get(job_id)
+            if update is None or job is None:
+                continue
+            if update.state not in (UpdateState.ROLLING_FORWARD,
+                                    UpdateState.ROLLING_BACKWARD):
+                continue
+            plan = update_step(job, update)
+            for t in plan.relabel:
+                t.version = t.desired = update.to_version
+            for t in plan.take:
+                t.desired = update.to_version
+            if plan.state is not None:
+                update.state = plan.state
+            if not (plan.relabel or plan.take or plan.changed or plan.rollback
+                    or plan.state is not None):
+                continue
+            update.update_time = now
+            if update.state not in UPDATE_ACTIVE:
+                del self.updates[job_id]
+            await self.persist([job], plan.relabel + plan.take, updates=[update.row()])
+            if plan.take:
+                await self.restart(plan.take)
+            if plan.rollback:
+                await self.roll_back(job, update)
 
     # -- preemption -------------------------------------------------------------
     async def preempt(self, victims: Sequence[tuple[str, str]]) -> None:

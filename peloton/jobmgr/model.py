@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from peloton.api.v0.job import job_pb2
@@ -18,7 +19,7 @@ from peloton.core.states import TERMINAL_JOB_STATES, TERMINAL_TASK_STATES, JobSt
 from peloton.jobmgr.goalstate import derive_job_state
 from peloton.jobmgr.reconciler import initial_health
 from peloton.spec.job import merged_task_config, task_name
-from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow
+from peloton.storage.gateway import JobRow, Storage, TaskEventRow, TaskRow
 
 
 def rfc3339(ts: float) -> str:
@@ -58,6 +59,11 @@ class Task:
     preempted: bool = False
     # task_pb2.HealthState of this run (DISABLED without a health check).
     health: int = 0
+    # The job config version this run uses (0: the job's current one, for a
+    # task written before versions were kept), and the one its next run
+    # will use: an update moves ``desired`` to its version, then restarts it.
+    version: int = 0
+    desired: int = 0
 
     @property
     def mesos_task_id(self) -> str:
@@ -77,6 +83,7 @@ class Task:
             healthy=self.health,  # type: ignore[arg-type]
         )
         rt.mesosTaskId.value = self.mesos_task_id
+        rt.configVersion, rt.desiredConfigVersion = self.version, self.desired or self.version
         if self.agent:
             rt.agentID.value = self.agent
         rt.ports.update(self.ports)
@@ -119,7 +126,7 @@ class Task:
                    rt.restartRequested,
                    row.state == TaskState.PREEMPTING or rt.terminationStatus.reason
                    == task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES,
-                   int(rt.healthy))
+                   int(rt.healthy), rt.configVersion, rt.desiredConfigVersion)
 
 
 @dataclass(slots=True)
@@ -134,7 +141,13 @@ class Job:
     completion_time: float = 0.0
     config_version: int = 1
     tasks: list[Task] = field(default_factory=list)
-    _configs: dict[int, task_pb2.TaskConfig] = field(default_factory=dict, repr=False)
+    # The job's latest update (peloton.jobmgr.update), running or ended.
+    update_id: str = ""
+    # Earlier config versions that runs or an update still refer to; the
+    # current one is ``config`` at ``config_version``.
+    versions: dict[int, job_pb2.JobConfig] = field(default_factory=dict, repr=False)
+    _configs: dict[tuple[int, int], task_pb2.TaskConfig] = field(default_factory=dict,
+                                                                 repr=False)
 
     @property
     def respool_id(self) -> str:
@@ -144,17 +157,37 @@ class Job:
     def terminal(self) -> bool:
         return self.state in TERMINAL_JOB_STATES
 
-    def task_config(self, instance: int) -> task_pb2.TaskConfig:
-        """The merged config of ``instance``; shared, so callers must not modify it.
+    def config_at(self, version: int) -> job_pb2.JobConfig:
+        """The job's config of ``version`` (0 or the current: ``config``)."""
+        if not version or version == self.config_version:
+            return self.config
+        return self.versions[version]
+
+    def task_config(self, instance: int, version: int = 0) -> task_pb2.TaskConfig:
+        """The merged config of ``instance`` in config ``version`` (0: the
+        current); shared, so callers must not modify it.
 
         Instances without an override share one merged default (a 10,000-task
         job builds one message, not 10,000).
         """
-        key = instance if instance in self.config.instanceConfig else -1
+        version = version or self.config_version
+        config = self.config_at(version)
+        key = (version, instance if instance in config.instanceConfig else -1)
         cached = self._configs.get(key)
         if cached is None:
-            cached = self._configs[key] = merged_task_config(self.config, instance)
+            cached = self._configs[key] = merged_task_config(config, instance)
         return cached
+
+    def run_config(self, task: Task) -> task_pb2.TaskConfig:
+        """The config ``task``'s current run was launched with."""
+        return self.task_config(task.instance, task.version)
+
+    def set_config(self, config: job_pb2.JobConfig, version: int) -> None:
+        """Make ``config`` the current one at ``version``, keeping the one it
+        replaces for the runs (and an update) that still refer to it."""
+        self.versions[self.config_version] = self.config
+        self.config, self.config_version = config, version
+        self.versions.pop(version, None)
 
     def controller(self) -> Task | None:
         if self.tasks and self.task_config(0).controller:
@@ -187,6 +220,8 @@ class Job:
             state=self.state.name, goalState=self.goal.name, creationTime=rfc3339(self.creation_time),
             startTime=rfc3339(self.start_time), completionTime=rfc3339(self.completion_time),
             configurationVersion=self.config_version)
+        if self.update_id:
+            rt.updateID.value = self.update_id
         for state, n in self.counts().items():
             rt.taskStats[TaskState(state).name] = n
         return rt
@@ -207,7 +242,16 @@ class Job:
                   JobState(row.state), JobState(row.goal_state), row.creation_time,
                   from_rfc3339(rt.startTime), row.completion_time, row.config_version)
         job.tasks = sorted((Task.from_row(t) for t in tasks), key=lambda t: t.instance)
+        job.update_id = rt.updateID.value
+        for t in job.tasks:  # written before versions were kept: the current one
+            t.version = t.version or job.config_version
+            t.desired = t.desired or t.version
         return job
+
+    def old_versions(self) -> set[int]:
+        """The versions its tasks refer to besides the current one."""
+        return {v for t in self.tasks for v in (t.version, t.desired)} - {self.config_version}
+
 
     @classmethod
     def new(cls, job_id: str, shard: int, config: job_pb2.JobConfig, now: float) -> Job:
@@ -218,7 +262,21 @@ class Job:
                   goal=JobState.RUNNING if service else JobState.SUCCEEDED)
         goal = TaskState.RUNNING if service else TaskState.SUCCEEDED
         job.tasks = [Task(job_id, i, task_name(config, i), goal=goal,
-                          health=initial_health(job.task_config(i)))
+                          health=initial_health(job.task_config(i)), version=1, desired=1)
                      for i in range(config.instanceCount)]
         return job
 
+
+async def load_versions(job: Job, storage: Storage, extra: Iterable[int] = ()) -> Job:
+    """Read the earlier config versions ``job``'s runs (and ``extra``) refer to."""
+    wanted = (job.old_versions() | set(extra)) - {job.config_version} - job.versions.keys()
+    if wanted:
+        stored = await storage.get_job_configs(job.id)
+        for version in wanted:
+            if version in stored:
+                job.versions[version] = job_pb2.JobConfig.FromString(stored[version])
+            else:  # never written (cannot happen since schema 3): the current one
+                for t in job.tasks:
+                    t.version = job.config_version if t.version == version else t.version
+                    t.desired = job.config_version if t.desired == version else t.desired
+    return job

@@ -198,7 +198,7 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
 
     why = ending(task, state)
     rule = EXIT_RULES[(task.goal, why, state)]
-    max_failures = job.task_config(task.instance).restartPolicy.maxFailures
+    max_failures = job.run_config(task).restartPolicy.maxFailures
     again = rule.again == Again.YES or (rule.again == Again.RETRY
                                         and task.failures < max_failures)
     stopped_why = task.message  # "preempted: <the pool and the numbers>", the deadline
@@ -219,7 +219,8 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
     failures = task.failures + (1 if rule.again == Again.RETRY else 0)
     return Decision({
         "failures": failures, "restart": False, "preempted": False, "run": task.run + 1,
-        "health": initial_health(job.task_config(task.instance)),
+        "version": task.desired or task.version,
+        "health": initial_health(job.task_config(task.instance, task.desired)),
         "state": S.INITIALIZED, "host": "", "lease": "", "ports": {},
         "start_time": 0.0, "completion_time": 0.0,
         "message": (f"run {task.run} {stopped_why}" if preempted
@@ -416,7 +417,7 @@ def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> 
             else "stopped" if kind == Input.REFUSED else "stopped before launch"))
     elif what == Act.KILL and kind == Input.PREEMPT:
         changes.update(state=S.PREEMPTING, preempted=True, message=f"preempted: {detail}")
-        if job.task_config(task.instance).preemptionPolicy.killOnPreempt:
+        if job.run_config(task).preemptionPolicy.killOnPreempt:
             changes["goal"] = S.KILLED  # Peloton's kill-on-preempt: not run again
     elif what == Act.KILL and kind == Input.DEADLINE:
         changes.update(goal=S.KILLED, state=S.KILLING, reason=DEADLINE_EXCEEDED, message=(
@@ -431,7 +432,8 @@ def respond(job: Job, task: Task, kind: Input, now: float, detail: str = "") -> 
             else "launch was lost; placing again"))
     elif what == Act.NEW_RUN:
         changes.update(goal=task_goal(job), run=task.run + 1, preempted=False,
-                       health=initial_health(job.task_config(task.instance)),
+                       version=task.desired or task.version,
+                       health=initial_health(job.task_config(task.instance, task.desired)),
                        state=S.INITIALIZED, host="", lease="", ports={}, start_time=0.0,
                        completion_time=0.0, message=(
                            f"restarting after {restart_backoff(task.failures):g} s of backoff "

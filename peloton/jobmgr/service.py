@@ -34,6 +34,8 @@ from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
+from peloton.api.v0.update import update_pb2
+from peloton.api.v0.update.svc import update_svc_grpc, update_svc_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, MEMBER_LEASE, ClusterConfig
 from peloton.core.errors import (
     Aborted,
@@ -48,7 +50,8 @@ from peloton.core.ids import is_job_id, mesos_task_id, new_job_id
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
 from peloton.jobmgr.engine import Context, ShardEngine, is_preemptible
-from peloton.jobmgr.model import Job, Task, rfc3339
+from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
+from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import Channels, ServiceClient, serve_grpc
 from peloton.rpc.errorfields import InstanceOutOfRange
 from peloton.rpc.http_json import serve_http_json
@@ -56,7 +59,7 @@ from peloton.shard.owner import ShardOwner
 from peloton.shard.partition import shard_of, shard_of_run
 from peloton.shard.routing import owner_of
 from peloton.spec.job import validate_job_config
-from peloton.storage.gateway import Storage
+from peloton.storage.gateway import Storage, UpdateRow
 from peloton.storage.sqlite import open_sqlite
 
 log = logging.getLogger(__name__)
@@ -498,7 +501,7 @@ async def _on_owner(jm: Jobmgr, job_id: str, ranges: Any, stub: type, method: st
             if row is None:
                 raise NotFound(f"job {job_id} does not exist")
             task_rows, _ = await jm.storage.list_tasks(job_id)
-            job = Job.from_rows(row, task_rows)
+            job = await load_versions(Job.from_rows(row, task_rows), jm.storage)
             engine.jobs[job_id] = job
         instances = _ranges(ranges, job.config.instanceCount)
         return await act(engine, job, [job.tasks[i] for i in instances])
@@ -736,10 +739,10 @@ class JobHandler:
                     raise InvalidArgument(f"instance {i}'s config cannot change",
                                           field=f"instanceConfig.{i}")
             new.respoolID.value = old.respoolID.value
-            added = [Task(job.id, i, "") for i in range(old.instanceCount, new.instanceCount)]
-            job.config = new
-            job._configs.clear()
-            job.config_version += 1
+            version = job.config_version + 1
+            added = [Task(job.id, i, "", version=version, desired=version)
+                     for i in range(old.instanceCount, new.instanceCount)]
+            job.set_config(new, version)
             from peloton.spec.job import task_name
             for t in added:
                 t.name = task_name(new, t.instance)
@@ -747,7 +750,8 @@ class JobHandler:
             if job.state in TERMINAL_JOB_STATES and added:
                 job.state = JobState.PENDING
             job.refresh_state(time.time())
-            await engine.persist([job], added)
+            await engine.persist([job], added, configs=[
+                (job.id, version, new.SerializeToString(deterministic=True))])
             await engine.enqueue(added)
             return job_pb2.UpdateResponse(id=request.id,
                                           message=f"added {len(added)} instance(s)")
@@ -1042,6 +1046,180 @@ class TaskHandler:
                                                 taskId=request.taskId)
 
 
+# What an update may change of a job's config; the rest must stay as it is.
+UPDATABLE = frozenset({"defaultConfig", "instanceConfig", "labels", "description",
+                       "ldapGroups", "owningTeam", "changeLog"})
+# UpdateConfig fields that no update does yet.
+UPDATE_REFUSED = {
+    "stopBeforeUpdate": "stopping every instance before the update",
+    "inPlace": "updating in place (holding each instance's host for it)",
+    "startTasks": "starting stopped instances with the update",
+}
+
+
+class UpdateHandler:
+    """peloton.api.v0.update.svc.UpdateService: updates of service jobs."""
+
+    def __init__(self, jm: Jobmgr) -> None:
+        self.jm = jm
+
+    async def _row(self, update_id: peloton_pb2.UpdateID) -> UpdateRow:
+        if not update_id.value:
+            raise InvalidArgument("an update id is required", field="updateId")
+        row = await self.jm.storage.get_update(update_id.value)
+        if row is None:
+            raise NotFound(f"update {update_id.value} does not exist")
+        return row
+
+    async def CreateUpdate(self, request: update_svc_pb2.CreateUpdateRequest) -> Any:
+        job_id = _job_id(request.jobId)
+        cfg = request.updateConfig
+        for name, what in UPDATE_REFUSED.items():
+            if getattr(cfg, name):
+                raise InvalidArgument(f"not supported yet: {what}", field=f"updateConfig.{name}")
+        if not 0 <= cfg.batchPercentage <= 100:
+            raise InvalidArgument(f"must be a percentage, got {cfg.batchPercentage:g}",
+                                  field="updateConfig.batchPercentage")
+        if not request.HasField("jobConfig"):
+            raise InvalidArgument("the job's new config is required", field="jobConfig")
+        new = job_pb2.JobConfig()
+        new.CopyFrom(request.jobConfig)
+        update_id = str(uuid.uuid4())
+
+        async def body(engine: ShardEngine) -> Any:
+            job = engine.jobs.get(job_id)
+            if job is None:
+                raise NotFound(f"job {job_id} does not exist or has ended")
+            if job.config.type != job_pb2.SERVICE:
+                raise InvalidArgument("updates roll out service jobs; a batch job adds "
+                                      "instances with JobManager.Update", field="jobId")
+            running = engine.updates.get(job_id)
+            if running is not None:
+                raise FailedPrecondition(f"job {job_id} has update {running.id} "
+                                         f"{update_pb2.State.Name(running.state)}; abort it "
+                                         "first", field="jobId")
+            new.respoolID.CopyFrom(new.respoolID if new.respoolID.value
+                                   else job.config.respoolID)
+            validate_job_config(new, capabilities=self.jm.capabilities)
+            for field in job_pb2.JobConfig.DESCRIPTOR.fields:
+                if field.name not in UPDATABLE and getattr(new, field.name) != getattr(
+                        job.config, field.name):
+                    raise InvalidArgument(
+                        "an update changes the task configs (defaultConfig, instanceConfig) "
+                        "and the job's labels, description and owners; this cannot change "
+                        "in an update" + (" (adding or removing instances is not supported "
+                                          "yet)" if field.name == "instanceCount" else ""),
+                        field=f"jobConfig.{field.name}")
+            now = time.time()
+            update = JobUpdate(update_id, job_id, int(update_pb2.PAUSED if cfg.startPaused
+                                                      else update_pb2.ROLLING_FORWARD),
+                               cfg, 0, 0, now, now,
+                               prior=int(update_pb2.ROLLING_FORWARD),
+                               opaque=request.opaque_data.data)
+            await engine.start_update(job, new, update)
+            return update_svc_pb2.CreateUpdateResponse(
+                updateID=peloton_pb2.UpdateID(value=update_id))
+
+        async def local(engine: ShardEngine) -> Any:
+            return await engine.submit(body, engine)
+
+        return await self.jm.route(job_id, update_svc_grpc.UpdateServiceStub, "CreateUpdate",
+                                   request, local)
+
+    async def GetUpdate(self, request: update_svc_pb2.GetUpdateRequest) -> Any:
+        row = await self._row(request.updateId)
+        job = await self.jm.storage.get_job(row.job_id)
+        update = JobUpdate.from_row(row)
+        return update_svc_pb2.GetUpdateResponse(updateInfo=update.info(
+            job.instance_count if job else 0, status_only=request.statusOnly))
+
+    async def ListUpdates(self, request: update_svc_pb2.ListUpdatesRequest) -> Any:
+        job_id = _job_id(request.jobID)
+        job = await self.jm.storage.get_job(job_id)
+        if job is None:
+            raise NotFound(f"job {job_id} does not exist")
+        if request.limit < 0:
+            raise InvalidArgument(f"must not be negative, got {request.limit}", field="limit")
+        rows = await self.jm.storage.list_updates(job_id, limit=request.limit or 100)
+        return update_svc_pb2.ListUpdatesResponse(updateInfo=[
+            JobUpdate.from_row(r).info(job.instance_count) for r in rows])
+
+    async def _control(self, request: Any, method: str,
+                       change: Callable[[ShardEngine, Job, JobUpdate], Awaitable[None]]) -> Any:
+        row = await self._row(request.updateId)
+
+        async def body(engine: ShardEngine) -> Any:
+            update, job = engine.updates.get(row.job_id), engine.jobs.get(row.job_id)
+            if update is None or job is None or update.id != row.update_id:
+                raise FailedPrecondition(
+                    f"update {row.update_id} is {update_pb2.State.Name(row.state)}, not running",
+                    field="updateId")
+            if ("opaque_data" in request.DESCRIPTOR.fields_by_name
+                    and request.HasField("opaque_data")):
+                update.opaque = request.opaque_data.data
+            await change(engine, job, update)
+            return getattr(update_svc_pb2, f"{method}Response")()
+
+        async def local(engine: ShardEngine) -> Any:
+            return await engine.submit(body, engine)
+
+        return await self.jm.route(row.job_id, update_svc_grpc.UpdateServiceStub, method,
+                                   request, local)
+
+    async def PauseUpdate(self, request: update_svc_pb2.PauseUpdateRequest) -> Any:
+        async def pause(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
+            if update.state != update_pb2.PAUSED:
+                update.prior, update.state = update.state, int(update_pb2.PAUSED)
+            await engine.save_update(job, update)
+        return await self._control(request, "PauseUpdate", pause)
+
+    async def ResumeUpdate(self, request: update_svc_pb2.ResumeUpdateRequest) -> Any:
+        async def resume(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
+            if update.state == update_pb2.PAUSED:
+                update.state = update.prior or int(update_pb2.ROLLING_FORWARD)
+            await engine.save_update(job, update)
+            await engine.run_updates([job.id])
+        return await self._control(request, "ResumeUpdate", resume)
+
+    async def AbortUpdate(self, request: update_svc_pb2.AbortUpdateRequest) -> Any:
+        if request.softAbort:
+            raise InvalidArgument("not supported yet: a soft abort; an abort stops the "
+                                  "update where it is", field="softAbort")
+
+        async def abort(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
+            update.state = int(update_pb2.ABORTED)
+            await engine.save_update(job, update)
+        return await self._control(request, "AbortUpdate", abort)
+
+    async def RollbackUpdate(self, request: update_svc_pb2.RollbackUpdateRequest) -> Any:
+        async def rollback(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
+            if update.rolling_back:
+                raise FailedPrecondition(f"update {update.id} is already rolling back",
+                                         field="updateId")
+            await engine.roll_back(job, update)
+        return await self._control(request, "RollbackUpdate", rollback)
+
+    async def GetUpdateCache(self, request: update_svc_pb2.GetUpdateCacheRequest) -> Any:
+        row = await self._row(request.updateId)
+
+        async def local(engine: ShardEngine) -> Any:
+            update, job = engine.updates.get(row.job_id), engine.jobs.get(row.job_id)
+            if update is None or job is None or update.id != row.update_id:
+                raise NotFound(f"update {row.update_id} is not running, so not in the cache")
+            target = update.to_version
+            return update_svc_pb2.GetUpdateCacheResponse(
+                jobId=peloton_pb2.JobID(value=job.id), state=update.state,  # type: ignore[arg-type]
+                instancesTotal=[t.instance for t in job.tasks],
+                instancesDone=sorted(update.done), instancesFailed=sorted(update.failed),
+                instancesUpdated=[t.instance for t in job.tasks if t.desired == target],
+                instancesCurrent=[t.instance for t in job.tasks if t.desired == target
+                                  and t.instance not in update.done
+                                  and t.instance not in update.failed])
+
+        return await self.jm.route(row.job_id, update_svc_grpc.UpdateServiceStub,
+                                   "GetUpdateCache", request, local)
+
+
 class RespoolForwarder:
     """peloton.api.v0.respool.ResourceManager, forwarded to the resmgr leader."""
 
@@ -1090,6 +1268,7 @@ async def serve(config: ClusterConfig, name: str, *,
             (task_grpc.TaskManagerBase, TaskHandler(jm)),
             (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
             (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
+            (update_svc_grpc.UpdateServiceBase, UpdateHandler(jm)),
         ]
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(

@@ -12,6 +12,7 @@ from peloton.storage.gateway import (
     Storage,
     TaskEventRow,
     TaskRow,
+    UpdateRow,
 )
 from peloton.storage.sqlite import SCHEMA_VERSION, SQLiteStorage, open_sqlite
 
@@ -24,5 +25,6 @@ __all__ = [
     "Storage",
     "TaskEventRow",
     "TaskRow",
+    "UpdateRow",
     "open_sqlite",
 ]

@@ -100,6 +100,19 @@ class TaskEventRow:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
+class UpdateRow:
+    """One update of a job (a workflow): ``state`` is an ``update.State``
+    number; ``record`` is the jobmgr's JSON account of its progress."""
+
+    update_id: str
+    job_id: str
+    state: int
+    create_time: float
+    update_time: float
+    record: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class ShardRow:
     """The fence of one shard: the highest epoch seen, and who claimed it."""
 
@@ -164,15 +177,20 @@ class Storage(abc.ABC):
         jobs: Sequence[JobRow] = (),
         tasks: Sequence[TaskRow] = (),
         events: Sequence[TaskEventRow] = (),
+        configs: Sequence[tuple[str, int, bytes]] = (),
+        updates: Sequence[UpdateRow] = (),
         delete_jobs: Sequence[str] = (),
     ) -> None:
         """Apply one batch of a shard's changes in ONE transaction.
 
         In order: check the fence (module docstring), upsert ``jobs``
         (every job must have ``shard``), upsert ``tasks`` (keyed by job and
-        instance), append ``events`` (kept in the given order), delete
-        ``delete_jobs`` with their tasks and events (an unknown id is a
-        no-op). Within one list a later row for the same key wins.
+        instance), append ``events`` (kept in the given order), upsert
+        ``configs`` ((job id, version, JobConfig bytes): the versions a job's
+        runs and updates refer to) and ``updates`` (keyed by update id),
+        delete ``delete_jobs`` with their tasks, events, configs and updates
+        (an unknown id is a no-op). Within one list a later row for the same
+        key wins.
 
         Every job named by a task, event or delete must belong to ``shard``
         (``InvalidArgument`` otherwise); tasks and events must name a job
@@ -231,6 +249,18 @@ class Storage(abc.ABC):
         ``limit`` must be >= 0 (``InvalidArgument``); the page and the
         total come from one snapshot.
         """
+
+    @abc.abstractmethod
+    async def get_job_configs(self, job_id: str) -> dict[int, bytes]:
+        """Every stored config version of a job (version -> JobConfig bytes)."""
+
+    @abc.abstractmethod
+    async def get_update(self, update_id: str) -> UpdateRow | None:
+        """The update, or None."""
+
+    @abc.abstractmethod
+    async def list_updates(self, job_id: str, *, limit: int = 100) -> list[UpdateRow]:
+        """Up to ``limit`` updates of a job, newest first."""
 
     @abc.abstractmethod
     async def get_task(self, job_id: str, instance_id: int) -> TaskRow | None:

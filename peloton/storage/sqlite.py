@@ -73,6 +73,7 @@ from peloton.storage.gateway import (
     Storage,
     TaskEventRow,
     TaskRow,
+    UpdateRow,
 )
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStorage", "open_sqlite"]
@@ -81,7 +82,7 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _rewrite_blobs(conn: sqlite3.Connection, table: str, key: str,
@@ -169,6 +170,26 @@ _MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] =
         )""",
     ),
     2: (_wire_v2,),
+    3: (
+        """CREATE TABLE job_configs (
+            job_id  TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            config  BLOB NOT NULL,
+            PRIMARY KEY (job_id, version)
+        ) WITHOUT ROWID""",
+        # Every job's current config is its first stored version.
+        "INSERT INTO job_configs (job_id, version, config) "
+        "SELECT job_id, config_version, config FROM jobs",
+        """CREATE TABLE updates (
+            update_id   TEXT PRIMARY KEY NOT NULL,
+            job_id      TEXT NOT NULL,
+            state       INTEGER NOT NULL,
+            create_time REAL NOT NULL,
+            update_time REAL NOT NULL,
+            record      TEXT NOT NULL      -- JSON, peloton.jobmgr.update
+        )""",
+        "CREATE INDEX updates_by_job ON updates (job_id, create_time)",
+    ),
 }
 
 _SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -233,6 +254,10 @@ _UPSERT_JOBS = _Insert("jobs", _JOB_COLUMNS, ("job_id",))
 _INSERT_JOB = _Insert("jobs", _JOB_COLUMNS).sql(1)
 _UPSERT_TASKS = _Insert("tasks", _TASK_COLUMNS, ("job_id", "instance_id"))
 _INSERT_EVENTS = _Insert("task_events", _EVENT_COLUMNS)
+_UPSERT_CONFIGS = _Insert("job_configs", ("job_id", "version", "config"), ("job_id", "version"))
+_UPDATE_COLUMNS = ("update_id", "job_id", "state", "create_time", "update_time", "record")
+_UPSERT_UPDATES = _Insert("updates", _UPDATE_COLUMNS, ("update_id",))
+_update_tuple = attrgetter(*_UPDATE_COLUMNS)
 # Sets of values travel as one JSON array parameter: no variable-count limit,
 # one prepared statement whatever the size.
 _IN_JSON = "IN (SELECT value FROM json_each(?))"
@@ -356,9 +381,11 @@ def _check_ownership(
     tasks: Sequence[TaskRow],
     events: Sequence[TaskEventRow],
     delete_jobs: Sequence[str],
+    others: frozenset[str] | set[str] = frozenset(),
 ) -> None:
-    """Every row of the write must belong to ``shard``; tasks and events
-    must name a job that exists or that this write creates."""
+    """Every row of the write must belong to ``shard``; tasks, events and
+    ``others`` (the jobs of configs and updates) must name a job that exists
+    or that this write creates."""
     for job in jobs:
         if job.shard != shard:
             raise InvalidArgument(
@@ -367,13 +394,13 @@ def _check_ownership(
     new_ids = {job.job_id for job in jobs}
     task_ids = {t.job_id for t in tasks}
     event_ids = {e.job_id for e in events}
-    stored = _shards_of(conn, new_ids | task_ids | event_ids | set(delete_jobs))
+    stored = _shards_of(conn, new_ids | task_ids | event_ids | others | set(delete_jobs))
     for job_id, stored_shard in stored.items():
         if stored_shard != shard:
             raise InvalidArgument(
                 f"job {job_id} is in shard {stored_shard}, not {shard}", field="jobs"
             )
-    for field, ids in (("tasks", task_ids), ("events", event_ids)):
+    for field, ids in (("tasks", task_ids), ("events", event_ids), ("configs", others)):
         missing = ids - new_ids - stored.keys()
         if missing:
             raise NotFound(f"job {min(missing)} not found", field=field)
@@ -597,26 +624,32 @@ class SQLiteStorage(Storage):
         jobs: Sequence[JobRow] = (),
         tasks: Sequence[TaskRow] = (),
         events: Sequence[TaskEventRow] = (),
+        configs: Sequence[tuple[str, int, bytes]] = (),
+        updates: Sequence[UpdateRow] = (),
         delete_jobs: Sequence[str] = (),
     ) -> None:
         # Snapshot the lists: other trio tasks run while the thread works.
         jobs, tasks, events = tuple(jobs), tuple(tasks), tuple(events)
-        delete_jobs = tuple(delete_jobs)
+        configs, updates, delete_jobs = tuple(configs), tuple(updates), tuple(delete_jobs)
 
         def run(conn: sqlite3.Connection) -> None:
             _fence(conn, shard, epoch)
-            _check_ownership(conn, shard, jobs, tasks, events, delete_jobs)
+            _check_ownership(conn, shard, jobs, tasks, events, delete_jobs,
+                             {c[0] for c in configs} | {u.job_id for u in updates})
             if jobs:
                 _UPSERT_JOBS.run(conn, [_job_tuple(j) for j in jobs])
             if tasks:
                 _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
             if events:
                 _INSERT_EVENTS.run(conn, [_event_tuple(e) for e in events])
+            if configs:
+                _UPSERT_CONFIGS.run(conn, list(configs))
+            if updates:
+                _UPSERT_UPDATES.run(conn, [_update_tuple(u) for u in updates])
             if delete_jobs:
                 ids = (json.dumps(list(delete_jobs)),)
-                conn.execute(f"DELETE FROM task_events WHERE job_id {_IN_JSON}", ids)
-                conn.execute(f"DELETE FROM tasks WHERE job_id {_IN_JSON}", ids)
-                conn.execute(f"DELETE FROM jobs WHERE job_id {_IN_JSON}", ids)
+                for table in ("task_events", "tasks", "job_configs", "updates", "jobs"):
+                    conn.execute(f"DELETE FROM {table} WHERE job_id {_IN_JSON}", ids)
 
         await self._write(run)
 
@@ -638,6 +671,7 @@ class SQLiteStorage(Storage):
             if conn.execute("SELECT 1 FROM jobs WHERE job_id = ?", (job.job_id,)).fetchone():
                 raise AlreadyExists(f"job {job.job_id} already exists")
             conn.execute(_INSERT_JOB, _job_tuple(job))
+            _UPSERT_CONFIGS.run(conn, [(job.job_id, job.config_version, job.config)])
             if tasks:
                 # Upsert: replaces leftovers of a job id that was never cleaned up.
                 _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
@@ -741,6 +775,31 @@ class SQLiteStorage(Storage):
                     params,
                 ).fetchall()
             return [_job_from_row(r) for r in rows], total
+
+        return await self._read(run)
+
+    async def get_job_configs(self, job_id: str) -> dict[int, bytes]:
+        def run(conn: sqlite3.Connection) -> dict[int, bytes]:
+            return {version: bytes(config) for version, config in conn.execute(
+                "SELECT version, config FROM job_configs WHERE job_id = ?", (job_id,))}
+
+        return await self._read(run)
+
+    async def get_update(self, update_id: str) -> UpdateRow | None:
+        def run(conn: sqlite3.Connection) -> UpdateRow | None:
+            row = conn.execute(f"SELECT {', '.join(_UPDATE_COLUMNS)} FROM updates "
+                               "WHERE update_id = ?", (update_id,)).fetchone()
+            return UpdateRow(*row) if row else None
+
+        return await self._read(run)
+
+    async def list_updates(self, job_id: str, *, limit: int = 100) -> list[UpdateRow]:
+        _check_page(0, limit)
+
+        def run(conn: sqlite3.Connection) -> list[UpdateRow]:
+            return [UpdateRow(*r) for r in conn.execute(
+                f"SELECT {', '.join(_UPDATE_COLUMNS)} FROM updates WHERE job_id = ? "
+                "ORDER BY create_time DESC, rowid DESC LIMIT ?", (job_id, limit))]
 
         return await self._read(run)
 

@@ -30,7 +30,7 @@ from peloton.core.states import JobState, TaskState
 from peloton.jobmgr.engine import Context, ShardEngine, resmgr_task
 from peloton.jobmgr.model import Job
 from peloton.rpc import ServiceClient
-from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow
+from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow, UpdateRow
 from peloton.storage.sqlite import SQLiteStorage
 
 JOB = "0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e1f"
@@ -58,10 +58,12 @@ class RecordingStore(SQLiteStorage):
 
     async def write(self, shard: int, epoch: int, *, jobs: Sequence[JobRow] = (),
                     tasks: Sequence[TaskRow] = (), events: Sequence[TaskEventRow] = (),
+                    configs: Sequence[tuple[str, int, bytes]] = (),
+                    updates: Sequence[UpdateRow] = (),
                     delete_jobs: Sequence[str] = ()) -> None:
         self.writes.append(("write", list(tasks), len(events)))
         await super().write(shard, epoch, jobs=jobs, tasks=tasks, events=events,
-                            delete_jobs=delete_jobs)
+                            configs=configs, updates=updates, delete_jobs=delete_jobs)
 
     async def create_job(self, shard: int, epoch: int, job: JobRow,
                          tasks: Sequence[TaskRow] = ()) -> None:

@@ -16,6 +16,7 @@ would. The fixture closes every handle it opened::
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -23,7 +24,7 @@ import trio
 
 from peloton.core.errors import Aborted, AlreadyExists, InvalidArgument, NotFound
 from peloton.core.states import JobState, TaskState
-from peloton.storage import JobRow, Storage, TaskEventRow, TaskRow
+from peloton.storage import JobRow, Storage, TaskEventRow, TaskRow, UpdateRow
 
 OpenStore = Callable[[], Awaitable[Storage]]
 
@@ -189,6 +190,24 @@ class StorageContract:
             await store.delete_task_events(0, 0, J1, 0, up_to_run=9)
         with pytest.raises(NotFound):
             await store.delete_task_events(0, 1, J3, 0, up_to_run=9)
+
+    async def test_configs_and_updates_are_written_read_and_deleted(self, store: Storage) -> None:
+        await store.create_job(0, 1, job(config=b"v1"), [task()])
+        assert await store.get_job_configs(J1) == {1: b"v1"}
+        first = UpdateRow("u1", J1, 2, 10.0, 10.0, '{"done": []}')
+        second = UpdateRow("u2", J1, 1, 20.0, 20.0, "{}")
+        await store.write(0, 1, configs=[(J1, 2, b"v2")], updates=[first, second])
+        await store.write(0, 1, updates=[dataclasses.replace(first, state=4, update_time=30.0)])
+        assert await store.get_job_configs(J1) == {1: b"v1", 2: b"v2"}
+        assert await store.get_update("u1") == dataclasses.replace(first, state=4,
+                                                                    update_time=30.0)
+        assert [u.update_id for u in await store.list_updates(J1)] == ["u2", "u1"]
+        assert [u.update_id for u in await store.list_updates(J1, limit=1)] == ["u2"]
+        with pytest.raises(NotFound):
+            await store.write(0, 1, updates=[UpdateRow("u3", J3, 1, 1.0, 1.0, "{}")])
+        await store.write(0, 1, delete_jobs=[J1])
+        assert await store.get_job_configs(J1) == {}
+        assert await store.get_update("u1") is None
 
     async def test_write_deletes_jobs_with_their_tasks_and_events(self, store: Storage) -> None:
         await store.write(0, 1, jobs=[job(J1), job(J2)],

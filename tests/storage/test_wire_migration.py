@@ -37,8 +37,9 @@ def old_store(tmp_path: Path) -> Path:
 
 async def test_a_version_1_store_is_migrated_on_open(old_store: Path) -> None:
     async with await open_sqlite(old_store) as store:
-        assert (await store.settings())["schema_version"] == SCHEMA_VERSION == 2
+        assert (await store.settings())["schema_version"] == SCHEMA_VERSION == 3
         rows, tasks = await store.load_shard(5)
+        configs = await store.get_job_configs(JOB_ID)
     [row] = rows
     job = Job.from_rows(row, tasks)
     config = job.config
@@ -58,6 +59,7 @@ async def test_a_version_1_store_is_migrated_on_open(old_store: Path) -> None:
     assert [(label.key, label.value) for label in config.labels] == [("team", "infra")]
     assert (job.state, job.config_version, job.creation_time) == (
         JobState.RUNNING, 2, 1_700_000_000.0)
+    assert configs == {2: row.config}  # schema 3: the current config is a stored version
 
     tasks = sorted(tasks, key=lambda t: t.instance_id)
     done, running, failed = job.tasks
@@ -73,8 +75,13 @@ async def test_a_version_1_store_is_migrated_on_open(old_store: Path) -> None:
     assert runtime.terminationStatus.exit_code == 3
     assert runtime.terminationStatus.reason == (
         task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_FAILED)
-    # What is stored now is what the current code writes for the same facts.
-    assert tasks[2].runtime == failed.runtime().SerializeToString()
+    # What is stored now is what the current code writes for the same facts
+    # (which adds the run's config version: runs stored before had none).
+    written = failed.runtime()
+    assert (written.configVersion, written.desiredConfigVersion) == (2, 2)
+    written.ClearField("configVersion")
+    written.ClearField("desiredConfigVersion")
+    assert tasks[2].runtime == written.SerializeToString()
 
 
 async def test_a_migrated_store_opens_again_unchanged(old_store: Path) -> None:
@@ -83,7 +90,7 @@ async def test_a_migrated_store_opens_again_unchanged(old_store: Path) -> None:
     with sqlite3.connect(old_store) as conn:
         before = conn.execute("SELECT runtime FROM tasks ORDER BY instance_id").fetchall()
     async with await open_sqlite(old_store) as store:
-        assert (await store.settings())["schema_version"] == 2
+        assert (await store.settings())["schema_version"] == SCHEMA_VERSION
     with sqlite3.connect(old_store) as conn:
         assert conn.execute("SELECT runtime FROM tasks ORDER BY instance_id").fetchall() == before
 
