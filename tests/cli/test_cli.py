@@ -20,6 +20,9 @@ from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
+from peloton.api.v0.update import update_pb2
+from peloton.api.v0.update.svc import update_svc_grpc, update_svc_pb2
+from peloton.cli import update as cli_update
 from peloton.cli.main import main, parse_range
 from peloton.cli.output import message_json, short_time, spans, table
 from peloton.client.discovery import NO_CLUSTER, find_cluster
@@ -409,6 +412,11 @@ class FakeTasks(_Unimplemented):
         reply.records.add(instanceId=3).runtime.state = task_pb2.RUNNING
         return reply
 
+    async def List(self, request: task_pb2.ListRequest) -> Any:
+        reply = task_pb2.ListResponse()
+        reply.result.value[0].runtime.state = task_pb2.RUNNING
+        return reply
+
     async def GetPodEvents(self, request: task_pb2.GetPodEventsRequest) -> Any:
         self.queries.append(request)
         reply = task_pb2.GetPodEventsResponse()
@@ -417,12 +425,31 @@ class FakeTasks(_Unimplemented):
         return reply
 
 
+class FakeUpdates(_Unimplemented):
+    def __init__(self) -> None:
+        self.created: list[Any] = []
+        self.gets = 0
+
+    async def CreateUpdate(self, request: Any) -> Any:
+        self.created.append(request)
+        return update_svc_pb2.CreateUpdateResponse(updateID=peloton_pb2.UpdateID(value="u-1"))
+
+    async def GetUpdate(self, request: Any) -> Any:
+        self.gets += 1
+        done = 1 if self.gets < 3 else 2
+        info = update_pb2.UpdateInfo(jobId=peloton_pb2.JobID(value=JOB), status=(
+            update_pb2.UpdateStatus(numTasksDone=done, numTasksRemaining=2 - done, state=(
+                update_pb2.ROLLING_FORWARD if done < 2 else update_pb2.SUCCEEDED))))
+        return update_svc_pb2.GetUpdateResponse(updateInfo=info)
+
+
 class FakeJobmgr:
     """JobManager, TaskManager and ResourceManager on a loopback port, served
     by a trio run of its own in a thread."""
 
     def __init__(self) -> None:
         self.jobs, self.pools, self.tasks = FakeJobs(), FakePools(), FakeTasks()
+        self.updates = FakeUpdates()
         self.address = ""
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
@@ -438,6 +465,7 @@ class FakeJobmgr:
                         (job_grpc.JobManagerBase, self.jobs),
                         (task_grpc.TaskManagerBase, self.tasks),
                         (respool_grpc.ResourceManagerBase, self.pools),
+                        (update_svc_grpc.UpdateServiceBase, self.updates),
                     ], "127.0.0.1", 0)
                     self.address = f"{host}:{port}"
                     self._ready.set()
@@ -660,3 +688,29 @@ def test_task_query_and_events(capsys: pytest.CaptureFixture[str], fake: FakeJob
     assert out.splitlines()[1].split()[:2] == ["2", "RUNNING"]
     code, out, err = run(capsys, "job", "active-list")
     assert (code, out) == (0, f"{JOB}\n")
+
+
+def test_update_create_sends_the_update_config(capsys: pytest.CaptureFixture[str],
+                                               fake: FakeJobmgr, tmp_path: pathlib.Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cli_update, "WATCH_PERIOD", 0.01)
+    spec = tmp_path / "svc.yaml"
+    spec.write_text("name: web\ntype: SERVICE\ninstancecount: 2\n"
+                    "defaultconfig: {resource: {cpulimit: 1, memlimitmb: 32},"
+                    " command: {value: 'sleep 60'}}\n")
+    code, out, err = run(capsys, "update", "create", JOB, str(spec), "2", "/DefaultResPool",
+                         "--maxattempts", "3", "--maxfailureInstances", "1",
+                         "--rollbackOnFailure", "--start-paused", "--opaque-data", "ticket-7")
+    assert code == 0, err
+    [request] = fake.updates.created
+    cfg = request.updateConfig
+    assert (cfg.batchSize, cfg.maxInstanceAttempts, cfg.maxFailureInstances,
+            cfg.rollbackOnFailure, cfg.startPaused) == (2, 3, 1, True, True)
+    assert request.jobConfig.respoolID.value == "pool-1"
+    assert request.opaque_data.data == "ticket-7"
+    assert out == "Update u-1 created\n"
+    code, out, err = run(capsys, "update", "get", "u-1", "--watch")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "ROLLING_FORWARD: 1/2 instances done; 0 unavailable now",
+        "SUCCEEDED: 2/2 instances done; 0 unavailable now"]
