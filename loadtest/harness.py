@@ -82,6 +82,8 @@ PELOTON_KINDS = {"cpu": "cpu", "memory_mb": "memory", "disk_mb": "disk", "gpu": 
 ACTIVE_JOB_STATES = ("INITIALIZED", "PENDING", "RUNNING", "KILLING", "UNINITIALIZED")
 BULK_PREFIX = "lt-"
 PROBE_PREFIX = "lt-probe-"
+# A service's run sleeps this long plus its version: it runs until stopped.
+SERVICE_RUN_S = 86_400
 
 
 # --------------------------------------------------------------------------- pure builders
@@ -145,18 +147,24 @@ def _seconds(value: float) -> str:
 
 
 def job_config(name: str, job_type: str, instances: int, task: TaskShape, duration: float,
-               max_failures: int = 0, label: str = "") -> Any:
-    """A validated v0 JobConfig: ``instances`` tasks that ``sleep duration``."""
+               max_failures: int = 0, label: str = "", max_unavailable: int = 0,
+               version: int = 1) -> Any:
+    """A validated v0 JobConfig: ``instances`` tasks that ``sleep duration``;
+    a service's run for a day (until stopped), its ``version`` in the
+    command so that each version's config differs."""
     from peloton.spec.job import load_job_config
 
+    service = job_type == "service"
+    command = f"sleep {SERVICE_RUN_S + version}" if service else f"sleep {_seconds(duration)}"
     config, _ = load_job_config({
-        "name": name, "type": "SERVICE" if job_type == "service" else "BATCH",
+        "name": name, "type": "SERVICE" if service else "BATCH",
         "instanceCount": instances, "owningTeam": "loadtest",
         "labels": [{"key": "loadtest", "value": label or name}],
+        "sla": {"maximumUnavailableInstances": max_unavailable} if service else {},
         "defaultConfig": {
             "resource": {"cpuLimit": task.cpu, "memLimitMb": task.memory_mb,
                          "diskLimitMb": task.disk_mb, "gpuLimit": task.gpu},
-            "command": {"shell": True, "value": f"sleep {_seconds(duration)}"},
+            "command": {"shell": True, "value": command},
             "restartPolicy": {"maxFailures": max_failures},
         },
     })
@@ -248,6 +256,20 @@ class LoadTest:
         self._bulk_active = -1
         self._probes_done = False
         self._active_total = -1
+        # Services: their jobs' task counts (latest sample), their updates
+        # (job -> [update id, created, ended, state]), the most instances of
+        # an updating job seen down, and of any service job PREEMPTING.
+        self.service_jobs: dict[str, WorkloadGroup] = {}
+        self._job_stats: dict[str, Mapping[str, int]] = {}
+        self.updates: dict[str, list[Any]] = {}
+        self.most_unavailable = 0
+        self.most_unavailable_job = ""
+        self.service_preempting = 0
+        self._non_service_active = -1
+        self._services_stopping = False
+        self._updates_done = not any(g.update for g in scenario.workload)
+        self._names: dict[str, str] = {}
+        self._batch_done = trio.Event()  # every job but the services is over
 
     def say(self, line: str) -> None:
         self.progress.note(line)
@@ -393,6 +415,7 @@ class LoadTest:
                 nursery.start_soon(self._sampler)
                 nursery.start_soon(self._submit_all)
                 nursery.start_soon(self._probe_loop)
+                nursery.start_soon(self._services_loop)
                 if threading.current_thread() is threading.main_thread():
                     nursery.start_soon(self._stop_on_signal)
                 with trio.move_on_after(timeout):
@@ -476,19 +499,25 @@ class LoadTest:
             if base is None:
                 base = configs[duration] = job_config(
                     f"{BULK_PREFIX}{group.name}", group.type, group.instances, group.task,
-                    duration, group.max_failures, label=group.name)
+                    duration, group.max_failures, label=group.name,
+                    max_unavailable=group.max_unavailable)
             config = type(base)()
             config.CopyFrom(base)
             config.name = f"{BULK_PREFIX}{group.name}-{n:05d}"
             await limiter.acquire()
-            creates.start_soon(self._create, group.name, group.pool, config, limiter)
+            creates.start_soon(self._create, group.name, group.pool, config, limiter,
+                               group if group.type == "service" else None)
 
     async def _create(self, group: str, pool: str, config: Any,
-                      limiter: trio.Semaphore | None) -> None:
+                      limiter: trio.Semaphore | None,
+                      service: WorkloadGroup | None = None) -> None:
         from peloton.api.v0.job import job_pb2
         from peloton.api.v0.peloton import peloton_pb2
 
         job_id = new_job_id()
+        if service is not None:
+            self.service_jobs[job_id] = service
+            self._names[job_id] = config.name
         request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=job_id), config=config)
         request.config.respoolID.value = self.pool_ids[pool]
         record = JobRecord(job_id, group, config.instanceCount, time.time())
@@ -515,6 +544,91 @@ class LoadTest:
         finally:
             if limiter is not None:
                 limiter.release()
+
+    # -- services ------------------------------------------------------------------
+    async def _services_loop(self) -> None:
+        """Update each service group's jobs once its update time has come and
+        every instance runs; follow the updates to their end. When the batch
+        work is done too, stop the services (they never end by themselves)."""
+        groups = [g for g in self.scenario.workload if g.type == "service" and g.update]
+        async with trio.open_nursery() as nursery:
+            for group in groups:
+                nursery.start_soon(self._update_group, group)
+        self._updates_done = True
+        if not any(g.type == "service" for g in self.scenario.workload):
+            return
+        await self._batch_done.wait()
+        await self._stop_services()
+
+    async def _update_group(self, group: WorkloadGroup) -> None:
+        assert group.update is not None
+        await trio.sleep_until(trio.current_time() + group.update.after_s)
+        while True:  # every job acknowledged and every instance RUNNING
+            jobs = [j for j, g in self.service_jobs.items() if g is group]
+            if (self._submitting_done and len(jobs) == group.jobs and all(
+                    self._job_stats.get(j, {}).get("RUNNING", 0) == group.instances
+                    for j in jobs)):
+                break
+            await trio.sleep(POLL_S)
+        self.say(f"[{time.time() - self.t0:6.1f}s] updating the {len(jobs)} jobs of "
+                 f"{group.name} ({group.jobs * group.instances} instances, batches of "
+                 f"{group.update.batch_size}, at most {group.max_unavailable} down per job)")
+        config = job_config(f"{BULK_PREFIX}{group.name}", group.type, group.instances,
+                            group.task, 0, group.max_failures, label=group.name,
+                            max_unavailable=group.max_unavailable, version=2)
+        async with trio.open_nursery() as nursery:
+            for job_id in jobs:
+                nursery.start_soon(self._update_job, job_id, group, config)
+
+    async def _update_job(self, job_id: str, group: WorkloadGroup, base: Any) -> None:
+        from peloton.api.v0.peloton import peloton_pb2
+        from peloton.api.v0.update import update_pb2
+        from peloton.api.v0.update.svc import update_svc_pb2
+
+        assert group.update is not None
+        config = type(base)()
+        config.CopyFrom(base)
+        config.name = self._names[job_id]
+        config.respoolID.value = self.pool_ids[group.pool]
+        record = self.updates[job_id] = ["", time.time(), 0.0, "creating"]
+        try:
+            reply = await self.client.updates.call("CreateUpdate", update_svc_pb2.CreateUpdateRequest(
+                jobId=peloton_pb2.JobID(value=job_id), jobConfig=config,
+                updateConfig=update_pb2.UpdateConfig(batchSize=group.update.batch_size)))
+        except PelotonError as error:
+            record[3] = f"create failed: {error}"
+            self.problems.append(f"the update of {job_id} was refused: {error}")
+            return
+        record[0] = reply.updateID.value
+        terminal = {update_pb2.SUCCEEDED, update_pb2.ABORTED, update_pb2.FAILED,
+                    update_pb2.ROLLED_BACK}
+        while True:
+            await trio.sleep(POLL_S)
+            try:
+                got = await self.client.updates.call("GetUpdate", update_svc_pb2.GetUpdateRequest(
+                    updateId=reply.updateID, statusOnly=True))
+            except PelotonError:
+                continue
+            state = got.updateInfo.status.state
+            record[3] = update_pb2.State.Name(state)
+            if state in terminal:
+                record[2] = time.time()
+                if state != update_pb2.SUCCEEDED:
+                    self.problems.append(f"the update of {job_id} ended {record[3]}")
+                return
+
+    async def _stop_services(self) -> None:
+        from peloton.api.v0.job import job_pb2
+        from peloton.api.v0.peloton import peloton_pb2
+
+        self.say(f"[{time.time() - self.t0:6.1f}s] batch work done and updates over: "
+                 f"stopping {len(self.service_jobs)} service jobs")
+        for job_id in self.service_jobs:
+            try:
+                await self.client.jobs.call("Stop", job_pb2.StopRequest(
+                    id=peloton_pb2.JobID(value=job_id)))
+            except PelotonError as error:
+                self.problems.append(f"stopping service {job_id}: {error}")
 
     async def _probe_loop(self) -> None:
         probes = self.scenario.probes
@@ -571,6 +685,8 @@ class LoadTest:
             began = trio.current_time()
             await self._sample()
             took = trio.current_time() - began
+            if self._submitting_done and self._probes_done and self._non_service_active == 0:
+                self._batch_done.set()
             if (self._submitting_done and self._probes_done and self._active_total == 0
                     and not self._done.is_set()):
                 self._done.set()
@@ -610,15 +726,31 @@ class LoadTest:
             return None
         counts: dict[str, int] = {}
         ids: set[str] = set()
-        bulk = tasks = 0
+        bulk = tasks = others = 0
+        now = time.time()
         for summary in reply.results:
-            ids.add(summary.id.value)
+            job_id = summary.id.value
+            ids.add(job_id)
             tasks += summary.instanceCount
-            if not summary.name.startswith(PROBE_PREFIX):
-                bulk += 1
-            for state, n in summary.runtime.taskStats.items():
+            stats = summary.runtime.taskStats
+            service = job_id in self.service_jobs
+            if not service:
+                others += 1
+                if not summary.name.startswith(PROBE_PREFIX):
+                    bulk += 1
+            else:
+                self._job_stats[job_id] = dict(stats)
+                self.service_preempting = max(self.service_preempting,
+                                              stats.get("PREEMPTING", 0))
+                update = self.updates.get(job_id)
+                if update is not None and update[0] and not update[2] and update[1] <= now:
+                    down = summary.instanceCount - stats.get("RUNNING", 0)
+                    if down > self.most_unavailable:
+                        self.most_unavailable, self.most_unavailable_job = down, job_id
+            for state, n in stats.items():
                 counts[state] = counts.get(state, 0) + n
         self._bulk_active = bulk if self._submitting_done or bulk else self._bulk_active
+        self._non_service_active = others
         self._active_total = len(ids)
         return counts, tasks, ids
 

@@ -166,6 +166,17 @@ def format_table(report: Mapping[str, Any]) -> str:
         lines.append(f"  {'(harness)':<{max(9, len('(harness)'))}}  "
                      f"cpu {_num(harness.get('cpu_s'), '.1f')} s, "
                      f"peak RSS {_num((harness.get('peak_rss_bytes') or 0) / MIB, '.0f')} MiB")
+    services = r.get("services")
+    if services:
+        lines += _rows("services", [
+            ("instances", f"{services['instances']} in {services['jobs']} jobs; updates "
+                          f"{services['updates']}"),
+            ("update", f"p50 {_num(services['update_s_p50'], '.1f', ' s')}, max "
+                       f"{_num(services['update_s_max'], '.1f', ' s')}"),
+            ("most down at once", f"{services['most_unavailable_seen']} of one job "
+                                  f"(its SLA allows {services['max_unavailable_allowed']})"),
+            ("preempted", str(services["preempting_seen"])),
+        ])
     for problem in r.get("problems", []):
         lines.append(f"! {problem}")
     return "\n".join(lines)
@@ -286,10 +297,18 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         bytes_per_task = (leader["peak_rss_bytes"] - leader["idle_rss_bytes"]) \
             / run.max_tracked
     own = resource.getrusage(resource.RUSAGE_SELF)
+    services = _services(run)
     correct = (a.tasks_total > 0 and a.tasks_completed == a.tasks_total and a.tasks_lost == 0
                and a.duplicate_runs == 0 and a.overcommitted_hosts == 0
-               and not run.timed_out and not run.stopped_early)
+               and not run.timed_out and not run.stopped_early
+               and (services is None or services_ok(services)))
     problems = list(run.problems)
+    if services is not None and not services["within_sla"]:
+        problems.append(f"{services['most_unavailable_seen']} instances of one updating service "
+                        f"were down at once; its SLA allows "
+                        f"{services['max_unavailable_allowed']}")
+    if services is not None and services["preempting_seen"]:
+        problems.append(f"{services['preempting_seen']} service instances were preempted")
     if a.tasks_lost:
         problems.append(f"{a.tasks_lost} tasks lost ({a.tasks_not_terminal} not terminal, "
                         f"{a.tasks_missing} missing from the store)")
@@ -368,10 +387,44 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         "leader_changes": run.leader_changes,
         "max_tasks_tracked": run.max_tracked,
         "bytes_per_task_tracked": round_or_none(bytes_per_task, 0),
+        "services": services,
         "harness": {"cpu_s": round(run.harness_cpu_run, 2),
                     "peak_rss_bytes": own.ru_maxrss * 1024,
                     "analysis_s": round(a.seconds, 2)},
         "machine": machine_info(),
+    }
+
+
+def services_ok(services: Mapping[str, Any]) -> bool:
+    """Every update succeeded, within its SLA, and no service was preempted."""
+    return bool(services["within_sla"] and services["preempting_seen"] == 0
+                and services["updates"].get("SUCCEEDED", 0) == services["updated_jobs"])
+
+
+def _services(run: LoadTest) -> dict[str, Any] | None:
+    """Service jobs and their updates: how long the updates took, the most
+    instances of one updating job seen down at once (against its SLA), and
+    whether any service instance was ever being preempted."""
+    if not run.service_jobs:
+        return None
+    groups = {id(g): g for g in run.service_jobs.values()}.values()
+    updated = [u for u in run.updates.values() if u[0]]
+    durations = sorted(u[2] - u[1] for u in updated if u[2])
+    allowed = min(g.max_unavailable for g in groups) if groups else 0
+    states: dict[str, int] = {}
+    for u in run.updates.values():
+        states[u[3]] = states.get(u[3], 0) + 1
+    return {
+        "jobs": len(run.service_jobs),
+        "instances": sum(g.instances for g in run.service_jobs.values()),
+        "updated_jobs": len(run.updates),
+        "updates": states,
+        "update_s_p50": round(statistics.median(durations), 1) if durations else None,
+        "update_s_max": round(durations[-1], 1) if durations else None,
+        "max_unavailable_allowed": allowed,
+        "most_unavailable_seen": run.most_unavailable,
+        "within_sla": run.most_unavailable <= allowed,
+        "preempting_seen": run.service_preempting,
     }
 
 

@@ -29,7 +29,9 @@
       - name: bulk
         jobs: 20
         instances: 20
-        type: batch                  # batch (the only type the cluster runs yet)
+        type: batch                  # or service: runs until the run ends, then stopped
+        max_unavailable: 5%          # service: sla.maximumUnavailableInstances (or a number)
+        update: {after_s: 30, batch_size: 100}   # service: a rolling update once all run
         task: {cpu: 1, memory_mb: 128, disk_mb: 128, gpu: 0, duration_s: [1, 2]}
         arrival: {mode: burst}       # or {mode: rate, jobs_per_s: 5}
         pool: /loadtest              # default: the first pool
@@ -52,6 +54,7 @@ function here that reads a file.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pathlib
 import re
@@ -74,6 +77,7 @@ __all__ = [
     "Quantity",
     "Scenario",
     "TaskShape",
+    "UpdateSpec",
     "WorkloadGroup",
     "builtin_names",
     "load",
@@ -84,7 +88,7 @@ __all__ = [
 SCENARIO_DIR = pathlib.Path(__file__).resolve().parent / "scenarios"
 POOL_KINDS = ("cpu", "memory_mb", "disk_mb", "gpu")
 """Scenario names of the pool resource kinds; Peloton calls them cpu, memory, disk, gpu."""
-JOB_TYPES = ("batch",)
+JOB_TYPES = ("batch", "service")
 ARRIVAL_MODES = ("burst", "rate")
 
 
@@ -176,6 +180,14 @@ class Arrival:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateSpec:
+    """A rolling update of a service group's jobs to a new config."""
+
+    after_s: float = 0.0  # from the first submission, once every instance runs
+    batch_size: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class WorkloadGroup:
     name: str
     jobs: int
@@ -186,6 +198,9 @@ class WorkloadGroup:
     pool: str = ""
     start_s: float = 0.0
     max_failures: int = 0
+    # Services: sla.maximumUnavailableInstances of each job, and an update.
+    max_unavailable: int = 0
+    update: UpdateSpec | None = None
 
     @property
     def tasks(self) -> int:
@@ -406,7 +421,7 @@ def _arrival(data: Any, where: str) -> Arrival:
 def _group(data: Any, where: str) -> WorkloadGroup:
     d = _mapping(data, where)
     _known(d, ("name", "jobs", "instances", "task", "type", "arrival", "pool", "start_s",
-               "max_failures"), f"{where}.")
+               "max_failures", "max_unavailable", "update"), f"{where}.")
     name = d.get("name")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise InvalidArgument(f"must be a name of letters, digits, '_', '.', '-', got {name!r}",
@@ -415,9 +430,6 @@ def _group(data: Any, where: str) -> WorkloadGroup:
         if key not in d:
             raise InvalidArgument("required", field=f"{where}.{key}")
     kind = d.get("type", "batch")
-    if kind == "service":
-        raise InvalidArgument("service jobs are not supported yet: the cluster refuses "
-                              "type SERVICE at create until services work", field=f"{where}.type")
     if kind not in JOB_TYPES:
         raise InvalidArgument(f"must be one of {', '.join(JOB_TYPES)}, got {kind!r}",
                               field=f"{where}.type")
@@ -425,9 +437,31 @@ def _group(data: Any, where: str) -> WorkloadGroup:
     if not isinstance(pool, str):
         raise InvalidArgument(f"must be a pool path, got {pool!r}", field=f"{where}.pool")
     w = f"{where}."
+    instances = _integer(d, "instances", 1, w, minimum=1, maximum=100_000)
+    if kind != "service":
+        for key in ("max_unavailable", "update"):
+            if key in d:
+                raise InvalidArgument("only for type: service", field=f"{w}{key}")
+    unavailable = d.get("max_unavailable", 0)
+    if isinstance(unavailable, str) and unavailable.endswith("%"):
+        try:
+            number = float(unavailable[:-1])
+        except ValueError:
+            raise InvalidArgument(f"must be a number or a percentage, got {unavailable!r}",
+                                  field=f"{w}max_unavailable")
+        share = _value(number, f"{w}max_unavailable", positive=True, maximum=100.0)
+        max_unavailable = max(1, math.floor(instances * share / 100))
+    else:
+        max_unavailable = _integer(d, "max_unavailable", 0, w, maximum=instances)
+    update = None
+    if "update" in d:
+        u = _mapping(d["update"], f"{w}update")
+        _known(u, ("after_s", "batch_size"), f"{w}update.")
+        update = UpdateSpec(_number(u, "after_s", 0.0, f"{w}update."),
+                            _integer(u, "batch_size", 0, f"{w}update.", maximum=instances))
     return WorkloadGroup(
-        name=name, jobs=_integer(d, "jobs", 1, w, minimum=1),
-        instances=_integer(d, "instances", 1, w, minimum=1, maximum=100_000),
+        name=name, jobs=_integer(d, "jobs", 1, w, minimum=1), instances=instances,
+        max_unavailable=max_unavailable, update=update,
         task=_task(d.get("task"), f"{where}.task", TaskShape()), type=kind,
         arrival=_arrival(d.get("arrival"), f"{where}.arrival"), pool=pool,
         start_s=_number(d, "start_s", 0.0, w), max_failures=_integer(d, "max_failures", 0, w,
@@ -509,9 +543,7 @@ def parse(data: Any, *, default_name: str = "") -> Scenario:
             raise InvalidArgument(f"{leaf!r} is not a leaf pool of the scenario "
                                   f"({', '.join(leaves)})", field=f"workload[{i}].pool")
         _check_fits(group.task, cluster, f"workload[{i}].task")
-        groups.append(WorkloadGroup(group.name, group.jobs, group.instances, group.task,
-                                    group.type, group.arrival, leaf, group.start_s,
-                                    group.max_failures))
+        groups.append(dataclasses.replace(group, pool=leaf))
     probes = _probes(data.get("probes"))
     if probes is not None:
         leaf = probes.pool or leaves[0]

@@ -792,7 +792,10 @@ class ShardEngine:
         now = self.ctx.clock()
         for job_id in list(self.updates if job_ids is None else job_ids):
             update, job = self.updates.get(job_id), self.jobs.get(job_id)
-            if update is None or job is None:
+            if job is None:  # deleted
+                self.updates.pop(job_id, None)
+                continue
+            if update is None:
                 continue
             if update.state not in (UpdateState.ROLLING_FORWARD,
                                     UpdateState.ROLLING_BACKWARD):

@@ -5,8 +5,9 @@ the job's config becomes a new version at once, and its instances move to
 it in batches of ``batchSize`` (0: all at once), each by a restart that
 keeps within ``sla.maximumUnavailableInstances`` (the rolling restart's
 marks). An instance whose config is the same in both versions only takes
-the new number. An instance is **done** when its run uses the new version,
-is RUNNING, and is HEALTHY where it has a health check; it has **failed**
+the new number, and so does one its user stopped (it stays stopped). An
+instance is **done** when its run uses the new version, is RUNNING, and is
+HEALTHY where it has a health check (or is stopped); it has **failed**
 when runs of the new version ended FAILED or LOST ``maxInstanceAttempts``
 times (0: never). When ``maxFailureInstances`` instances (0: any number)
 have failed, or every instance is done or failed with some failed, the
@@ -32,7 +33,7 @@ from google.protobuf import json_format
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.api.v0.update import update_pb2
-from peloton.core.states import TaskState
+from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.jobmgr.model import Job, Task
 from peloton.storage.gateway import UpdateRow
 
@@ -130,6 +131,11 @@ def available(task: Task) -> bool:
     return task.state == TaskState.RUNNING and task.health in _SERVES
 
 
+def stopped(task: Task) -> bool:
+    """Stopped by its user: an update leaves it stopped."""
+    return task.goal == TaskState.KILLED and task.state in TERMINAL_TASK_STATES
+
+
 def step(job: Job, update: Update) -> Step:
     """The next moves of an active, unpaused update of ``job`` (pure; the
     record's done, failed and attempts are brought up to date in place)."""
@@ -144,7 +150,7 @@ def step(job: Job, update: Update) -> Step:
         if t.desired != target:
             candidates.append(t)
             continue
-        if t.version == target and available(t):
+        if t.version == target and (available(t) or stopped(t)):
             update.done.add(i)
             out.changed = True
             continue
@@ -165,7 +171,9 @@ def step(job: Job, update: Update) -> Step:
     for t in candidates:
         if t.state in NOT_STARTED:
             continue  # a run about to start: taken once it runs (or ends)
-        if job.run_config(t) == job.task_config(t.instance, target):
+        if stopped(t) or job.run_config(t) == job.task_config(t.instance, target):
+            # The same config, or stopped by its user: the new number only (a
+            # stopped instance stays stopped; startTasks is not supported).
             out.relabel.append(t)
         elif room > 0:
             out.take.append(t)

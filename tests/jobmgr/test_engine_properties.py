@@ -12,7 +12,8 @@ and its send, or a reconcile's question and its answer (``place_later`` and
 ``send``, ``ask_later`` and ``answer``), even across an owner change. The
 SQLite store is real; resmgr and the host manager are in-memory fakes.
 The job is a batch job or a service (whose ended runs wait for their restart
-backoff; ``timers`` steps let time pass). Checked after every step and at
+backoff; ``timers`` steps let time pass, and move its updates: ``update``
+starts one, ``update_ctl`` pauses, resumes, aborts or rolls it back). Checked after every step and at
 the end:
 
 - **no run starts twice**: two runs of one instance are never both alive on
@@ -40,12 +41,14 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
+from peloton.api.v0.update import update_pb2
 from peloton.core.errors import FailedPrecondition, PelotonError
 from peloton.core.ids import parse_mesos_task_id
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.jobmgr.engine import Context, ShardEngine
 from peloton.jobmgr.goalstate import derive_job_state
 from peloton.jobmgr.model import Job
+from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import ServiceClient
 from peloton.storage.sqlite import SQLiteStorage
 
@@ -180,6 +183,9 @@ STEP = st.one_of(
     st.tuples(st.just("new_owner"), st.just(0)),
     st.tuples(st.just("hostmgr_crash"), st.just(0)),
     st.tuples(st.just("timers"), st.integers(0, 90)),
+    # A service's update to a new config (batch size), and its controls.
+    st.tuples(st.just("update"), st.integers(0, 2)),
+    st.tuples(st.just("update_ctl"), st.sampled_from(["pause", "resume", "abort", "rollback"])),
 )
 
 
@@ -314,9 +320,41 @@ class Run:
                 w.violations.append("a stale owner's write was accepted")
         elif kind == "hostmgr_crash":
             w.crash()
-        elif kind == "timers":  # time passes: deadlines, service restart backoffs
+        elif kind == "timers":  # time passes: deadlines, service restart backoffs, updates
             self.clock += arg
             await e.submit(e.run_timers)
+        elif kind == "update":
+            job = e.jobs.get(JOB)
+            if job is None or job.config.type != job_pb2.SERVICE or JOB in e.updates:
+                return
+            new = job_pb2.JobConfig()
+            new.CopyFrom(job.config)
+            new.defaultConfig.command.value = f"v{self.clock}"
+            update = JobUpdate(f"u{self.clock}", JOB, int(update_pb2.ROLLING_FORWARD),
+                               update_pb2.UpdateConfig(batchSize=arg, rollbackOnFailure=True,
+                                                       maxInstanceAttempts=1,
+                                                       maxFailureInstances=1),
+                               0, 0, self.clock, self.clock)
+            await e.submit(e.start_update, job, new, update)
+        elif kind == "update_ctl":
+            await e.submit(self.control, e, arg)
+
+    @staticmethod
+    async def control(e: ShardEngine, what: str) -> None:
+        update, job = e.updates.get(JOB), e.jobs.get(JOB)
+        if update is None or job is None:
+            return
+        if what == "pause" and update.state != update_pb2.PAUSED:
+            update.prior, update.state = update.state, int(update_pb2.PAUSED)
+        elif what == "resume" and update.state == update_pb2.PAUSED:
+            update.state = update.prior
+        elif what == "abort":
+            update.state = int(update_pb2.ABORTED)
+        elif what == "rollback" and not update.rolling_back:
+            await e.roll_back(job, update)
+            return
+        await e.save_update(job, update)
+        await e.run_updates([JOB])
 
     async def settle(self) -> None:
         """Let the world finish: kills land, launches of queued runs happen,
@@ -341,6 +379,9 @@ class Run:
             counts, job.config.instanceCount, job.state,
             controller_state=controller.state if controller else None,
             service_goal=job.goal if job.config.type == job_pb2.SERVICE else None)
+        for t in job.tasks:  # every run's config version is one the job has
+            job.config_at(t.version)
+            job.config_at(t.desired)
         _, tasks = await self.store.load_shard(SHARD)
         stored = {t.instance_id: T(t.state) for t in tasks if t.job_id == JOB}
         if stored:

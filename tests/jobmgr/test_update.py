@@ -129,3 +129,17 @@ def test_the_record_round_trips() -> None:
     info = again.info(2)
     assert (info.status.numTasksDone, info.status.numTasksRemaining, info.configVersion,
             info.prevConfigVersion, info.opaque_data.data) == (1, 1, 2, 1, "x")
+
+
+def test_a_stopped_instance_takes_the_new_number_and_stays_stopped() -> None:
+    job = service(2)
+    job.tasks[1].goal, job.tasks[1].state = TaskState.KILLED, TaskState.KILLED
+    update = updated(job, batchSize=1)
+    plan = step(job, update)
+    assert [t.instance for t in plan.relabel] == [1] and [t.instance for t in plan.take] == [0]
+    for t in plan.relabel:
+        t.version = t.desired = 2
+    for t in plan.take:
+        t.desired = 2
+    run_new_version(job, [0])
+    assert step(job, update).state == S.SUCCEEDED and update.done == {0, 1}

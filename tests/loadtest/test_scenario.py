@@ -3,6 +3,7 @@ pure pieces a scenario feeds (cluster file, host capacity, the measures)."""
 
 from __future__ import annotations
 
+import copy
 import pathlib
 from typing import Any
 
@@ -12,7 +13,7 @@ import yaml
 from loadtest import measure
 from loadtest.harness import cluster_data, host_capacity, job_config, main, pool_config
 from loadtest.report import STABLE_KEYS, format_table
-from loadtest.scenario import SCENARIO_DIR, builtin_names, load, parse, resolve
+from loadtest.scenario import SCENARIO_DIR, UpdateSpec, builtin_names, load, parse, resolve
 from peloton import config as cluster_config
 from peloton.core.errors import InvalidArgument
 
@@ -44,7 +45,8 @@ def with_(path: str, value: Any) -> dict[str, Any]:
 
 
 def test_the_required_scenarios_are_shipped() -> None:
-    assert {"smoke", "10k-hosts-100k-tasks", "10k-hosts-1m-tasks"} <= set(builtin_names())
+    assert {"smoke", "10k-hosts-100k-tasks", "10k-hosts-1m-tasks",
+            "mixed-services-batch"} <= set(builtin_names())
 
 
 @pytest.mark.parametrize("name", builtin_names())
@@ -101,6 +103,25 @@ def test_defaults() -> None:
     assert s.cluster.resmgrs == 3 and s.probes is None
 
 
+def test_a_service_group_with_an_update() -> None:
+    data = MINIMAL | {"workload": [{
+        "name": "web", "jobs": 2, "instances": 1000, "type": "service",
+        "max_unavailable": "5%", "update": {"after_s": 3, "batch_size": 100}}]}
+    [group] = parse(data).workload
+    assert (group.type, group.max_unavailable, group.update) == (
+        "service", 50, UpdateSpec(3.0, 100))
+    data["workload"][0]["max_unavailable"] = "0.01%"
+    assert parse(data).workload[0].max_unavailable == 1  # at least one
+    for bad, field in (("lots%", "max_unavailable"), (2000, "max_unavailable"),
+                       ({"batch": 1}, "update.batch")):
+        key = "update" if field.startswith("update") else "max_unavailable"
+        broken = copy.deepcopy(data)
+        broken["workload"][0][key] = bad
+        with pytest.raises(InvalidArgument) as error:
+            parse(broken)
+        assert error.value.field == f"workload[0].{field}"
+
+
 def test_quantities_and_ranges() -> None:
     data = with_("pools", [
         {"path": "/a", "cpu": "cluster", "memory_mb": "50%", "disk_mb": {"limit": 10}},
@@ -138,7 +159,8 @@ def test_quantities_and_ranges() -> None:
     ("workload.0.instances", 200_000, "workload[0].instances"),
     ("workload.0.name", None, "workload[0].name"),
     ("workload.0.type", "daemon", "workload[0].type"),
-    ("workload.0.type", "service", "workload[0].type"),
+    ("workload.0.max_unavailable", 2, "workload[0].max_unavailable"),  # batch: refused
+    ("workload.0.update", {"batch_size": 1}, "workload[0].update"),
     ("workload.0.task", {"cpu": 0}, "workload[0].task.cpu"),
     ("workload.0.task", {"cpu": 8}, "workload[0].task.cpu"),
     ("workload.0.task", {"memory_mb": 1e9}, "workload[0].task.memory_mb"),

@@ -29,6 +29,9 @@ def test_smoke_scenario_runs_correctly(tmp_path: pathlib.Path) -> None:
     assert report["overcommitted_hosts"] == 0, problems
     assert report["correct"] and not report["timed_out"], problems
     assert report["bulk_tasks"] == load("smoke").bulk_tasks
+    services = report["services"]
+    assert services["updates"] == {"SUCCEEDED": 2}, problems
+    assert services["within_sla"] and services["preempting_seen"] == 0, services
 
     written = json.loads((run_dir / "report.json").read_text())
     for key in STABLE_KEYS:
