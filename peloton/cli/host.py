@@ -1,4 +1,5 @@
-"""``peloton host query``: the hosts, what they have and what is in use."""
+"""``peloton host``: the hosts, what they have and what is in use, and their
+maintenance (start: drain the host; complete: it is back)."""
 
 from __future__ import annotations
 
@@ -48,9 +49,33 @@ def host_query(cli: Cli) -> int:
     return EXIT_OK
 
 
+def _maintenance(method: str, done: str) -> Any:
+    def action(cli: Cli) -> int:
+        a = cli.args
+        request = getattr(host_svc_pb2, f"{method}Request")(hostname=a.hostname)
+        reply = cli.call(lambda c: c.hosts.call(method, request))
+        cli.emit(reply, lambda: f"Host {reply.hostname}: {done}")
+        return EXIT_OK
+    return action
+
+
+def maintenance_query(cli: Cli) -> int:
+    cli.args.states = [host_pb2.HOST_STATE_DRAINING, host_pb2.HOST_STATE_DOWN]
+    return host_query(cli)
+
+
 def add_commands(commands: Any) -> None:
     """Register the ``host`` commands."""
     hs = group(commands, "host", "hosts")
     p = leaf(hs, "query", host_query, "list hosts with what they have and what is in use")
     p.add_argument("-s", "--states", type=enum_list(host_pb2.HostState, "HOST_STATE_"),
                    help="comma-separated host states, e.g. HOST_STATE_UP")
+    mt = group(hs, "maintenance", "take hosts out for maintenance and back")
+    p = leaf(mt, "start", _maintenance("StartMaintenance", "draining for maintenance; DOWN "
+                                                           "once nothing runs there"),
+             "drain a host: nothing new goes there, what runs moves off")
+    p.add_argument("hostname")
+    p = leaf(mt, "complete", _maintenance("CompleteMaintenance", "UP"),
+             "bring a drained (DOWN) host back")
+    p.add_argument("hostname")
+    leaf(mt, "query", maintenance_query, "list the hosts draining or down")

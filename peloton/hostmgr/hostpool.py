@@ -46,7 +46,7 @@ import random
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from peloton.core.errors import FailedPrecondition, InvalidArgument
+from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import EPSILON, ZERO, Resources
 from peloton.shard.partition import JOB_ID_LENGTH
 from peloton.spec.job import MAX_DYNAMIC_PORTS
@@ -60,6 +60,9 @@ MISMATCH_CONSTRAINTS = "MISMATCH_CONSTRAINTS"
 
 _INF = float("inf")
 
+# A host's maintenance states (Peloton's HostState: UP, DRAINING, DOWN).
+UP, DRAINING, DOWN = "UP", "DRAINING", "DOWN"
+MAINTENANCE_STATES = (UP, DRAINING, DOWN)
 MAX_LEASE_PORTS = MAX_DYNAMIC_PORTS
 """At most this many free ports are listed in a lease (a sample, lowest first);
 a task asks for no more (the job spec refuses more)."""
@@ -115,6 +118,9 @@ class HostView:
     slack: float = 0.0
     lent: float = 0.0
     usage: float = 0.0
+    # UP, DRAINING (nothing new is placed; what runs moves off) or DOWN
+    # (drained): the host's maintenance state.
+    maintenance: str = UP
 
 
 # A task on a host: (resources, ports, revocable, cpu it uses). A revocable
@@ -131,6 +137,7 @@ class _Host:
     lease: Lease | None = None
     usage: float = 0.0  # cpu the non-revocable tasks use
     lent: float = 0.0  # slack cpu held by revocable tasks
+    maintenance: str = "UP"  # UP, DRAINING, DOWN
     # What runs here, for placement's SPREAD_JOB and TASK-label constraints:
     # tasks per job id, and per (key, value) label of theirs.
     jobs: dict[str, int] = field(default_factory=dict)
@@ -176,7 +183,7 @@ class _Host:
         return HostView(spec=self.spec, allocated=self.allocated, free=self.free(),
                         free_ports=self.free_port_count(), tasks=len(self.tasks),
                         leased=self.lease is not None, slack=self.slack(), lent=self.lent,
-                        usage=self.usage)
+                        usage=self.usage, maintenance=self.maintenance)
 
 
 class HostPool:
@@ -264,6 +271,19 @@ class HostPool:
     def host(self, hostname: str) -> HostView | None:
         host = self._hosts.get(hostname)
         return host.view() if host is not None else None
+
+    def set_maintenance(self, hostname: str, state: str) -> None:
+        """Set a host's maintenance state (UP, DRAINING, DOWN). A host that is
+        not UP is leased to nobody and takes no launch; its lease goes."""
+        host = self._hosts.get(hostname)
+        if host is None:
+            raise NotFound(f"no host {hostname!r}")
+        if state not in MAINTENANCE_STATES:
+            raise InvalidArgument(f"unknown state {state!r}", field="state")
+        host.maintenance = state
+        if state != UP and host.lease is not None:
+            self._leases.pop(host.lease.lease_id, None)
+            host.lease = None
 
     def tasks_on(self, hostname: str, jobs: Collection[str],
                  labels: Collection[tuple[str, str]]) -> tuple[dict[str, int],
@@ -361,6 +381,9 @@ class HostPool:
                     continue
                 self._leases.pop(lease.lease_id, None)
                 host.lease = None
+            if host.maintenance != UP:  # draining or down: nothing new goes there
+                leased += 1
+                continue
             if host_ok is not None and not host_ok(host.spec.hostname, host.spec.attributes):
                 mismatched += 1
                 continue
@@ -462,6 +485,9 @@ class HostPool:
             raise FailedPrecondition(
                 f"lease {lease_id} is unknown, expired or already used", field="lease_id")
         host = self._hosts[lease.hostname]
+        if host.maintenance != UP:
+            raise FailedPrecondition(f"host {host.spec.hostname} is {host.maintenance} for "
+                                     "maintenance", field="lease_id")
         new: dict[str, _Task] = {}
         want = ZERO
         want_slack = 0.0

@@ -10,6 +10,7 @@ pool's slack, which ``ClusterCapacity`` reports to resmgr.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import pathlib
@@ -37,7 +38,14 @@ from peloton.hostmgr.backends.base import Backend, HealthCheck, LaunchSpec, Stat
 from peloton.hostmgr.constraints import host_check
 from peloton.hostmgr.events import EventStreams
 from peloton.hostmgr.files import serve_files
-from peloton.hostmgr.hostpool import MAX_LEASE_PORTS, HostPool
+from peloton.hostmgr.hostpool import (
+    DOWN,
+    DRAINING,
+    MAINTENANCE_STATES,
+    MAX_LEASE_PORTS,
+    UP,
+    HostPool,
+)
 from peloton.rpc import ServiceClient, serve_grpc
 from peloton.spec.text import check_name
 
@@ -113,6 +121,10 @@ SIM_KEYS = (*_COMMON_KEYS, "hosts", "shapes", "cpu", "memory_mb", "disk_mb", "gp
             "host_loss", "finished_limit", "cpu_usage")
 
 
+HOST_STATES = {UP: host_pb2.HOST_STATE_UP, DRAINING: host_pb2.HOST_STATE_DRAINING,
+               DOWN: host_pb2.HOST_STATE_DOWN}
+
+
 def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
     opts = me.options
     kind = opts.get("backend", "local")
@@ -162,6 +174,7 @@ class Hostmgr:
         # Where the sandboxes are served over HTTP (peloton.hostmgr.files).
         self.files_address = ""
         self.killed_early: set[str] = set()
+        self.maintenance_path: pathlib.Path | None = None
         # New at each start: event offsets count within one incarnation.
         self.incarnation = secrets.token_hex(8)
         # jobmgr shard -> the newest owner epoch seen in its launches and
@@ -221,6 +234,42 @@ class Hostmgr:
         while True:
             await trio.sleep(1.0)
             self.pool.expire(time.time())
+            await self.drained()
+
+    # -- maintenance -----------------------------------------------------------
+    def load_maintenance(self, path: pathlib.Path | None) -> None:
+        """The hosts' maintenance states as the last run left them."""
+        self.maintenance_path = path
+        if path is None or not path.exists():
+            return
+        for hostname, state in json.loads(path.read_text()).items():
+            if self.pool.host(hostname) is not None and state in MAINTENANCE_STATES:
+                self.pool.set_maintenance(hostname, state)
+
+    async def save_maintenance(self) -> None:
+        path = self.maintenance_path
+        if path is None:
+            return
+        states = {v.spec.hostname: v.maintenance for v in self.pool.hosts()
+                  if v.maintenance != UP}
+
+        def write() -> None:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(states, sort_keys=True))
+            tmp.replace(path)
+
+        await trio.to_thread.run_sync(write)
+
+    async def set_maintenance(self, hostname: str, state: str) -> None:
+        self.pool.set_maintenance(hostname, state)
+        log.info("host %s: %s", hostname, state)
+        await self.save_maintenance()
+
+    async def drained(self) -> None:
+        """A draining host with nothing left on it is DOWN."""
+        for view in self.pool.hosts():
+            if view.maintenance == DRAINING and view.tasks == 0:
+                await self.set_maintenance(view.spec.hostname, DOWN)
 
 
 def health_check(config: task_pb2.HealthCheckConfig) -> HealthCheck | None:
@@ -419,7 +468,7 @@ class HostHandler:
         wanted = set(request.host_states)
         reply = host_svc_pb2.QueryHostsResponse()
         for view in self.hm.pool.hosts():
-            state = host_pb2.HOST_STATE_UP
+            state = HOST_STATES[view.maintenance]
             if wanted and state not in wanted:
                 continue
             c, a = view.spec.capacity, view.allocated
@@ -432,6 +481,45 @@ class HostHandler:
                                         sorted(view.spec.attributes.items())],
                                 limitsEnforced=self.hm.backend.enforced())
         return reply
+
+    @staticmethod
+    def _hostname(request: Any) -> str:
+        names = [request.hostname] if request.hostname else list(request.hostnames)
+        if len(names) != 1 or not names[0]:
+            raise InvalidArgument("name one host (hostname)", field="hostname")
+        return str(names[0])
+
+    def _view(self, hostname: str) -> Any:
+        view = self.hm.pool.host(hostname)
+        if view is None:
+            raise NotFound(f"no host {hostname!r} in cluster {self.hm.cluster}",
+                           field="hostname")
+        return view
+
+    async def StartMaintenance(self, request: host_svc_pb2.StartMaintenanceRequest) -> Any:
+        """The host takes nothing new and its runs move off: each jobmgr
+        restarts its services' instances there within their SLA and
+        preempts its batch tasks there (they run again elsewhere); once
+        nothing runs on it, it is DOWN."""
+        hostname = self._hostname(request)
+        if self._view(hostname).maintenance == UP:
+            await self.hm.set_maintenance(hostname, DRAINING)
+            await self.hm.drained()
+        return host_svc_pb2.StartMaintenanceResponse(hostname=hostname)
+
+    async def CompleteMaintenance(self, request: host_svc_pb2.CompleteMaintenanceRequest
+                                  ) -> Any:
+        hostname = self._hostname(request)
+        view = self._view(hostname)
+        if view.maintenance == DRAINING:
+            raise FailedPrecondition(f"host {hostname} is still draining ({view.tasks} runs "
+                                     "on it); it can come back once it is DOWN",
+                                     field="hostname")
+        if view.maintenance == UP:
+            raise FailedPrecondition(f"host {hostname} is not in maintenance",
+                                     field="hostname")
+        await self.hm.set_maintenance(hostname, UP)
+        return host_svc_pb2.CompleteMaintenanceResponse(hostname=hostname)
 
 
 async def heartbeat_loop(config: ClusterConfig, member: cpb.Member) -> None:
@@ -453,6 +541,8 @@ async def serve(config: ClusterConfig, name: str, *,
     backend = make_backend(me, config.data_dir)
     cluster = str(me.options.get("cluster", "local"))
     hm = Hostmgr(backend, cluster)
+    hm.load_maintenance(config.data_dir / name / "maintenance.json"
+                        if backend.sandboxes() is not None else None)
     host, port = me.grpc.rsplit(":", 1)
     async with trio.open_nursery() as nursery:
         await nursery.start(backend.run, hm.report)

@@ -30,7 +30,7 @@ import logging
 import math
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,16 +218,17 @@ class ShardEngine:
     async def persist(self, jobs: Iterable[Job] = (), tasks: Iterable[Task] = (), *,
                       ended_runs: Sequence[Task] = (), delete: Sequence[str] = (),
                       configs: Sequence[tuple[str, int, bytes]] = (),
-                      updates: Sequence[UpdateRow] = ()) -> None:
-        """Write jobs and tasks (with an event per task, and per ended run),
-        new config versions and updates."""
+                      updates: Sequence[UpdateRow] = (), events: bool = True) -> None:
+        """Write jobs and tasks (with an event per task, and per ended run;
+        none with ``events`` False: the tasks' states did not change), new
+        config versions and updates."""
         now = self.ctx.clock()
         task_list = list(tasks)
         try:
             await self.ctx.storage.write(
                 self.shard, self.epoch, jobs=[j.row(now) for j in jobs],
                 tasks=[t.row(now) for t in task_list],
-                events=[t.event(now) for t in (*ended_runs, *task_list)],
+                events=[t.event(now) for t in (*ended_runs, *task_list)] if events else [],
                 configs=configs, updates=updates, delete_jobs=delete)
         except Aborted:
             self.fenced.set()
@@ -813,11 +814,42 @@ class ShardEngine:
             update.update_time = now
             if update.state not in UPDATE_ACTIVE:
                 del self.updates[job_id]
-            await self.persist([job], plan.relabel + plan.take, updates=[update.row()])
+            # Versions only: no state changed, so no event (the restarts write theirs).
+            await self.persist([job], plan.relabel + plan.take, updates=[update.row()],
+                               events=False)
             if plan.take:
                 await self.restart(plan.take)
             if plan.rollback:
                 await self.roll_back(job, update)
+
+    # -- host maintenance ---------------------------------------------------------
+    async def drain(self, hosts: Collection[tuple[str, str]]) -> None:
+        """Move this shard's runs off hosts draining for maintenance ((cluster,
+        hostname) each): a service's instance restarts elsewhere, rolling
+        within its sla.maximumUnavailableInstances; a batch task is
+        preempted (killed with its grace period) and runs again elsewhere,
+        not counted as a failure. Runs already going are left as they are,
+        so repeating it changes nothing."""
+        services: list[Task] = []
+        batch: list[tuple[str, str]] = []
+        for job in self.jobs.values():
+            service = job.config.type == job_pb2.SERVICE
+            for t in job.tasks:
+                # (a launch in flight there is refused, and placed again elsewhere)
+                if (t.state not in ON_HOST_TASK_STATES or (t.cluster, t.host) not in hosts
+                        or t.restart or t.state in (TaskState.LAUNCHING, TaskState.KILLING,
+                                                    TaskState.PREEMPTING)
+                        or t.goal == TaskState.KILLED):
+                    continue
+                if service:
+                    services.append(t)
+                else:
+                    batch.append((t.mesos_task_id,
+                                  f"host {t.host} is being drained for maintenance"))
+        if services:
+            await self.restart(services)
+        if batch:
+            await self.preempt(batch)
 
     # -- preemption -------------------------------------------------------------
     async def preempt(self, victims: Sequence[tuple[str, str]]) -> None:

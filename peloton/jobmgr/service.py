@@ -28,6 +28,7 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_grpc
 from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_grpc
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.api.v0.host import host_pb2
 from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
@@ -78,6 +79,8 @@ WAIT_REASONS_LIMIT = 10_000
 # Placement batches launching at once (each holds up to 100 placements) while
 # the next is fetched: launching waits on SQLite and the host managers.
 LAUNCH_BATCHES = 4
+# How often hosts draining for maintenance are looked for.
+MAINTENANCE_PERIOD = 2.0
 # GetActiveJobs (a debug call) lists at most this many job ids.
 ACTIVE_JOBS_LIMIT = 1_000_000
 # GetPodEvents answers at most this many events (of up to `limit` runs).
@@ -314,6 +317,39 @@ class Jobmgr:
                     await engine.submit(engine.preempt, victims)
                 except PelotonError as error:
                     log.warning("shard %d preemption: %s", shard, error)
+
+    def host_services(self) -> list[tuple[str, ServiceClient]]:
+        """(cluster, its hostmgr's public HostService) for every hostmgr."""
+        view = self.view
+        return [(m.cluster, ServiceClient([m.address], host_svc_grpc.HostServiceStub,
+                                          channels=self.channels, deadline=5.0))
+                for m in (view.members if view else []) if m.kind == "hostmgr"]
+
+    async def maintenance_loop(self) -> None:
+        """Every MAINTENANCE_PERIOD, move the runs of owned shards off hosts
+        draining for maintenance (``ShardEngine.drain``)."""
+        draining = [host_pb2.HOST_STATE_DRAINING]
+        while True:
+            await trio.sleep(MAINTENANCE_PERIOD)
+            hosts: set[tuple[str, str]] = set()
+            for cluster, client in self.host_services():
+                try:
+                    reply = await client.call("QueryHosts", host_svc_pb2.QueryHostsRequest(
+                        host_states=draining))  # type: ignore[list-item]
+                except PelotonError as error:
+                    log.info("hosts of %s: %s", cluster, error)
+                    continue
+                hosts.update((cluster, h.hostname) for h in reply.host_infos)
+            if not hosts:
+                continue
+            for shard in self._acting_shards():
+                engine = self.engines.get(shard)
+                if engine is None:
+                    continue
+                try:
+                    await engine.submit(engine.drain, hosts)
+                except PelotonError as error:
+                    log.warning("shard %d drain: %s", shard, error)
 
     async def _launch_batch(self, placements: list[rpb.Placement], slots: trio.Semaphore) -> None:
         try:
@@ -1243,14 +1279,28 @@ class HostForwarder:
 
     async def QueryHosts(self, request: host_svc_pb2.QueryHostsRequest) -> Any:
         reply = host_svc_pb2.QueryHostsResponse()
-        view = self.jm.view
-        for m in (view.members if view else []):
-            if m.kind == "hostmgr":
-                client = ServiceClient([m.address], host_svc_grpc.HostServiceStub,
-                                       channels=self.jm.channels, deadline=5.0)
-                part = await client.call("QueryHosts", request)
-                reply.host_infos.extend(part.host_infos)
+        for _, client in self.jm.host_services():
+            part = await client.call("QueryHosts", request)
+            reply.host_infos.extend(part.host_infos)
         return reply
+
+    async def _on_host(self, method: str, request: Any) -> Any:
+        """``method`` on the hostmgr whose cluster has the host."""
+        last: PelotonError = NotFound(f"no cluster has a host {request.hostname!r}",
+                                      field="hostname")
+        for _, client in self.jm.host_services():
+            try:
+                return await client.call(method, request)
+            except NotFound as error:
+                last = error
+        raise last
+
+    async def StartMaintenance(self, request: host_svc_pb2.StartMaintenanceRequest) -> Any:
+        return await self._on_host("StartMaintenance", request)
+
+    async def CompleteMaintenance(self, request: host_svc_pb2.CompleteMaintenanceRequest
+                                  ) -> Any:
+        return await self._on_host("CompleteMaintenance", request)
 
 
 async def serve(config: ClusterConfig, name: str, *,
@@ -1283,6 +1333,7 @@ async def serve(config: ClusterConfig, name: str, *,
             nursery.start_soon(jm.owner.run)
             nursery.start_soon(jm.placement_loop)
             nursery.start_soon(jm.preemption_loop)
+            nursery.start_soon(jm.maintenance_loop)
             task_status.started(address)
     finally:
         jm.channels.close()

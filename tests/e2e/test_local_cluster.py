@@ -20,6 +20,7 @@ import trio
 
 from peloton.api.private.cluster import cluster_grpc
 from peloton.api.private.cluster import cluster_pb2 as cpb
+from peloton.api.v0.host import host_pb2
 from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
@@ -214,6 +215,73 @@ async def test_job_level_actions_and_the_debug_calls(client: PelotonClient) -> N
     with pytest.raises(NotFound, match="cache"):
         await client.jobs.call("GetCache", job_pb2.GetCacheRequest(
             id=peloton_pb2.JobID(value=new_job_id())))
+
+
+async def test_host_maintenance_drains_a_host_and_brings_it_back(
+        client: PelotonClient) -> None:
+    """StartMaintenance: nothing new goes to the host, a service's instances
+    there restart elsewhere (one at a time: maximumUnavailableInstances 1),
+    a batch job's tasks there run again elsewhere without counting as
+    failures; then the host is DOWN, and CompleteMaintenance brings it UP."""
+    service, _ = load_job_config("""
+name: drained-service
+type: SERVICE
+instancecount: 3
+sla: {maximumUnavailableInstances: 1}
+defaultconfig:
+  resource: {cpulimit: 0.2, memlimitmb: 32}
+  command: {value: "sleep 600"}
+""")
+    batch, _ = load_job_config(job_yaml("sleep 600", 3, cpu=0.2, name="drained-batch"))
+    ids = [await client.create_job("/DefaultResPool", c) for c in (service, batch)]
+    for job_id in ids:
+        await client.wait_for_job(job_id, ("RUNNING",), timeout=60)
+
+    async def runtimes() -> list[task_pb2.RuntimeInfo]:
+        out = []
+        for job_id in ids:
+            reply = await client.tasks.call("List", task_pb2.ListRequest(
+                jobId=peloton_pb2.JobID(value=job_id)))
+            out += [reply.result.value[i].runtime for i in sorted(reply.result.value)]
+        return out
+
+    with trio.fail_after(60):  # every instance runs (on a host)
+        while True:
+            rts = await runtimes()
+            if all(rt.state == task_pb2.RUNNING for rt in rts):
+                break
+            await trio.sleep(0.2)
+    hosts = [rt.host for rt in rts]
+    host = max(set(hosts), key=hosts.count)
+    await client.hosts.call("StartMaintenance", host_svc_pb2.StartMaintenanceRequest(
+        hostname=host))
+    with trio.fail_after(90):
+        while True:
+            rts = await runtimes()
+            if all(rt.state == task_pb2.RUNNING and rt.host != host for rt in rts):
+                break
+            await trio.sleep(0.2)
+    assert all(rt.failureCount == 0 for rt in rts)
+    moved = [rt for rt in rts if not rt.mesosTaskId.value.endswith("-1")]
+    assert len(moved) == hosts.count(host)
+    with trio.fail_after(30):
+        while True:
+            reply = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+            state = {h.hostname: h.state for h in reply.host_infos}[host]
+            if state == host_pb2.HOST_STATE_DOWN:
+                break
+            await trio.sleep(0.2)
+    with pytest.raises(FailedPrecondition, match="not in maintenance"):
+        await client.hosts.call("CompleteMaintenance", host_svc_pb2.CompleteMaintenanceRequest(
+            hostname=next(h for h in ("local-0", "local-1", "local-2") if h != host)))
+    await client.hosts.call("CompleteMaintenance", host_svc_pb2.CompleteMaintenanceRequest(
+        hostname=host))
+    reply = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+    assert {h.hostname: h.state for h in reply.host_infos}[host] == host_pb2.HOST_STATE_UP
+    for job_id in ids:
+        await client.tasks.call("Stop", task_pb2.StopRequest(jobId=peloton_pb2.JobID(
+            value=job_id)))
+        await client.wait_for_job(job_id, TERMINAL, timeout=60)
 
 
 async def test_browse_sandbox_answers_where_to_fetch_the_files(client: PelotonClient) -> None:

@@ -8,14 +8,17 @@ from hypothesis import event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from peloton.core.errors import FailedPrecondition, InvalidArgument
+from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import EPSILON, ZERO, Resources
 from peloton.hostmgr.hostpool import (
+    DOWN,
+    DRAINING,
     INSUFFICIENT_OFFER_RESOURCES,
     MATCH,
     MAX_LEASE_PORTS,
     MISMATCH_PORTS,
     MISMATCH_STATUS,
+    UP,
     HostPool,
     HostSpec,
 )
@@ -647,3 +650,24 @@ def test_tasks_on_counts_what_runs_per_job_and_label():
     pool.task_ended(f"{other}-0-1")
     pool.task_ended(f"{other}-0-1")  # repeated: harmless
     assert pool.tasks_on("h1", [job, other], [("app", "x")]) == ({job: 1}, {})
+
+
+def test_a_host_in_maintenance_is_leased_to_nobody_and_takes_no_launch():
+    pool = pool_of(spec("a"), spec("b"))
+    [lease], _ = pool.acquire(Resources(cpu=1), 0, 1, now=0, lease_ttl=TTL, rng_seed=0)
+    held = lease.hostname
+    pool.set_maintenance(held, DRAINING)  # its lease goes with it
+    with pytest.raises(FailedPrecondition):  # its lease is gone
+        pool.launch(lease.lease_id, [("t1", Resources(cpu=1), ())], now=1)
+    leases, counts = pool.acquire(Resources(cpu=1), 0, 5, now=1, lease_ttl=TTL)
+    assert [x.hostname for x in leases] != [] and held not in [x.hostname for x in leases]
+    assert counts[MISMATCH_STATUS] == 1
+    assert pool.host(held).maintenance == DRAINING  # type: ignore[union-attr]
+    pool.set_maintenance(held, UP)
+    pool.release([x.lease_id for x in leases])
+    leases, _ = pool.acquire(Resources(cpu=1), 0, 5, now=2, lease_ttl=TTL)
+    assert held in [x.hostname for x in leases]
+    with pytest.raises(NotFound):
+        pool.set_maintenance("nowhere", DOWN)
+    with pytest.raises(InvalidArgument):
+        pool.set_maintenance("a", "SLEEPING")

@@ -186,6 +186,7 @@ STEP = st.one_of(
     # A service's update to a new config (batch size), and its controls.
     st.tuples(st.just("update"), st.integers(0, 2)),
     st.tuples(st.just("update_ctl"), st.sampled_from(["pause", "resume", "abort", "rollback"])),
+    st.tuples(st.just("drain"), st.just(0)),  # the host goes into maintenance
 )
 
 
@@ -338,6 +339,8 @@ class Run:
             await e.submit(e.start_update, job, new, update)
         elif kind == "update_ctl":
             await e.submit(self.control, e, arg)
+        elif kind == "drain":
+            await e.submit(e.drain, {(CLUSTER, "h1")})
 
     @staticmethod
     async def control(e: ShardEngine, what: str) -> None:

@@ -20,6 +20,14 @@ class HostServiceBase(abc.ABC):
     async def QueryHosts(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.QueryHostsRequest, peloton.api.v0.host.svc.host_svc_pb2.QueryHostsResponse]') -> None:
         pass
 
+    @abc.abstractmethod
+    async def StartMaintenance(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.StartMaintenanceRequest, peloton.api.v0.host.svc.host_svc_pb2.StartMaintenanceResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def CompleteMaintenance(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceRequest, peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceResponse]') -> None:
+        pass
+
     def __mapping__(self) -> typing.Dict[str, grpclib.const.Handler]:
         return {
             '/peloton.api.v0.host.svc.HostService/QueryHosts': grpclib.const.Handler(
@@ -27,6 +35,18 @@ class HostServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.v0.host.svc.host_svc_pb2.QueryHostsRequest,
                 peloton.api.v0.host.svc.host_svc_pb2.QueryHostsResponse,
+            ),
+            '/peloton.api.v0.host.svc.HostService/StartMaintenance': grpclib.const.Handler(
+                self.StartMaintenance,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.host.svc.host_svc_pb2.StartMaintenanceRequest,
+                peloton.api.v0.host.svc.host_svc_pb2.StartMaintenanceResponse,
+            ),
+            '/peloton.api.v0.host.svc.HostService/CompleteMaintenance': grpclib.const.Handler(
+                self.CompleteMaintenance,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceRequest,
+                peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceResponse,
             ),
         }
 
@@ -39,4 +59,16 @@ class HostServiceStub:
             '/peloton.api.v0.host.svc.HostService/QueryHosts',
             peloton.api.v0.host.svc.host_svc_pb2.QueryHostsRequest,
             peloton.api.v0.host.svc.host_svc_pb2.QueryHostsResponse,
+        )
+        self.StartMaintenance = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.host.svc.HostService/StartMaintenance',
+            peloton.api.v0.host.svc.host_svc_pb2.StartMaintenanceRequest,
+            peloton.api.v0.host.svc.host_svc_pb2.StartMaintenanceResponse,
+        )
+        self.CompleteMaintenance = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.host.svc.HostService/CompleteMaintenance',
+            peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceRequest,
+            peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceResponse,
         )

@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from peloton.api.v0.host import host_pb2 as peloton_dot_api_dot_v0_dot_host_dot_host__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&peloton/api/v0/host/svc/host_svc.proto\x12\x17peloton.api.v0.host.svc\x1a\x1epeloton/api/v0/host/host.proto\"H\n\x11QueryHostsRequest\x12\x33\n\x0bhost_states\x18\x01 \x03(\x0e\x32\x1e.peloton.api.v0.host.HostState\"G\n\x12QueryHostsResponse\x12\x31\n\nhost_infos\x18\x01 \x03(\x0b\x32\x1d.peloton.api.v0.host.HostInfo2t\n\x0bHostService\x12\x65\n\nQueryHosts\x12*.peloton.api.v0.host.svc.QueryHostsRequest\x1a+.peloton.api.v0.host.svc.QueryHostsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&peloton/api/v0/host/svc/host_svc.proto\x12\x17peloton.api.v0.host.svc\x1a\x1epeloton/api/v0/host/host.proto\"H\n\x11QueryHostsRequest\x12\x33\n\x0bhost_states\x18\x01 \x03(\x0e\x32\x1e.peloton.api.v0.host.HostState\"G\n\x12QueryHostsResponse\x12\x31\n\nhost_infos\x18\x01 \x03(\x0b\x32\x1d.peloton.api.v0.host.HostInfo\">\n\x17StartMaintenanceRequest\x12\x11\n\thostnames\x18\x01 \x03(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\",\n\x18StartMaintenanceResponse\x12\x10\n\x08hostname\x18\x01 \x01(\t\"A\n\x1a\x43ompleteMaintenanceRequest\x12\x11\n\thostnames\x18\x01 \x03(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\"/\n\x1b\x43ompleteMaintenanceResponse\x12\x10\n\x08hostname\x18\x01 \x01(\t2\xf0\x02\n\x0bHostService\x12\x65\n\nQueryHosts\x12*.peloton.api.v0.host.svc.QueryHostsRequest\x1a+.peloton.api.v0.host.svc.QueryHostsResponse\x12w\n\x10StartMaintenance\x12\x30.peloton.api.v0.host.svc.StartMaintenanceRequest\x1a\x31.peloton.api.v0.host.svc.StartMaintenanceResponse\x12\x80\x01\n\x13\x43ompleteMaintenance\x12\x33.peloton.api.v0.host.svc.CompleteMaintenanceRequest\x1a\x34.peloton.api.v0.host.svc.CompleteMaintenanceResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,6 +37,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_QUERYHOSTSREQUEST']._serialized_end=171
   _globals['_QUERYHOSTSRESPONSE']._serialized_start=173
   _globals['_QUERYHOSTSRESPONSE']._serialized_end=244
-  _globals['_HOSTSERVICE']._serialized_start=246
-  _globals['_HOSTSERVICE']._serialized_end=362
+  _globals['_STARTMAINTENANCEREQUEST']._serialized_start=246
+  _globals['_STARTMAINTENANCEREQUEST']._serialized_end=308
+  _globals['_STARTMAINTENANCERESPONSE']._serialized_start=310
+  _globals['_STARTMAINTENANCERESPONSE']._serialized_end=354
+  _globals['_COMPLETEMAINTENANCEREQUEST']._serialized_start=356
+  _globals['_COMPLETEMAINTENANCEREQUEST']._serialized_end=421
+  _globals['_COMPLETEMAINTENANCERESPONSE']._serialized_start=423
+  _globals['_COMPLETEMAINTENANCERESPONSE']._serialized_end=470
+  _globals['_HOSTSERVICE']._serialized_start=473
+  _globals['_HOSTSERVICE']._serialized_end=841
 # @@protoc_insertion_point(module_scope)

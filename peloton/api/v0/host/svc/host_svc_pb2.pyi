@@ -19,3 +19,31 @@ class QueryHostsResponse(_message.Message):
     HOST_INFOS_FIELD_NUMBER: _ClassVar[int]
     host_infos: _containers.RepeatedCompositeFieldContainer[_host_pb2.HostInfo]
     def __init__(self, host_infos: _Optional[_Iterable[_Union[_host_pb2.HostInfo, _Mapping]]] = ...) -> None: ...
+
+class StartMaintenanceRequest(_message.Message):
+    __slots__ = ("hostnames", "hostname")
+    HOSTNAMES_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    hostnames: _containers.RepeatedScalarFieldContainer[str]
+    hostname: str
+    def __init__(self, hostnames: _Optional[_Iterable[str]] = ..., hostname: _Optional[str] = ...) -> None: ...
+
+class StartMaintenanceResponse(_message.Message):
+    __slots__ = ("hostname",)
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    hostname: str
+    def __init__(self, hostname: _Optional[str] = ...) -> None: ...
+
+class CompleteMaintenanceRequest(_message.Message):
+    __slots__ = ("hostnames", "hostname")
+    HOSTNAMES_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    hostnames: _containers.RepeatedScalarFieldContainer[str]
+    hostname: str
+    def __init__(self, hostnames: _Optional[_Iterable[str]] = ..., hostname: _Optional[str] = ...) -> None: ...
+
+class CompleteMaintenanceResponse(_message.Message):
+    __slots__ = ("hostname",)
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    hostname: str
+    def __init__(self, hostname: _Optional[str] = ...) -> None: ...
