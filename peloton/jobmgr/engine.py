@@ -30,7 +30,7 @@ import logging
 import math
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,14 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.core.ids import parse_mesos_task_id, task_id
-from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, JobState, TaskState
+from peloton.core.states import (
+    ON_HOST_TASK_STATES,
+    TERMINAL_JOB_STATES,
+    TERMINAL_TASK_STATES,
+    JobState,
+    TaskState,
+)
+from peloton.hostmgr.constraints import host_check
 from peloton.jobmgr.model import Job, Task, load_versions
 from peloton.jobmgr.reconciler import (
     Act,
@@ -65,11 +72,18 @@ from peloton.jobmgr.reconciler import (
     gone,
     respond,
     rolling_restarts,
+    task_goal,
 )
 from peloton.jobmgr.update import ACTIVE as UPDATE_ACTIVE
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.jobmgr.update import step as update_step
 from peloton.rpc import ServiceClient
+from peloton.spec.job import (
+    pinned_host,
+    runs_until_stopped,
+    task_name,
+    with_daemon_hosts,
+)
 from peloton.storage.gateway import Storage, UpdateRow
 
 UpdateState = update_pb2.State
@@ -118,12 +132,25 @@ def resmgr_task(job: Job, task: Task) -> rpb.Task:
         priority=sla.priority, preemptible=preemptible,
         numPorts=sum(1 for p in cfg.ports if p.value == 0), controller=cfg.controller,
         revocable=sla.revocable or cfg.revocable, shard=job.shard,
-        type=rpb.STATELESS if job.config.type == job_pb2.SERVICE else rpb.BATCH,
+        type=(rpb.DAEMON if job.config.type == job_pb2.DAEMON else rpb.STATELESS
+              if job.config.type == job_pb2.SERVICE else rpb.BATCH),
         minInstances=max(1, sla.minimumRunningInstances), constraint=cfg.constraint,
         name=task.name, placementStrategy=job.config.placementStrategy, labels=cfg.labels,
         maxUnavailable=sla.maximumUnavailableInstances if bounded_restarts(job) else 0,
         instances=job.config.instanceCount if bounded_restarts(job) else 0,
     )
+
+
+def daemon_fits(config: job_pb2.JobConfig, hostname: str,
+                capacity: tuple[float, float, float, float], labels: Mapping[str, str]) -> bool:
+    """Whether a daemon job has an instance on this host: its task fits the
+    host's capacity (cpu, memory, disk, gpu) and its HOST constraint holds."""
+    r = config.defaultConfig.resource
+    if any(need > have for need, have in zip(
+            (r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit), capacity, strict=True)):
+        return False
+    check = host_check(config.defaultConfig.constraint)
+    return check is None or check(hostname, labels)
 
 
 def gangs_of(job: Job, tasks: Sequence[Task]) -> list[list[Task]]:
@@ -710,7 +737,7 @@ class ShardEngine:
         over: list[Task] = []
         again: list[Task] = []
         for job in self.jobs.values():
-            service = job.config.type == job_pb2.SERVICE
+            service = runs_until_stopped(job.config)
             if not service and not job.config.sla.maxRunningTime:
                 continue
             for t in job.tasks:
@@ -822,6 +849,40 @@ class ShardEngine:
             if plan.rollback:
                 await self.roll_back(job, update)
 
+    # -- more instances -----------------------------------------------------------
+    async def add_instances(self, job: Job, config: job_pb2.JobConfig) -> list[Task]:
+        """Make ``config`` (the job's, with more instances) its new version
+        and start the instances it adds; returns their tasks."""
+        version = job.config_version + 1
+        added = [Task(job.id, i, task_name(config, i), version=version, desired=version,
+                      goal=task_goal(job))
+                 for i in range(job.config.instanceCount, config.instanceCount)]
+        job.set_config(config, version)
+        job.tasks.extend(added)
+        if job.state in TERMINAL_JOB_STATES and added:
+            job.state = JobState.PENDING
+        job.refresh_state(self.ctx.clock())
+        await self.persist([job], added, configs=[
+            (job.id, version, config.SerializeToString(deterministic=True))])
+        await self.enqueue(added)
+        return added
+
+    async def grow_daemons(self, hosts: Sequence[tuple[str, tuple[float, float, float, float],
+                                                       Mapping[str, str]]]) -> None:
+        """Give each running daemon job an instance on every host in ``hosts``
+        (UP hosts: name, capacity, attributes) that fits it and has none."""
+        for job in list(self.jobs.values()):
+            if (job.config.type != job_pb2.DAEMON or job.terminal
+                    or job.goal == JobState.KILLED or job.id in self.updates):
+                continue
+            covered = {pinned_host(c) for c in job.config.instanceConfig.values()}
+            new = [name for name, capacity, labels in hosts if name not in covered
+                   and daemon_fits(job.config, name, capacity, labels)]
+            if new:
+                log.info("daemon job %s: %d more instance(s), on %s", job.id, len(new),
+                         ", ".join(new))
+                await self.add_instances(job, with_daemon_hosts(job.config, new))
+
     # -- host maintenance ---------------------------------------------------------
     async def drain(self, hosts: Collection[tuple[str, str]]) -> None:
         """Move this shard's runs off hosts draining for maintenance ((cluster,
@@ -922,7 +983,7 @@ class ShardEngine:
             started.append(t.instance)
         jobs = {t.job_id: self.jobs[t.job_id] for t in tasks}
         for job in jobs.values():
-            job.goal = JobState.RUNNING if job.config.type == job_pb2.SERVICE else (
+            job.goal = JobState.RUNNING if runs_until_stopped(job.config) else (
                 JobState.SUCCEEDED)
             job.refresh_state(now)
         await self.persist(jobs.values(), tasks)

@@ -18,7 +18,7 @@ from peloton.core.ids import mesos_task_id
 from peloton.core.states import TERMINAL_JOB_STATES, TERMINAL_TASK_STATES, JobState, TaskState
 from peloton.jobmgr.goalstate import derive_job_state
 from peloton.jobmgr.reconciler import initial_health
-from peloton.spec.job import merged_task_config, task_name
+from peloton.spec.job import merged_task_config, runs_until_stopped, task_name
 from peloton.storage.gateway import JobRow, Storage, TaskEventRow, TaskRow
 
 
@@ -202,7 +202,7 @@ class Job:
         controller = self.controller()
         state = derive_job_state(self.counts(), self.config.instanceCount, self.state,
                                  controller_state=controller.state if controller else None,
-                                 service_goal=(self.goal if self.config.type == job_pb2.SERVICE
+                                 service_goal=(self.goal if runs_until_stopped(self.config)
                                                else None))
         if state == self.state:
             return False
@@ -257,7 +257,7 @@ class Job:
     def new(cls, job_id: str, shard: int, config: job_pb2.JobConfig, now: float) -> Job:
         """A new job: a service's goal is to run (RUNNING), a batch job's to
         finish (SUCCEEDED), and its tasks' likewise."""
-        service = config.type == job_pb2.SERVICE
+        service = runs_until_stopped(config)
         job = cls(job_id, shard, config, creation_time=now,
                   goal=JobState.RUNNING if service else JobState.SUCCEEDED)
         goal = TaskState.RUNNING if service else TaskState.SUCCEEDED

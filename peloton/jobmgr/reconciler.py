@@ -30,9 +30,9 @@ import itertools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, TaskState
+from peloton.spec.job import runs_until_stopped
 
 if TYPE_CHECKING:  # the models only, for types: nothing here does I/O
     from peloton.jobmgr.model import Job, Task
@@ -350,13 +350,13 @@ def initial_health(config: task_pb2.TaskConfig) -> int:
 def task_goal(job: Job) -> TaskState:
     """What a task of ``job`` converges to unless stopped: a service's runs
     forever (RUNNING), a batch task's ends (SUCCEEDED)."""
-    return S.RUNNING if job.config.type == job_pb2.SERVICE else S.SUCCEEDED
+    return S.RUNNING if runs_until_stopped(job.config) else S.SUCCEEDED
 
 
 def bounded_restarts(job: Job) -> bool:
     """Whether a restart of ``job`` rolls: a service whose
     sla.maximumUnavailableInstances bounds how many instances are down."""
-    return job.config.type == job_pb2.SERVICE and job.config.sla.maximumUnavailableInstances > 0
+    return runs_until_stopped(job.config) and job.config.sla.maximumUnavailableInstances > 0
 
 
 def available(job: Job, task: Task) -> bool:

@@ -50,7 +50,7 @@ from peloton.core.errors import (
 from peloton.core.ids import is_job_id, mesos_task_id, new_job_id
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
-from peloton.jobmgr.engine import Context, ShardEngine, is_preemptible
+from peloton.jobmgr.engine import Context, ShardEngine, daemon_fits, is_preemptible
 from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import Channels, ServiceClient, serve_grpc
@@ -59,7 +59,7 @@ from peloton.rpc.http_json import serve_http_json
 from peloton.shard.owner import ShardOwner
 from peloton.shard.partition import shard_of, shard_of_run
 from peloton.shard.routing import owner_of
-from peloton.spec.job import validate_job_config
+from peloton.spec.job import validate_job_config, with_daemon_hosts
 from peloton.storage.gateway import Storage, UpdateRow
 from peloton.storage.sqlite import open_sqlite
 
@@ -79,7 +79,7 @@ WAIT_REASONS_LIMIT = 10_000
 # Placement batches launching at once (each holds up to 100 placements) while
 # the next is fetched: launching waits on SQLite and the host managers.
 LAUNCH_BATCHES = 4
-# How often hosts draining for maintenance are looked for.
+# How often hosts are looked at: draining ones, and new ones for daemon jobs.
 MAINTENANCE_PERIOD = 2.0
 # GetActiveJobs (a debug call) lists at most this many job ids.
 ACTIVE_JOBS_LIMIT = 1_000_000
@@ -325,31 +325,48 @@ class Jobmgr:
                                           channels=self.channels, deadline=5.0))
                 for m in (view.members if view else []) if m.kind == "hostmgr"]
 
+    async def _hosts(self) -> list[tuple[str, Any]]:
+        """(cluster, HostInfo) of every host of every cluster that answers."""
+        out: list[tuple[str, Any]] = []
+        for cluster, client in self.host_services():
+            try:
+                reply = await client.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+            except PelotonError as error:
+                log.info("hosts of %s: %s", cluster, error)
+                continue
+            out += [(cluster, h) for h in reply.host_infos]
+        return out
+
+    async def up_hosts(self) -> list[tuple[str, tuple[float, float, float, float],
+                                           dict[str, str]]]:
+        """(hostname, capacity, attributes) of every host that is UP."""
+        return _up(await self._hosts())
+
     async def maintenance_loop(self) -> None:
-        """Every MAINTENANCE_PERIOD, move the runs of owned shards off hosts
-        draining for maintenance (``ShardEngine.drain``)."""
-        draining = [host_pb2.HOST_STATE_DRAINING]
+        """Every MAINTENANCE_PERIOD: move the runs of owned shards off hosts
+        draining for maintenance (``ShardEngine.drain``), and give daemon
+        jobs an instance on each host that is up and has none
+        (``ShardEngine.grow_daemons``)."""
         while True:
             await trio.sleep(MAINTENANCE_PERIOD)
-            hosts: set[tuple[str, str]] = set()
-            for cluster, client in self.host_services():
-                try:
-                    reply = await client.call("QueryHosts", host_svc_pb2.QueryHostsRequest(
-                        host_states=draining))  # type: ignore[list-item]
-                except PelotonError as error:
-                    log.info("hosts of %s: %s", cluster, error)
-                    continue
-                hosts.update((cluster, h.hostname) for h in reply.host_infos)
-            if not hosts:
+            engines = [e for e in map(self.engines.get, self._acting_shards()) if e is not None]
+            if not engines:
                 continue
-            for shard in self._acting_shards():
-                engine = self.engines.get(shard)
-                if engine is None:
+            hosts = await self._hosts()
+            draining = {(c, h.hostname) for c, h in hosts
+                        if h.state == host_pb2.HOST_STATE_DRAINING}
+            up = _up(hosts)
+            for engine in engines:
+                daemons = any(j.config.type == job_pb2.DAEMON for j in engine.jobs.values())
+                if not draining and not daemons:
                     continue
                 try:
-                    await engine.submit(engine.drain, hosts)
+                    if draining:
+                        await engine.submit(engine.drain, draining)
+                    if daemons:
+                        await engine.submit(engine.grow_daemons, up)
                 except PelotonError as error:
-                    log.warning("shard %d drain: %s", shard, error)
+                    log.warning("shard %d hosts: %s", engine.shard, error)
 
     async def _launch_batch(self, placements: list[rpb.Placement], slots: trio.Semaphore) -> None:
         try:
@@ -496,6 +513,25 @@ def _time_range(spec: Any, name: str) -> tuple[float, float] | None:
     if low > high:
         raise InvalidArgument("min is after max", field=f"spec.{name}")
     return low, high
+
+
+def _up(hosts: list[tuple[str, Any]]) -> list[tuple[str, tuple[float, float, float, float],
+                                                    dict[str, str]]]:
+    """(hostname, capacity, attributes) of the hosts that are UP."""
+    return [(h.hostname, (h.cpu, h.memMb, h.diskMb, h.gpu),
+             {label.key: label.value for label in h.labels})
+            for _, h in hosts if h.state == host_pb2.HOST_STATE_UP]
+
+
+def _as_submitted(stored: bytes) -> bytes:
+    """A stored job config as its client sent it: a daemon job's instances
+    are the cluster's (one per host), not the client's."""
+    config = job_pb2.JobConfig.FromString(stored)
+    if config.type != job_pb2.DAEMON:
+        return stored
+    config.ClearField("instanceCount")
+    config.ClearField("instanceConfig")
+    return config.SerializeToString(deterministic=True)
 
 
 def _page(spec: query_pb2.PaginationSpec, field: str, *,
@@ -662,15 +698,25 @@ class JobHandler:
 
         async def local(engine: ShardEngine) -> Any:
             validate_job_config(config, capabilities=self.jm.capabilities)
-            await self._check_pool(config)
             existing = await self.jm.storage.get_job(job_id)
             if existing is not None:
                 # A client that retries a create (its reply was lost) with the
                 # same id and config gets the same answer: create is idempotent.
-                if existing.config == config.SerializeToString(deterministic=True):
+                if _as_submitted(existing.config) == config.SerializeToString(
+                        deterministic=True):
                     return job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id))
                 raise AlreadyExists(f"job {job_id} already exists with another config")
-            job = Job.new(job_id, engine.shard, config, time.time())
+            job_config = config
+            if config.type == job_pb2.DAEMON:
+                hosts = [name for name, capacity, labels in await self.jm.up_hosts()
+                         if daemon_fits(config, name, capacity, labels)]
+                if not hosts:
+                    raise FailedPrecondition("no host that is up fits the daemon job's task "
+                                             "(its resources and HOST constraint)",
+                                             field="defaultConfig")
+                job_config = with_daemon_hosts(config, hosts)
+            await self._check_pool(job_config)
+            job = Job.new(job_id, engine.shard, job_config, time.time())
             if await engine.submit(engine.create, job):
                 # Written PENDING in the writer; handed to resmgr outside it
                 # (a Raft commit per 1,000 gangs: the shard's events go on).
@@ -757,6 +803,9 @@ class JobHandler:
             if job is None:
                 raise NotFound(f"job {job_id} does not exist or has ended")
             new = request.config
+            if job.config.type == job_pb2.DAEMON:
+                raise InvalidArgument("a daemon job's instances follow the hosts (one on each "
+                                      "that fits); it takes no update", field="config")
             validate_job_config(new, capabilities=self.jm.capabilities)
             old = job.config
             for name in ("name", "owningTeam", "type"):
@@ -775,20 +824,7 @@ class JobHandler:
                     raise InvalidArgument(f"instance {i}'s config cannot change",
                                           field=f"instanceConfig.{i}")
             new.respoolID.value = old.respoolID.value
-            version = job.config_version + 1
-            added = [Task(job.id, i, "", version=version, desired=version)
-                     for i in range(old.instanceCount, new.instanceCount)]
-            job.set_config(new, version)
-            from peloton.spec.job import task_name
-            for t in added:
-                t.name = task_name(new, t.instance)
-            job.tasks.extend(added)
-            if job.state in TERMINAL_JOB_STATES and added:
-                job.state = JobState.PENDING
-            job.refresh_state(time.time())
-            await engine.persist([job], added, configs=[
-                (job.id, version, new.SerializeToString(deterministic=True))])
-            await engine.enqueue(added)
+            added = await engine.add_instances(job, new)
             return job_pb2.UpdateResponse(id=request.id,
                                           message=f"added {len(added)} instance(s)")
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 from peloton.api.mesos.v1 import mesos_pb2
 from peloton.api.v0.job import job_pb2
+from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.spec.fields import check_supported
@@ -172,7 +173,15 @@ def validate_job_config(
     refused naming the field (:func:`peloton.spec.fields.check_supported`):
     DAEMON jobs, volume, executor, among others.
     """
-    count = config.instanceCount
+    daemon = config.type == job_pb2.DAEMON
+    if daemon and config.instanceCount:
+        raise InvalidArgument("a daemon job runs one instance on every host that fits; leave "
+                              "instanceCount out", field="instancecount")
+    if daemon and config.instanceConfig:
+        raise InvalidArgument("a daemon job's instances are one per host, all alike; leave "
+                              "instanceConfig out", field="instanceconfig")
+    # A daemon job's instances are the cluster's to count: check its default.
+    count = 1 if daemon else config.instanceCount
     if count < 1:
         raise InvalidArgument("a job needs at least one instance", field="instancecount")
     if count > max_tasks_per_job:
@@ -290,16 +299,58 @@ def _first_not_in(start: int, taken: Any, count: int) -> int | None:
     return i if i < count else None
 
 
+def pin_to_host(constraint: task_pb2.Constraint, hostname: str) -> task_pb2.Constraint:
+    """``constraint`` and ``hostname == <hostname>`` (a HOST label leaf)."""
+    pin = task_pb2.Constraint(type=task_pb2.Constraint.LABEL_CONSTRAINT,
+                              labelConstraint=task_pb2.LabelConstraint(
+                                  kind=task_pb2.LabelConstraint.HOST,
+                                  condition=task_pb2.LabelConstraint.CONDITION_EQUAL,
+                                  label=peloton_pb2.Label(key="hostname", value=hostname),
+                                  requirement=1))
+    if not constraint.ListFields():
+        return pin
+    both = task_pb2.Constraint(type=task_pb2.Constraint.AND_CONSTRAINT)
+    both.andConstraint.constraints.add().CopyFrom(constraint)
+    both.andConstraint.constraints.add().CopyFrom(pin)
+    return both
+
+
+def pinned_host(task: task_pb2.TaskConfig) -> str:
+    """The host :func:`pin_to_host` pinned ``task`` to ("" if none)."""
+    c = task.constraint
+    if c.type == task_pb2.Constraint.AND_CONSTRAINT and c.andConstraint.constraints:
+        c = c.andConstraint.constraints[-1]
+    lc = c.labelConstraint
+    if (c.type == task_pb2.Constraint.LABEL_CONSTRAINT and lc.kind == task_pb2.LabelConstraint.HOST
+            and lc.label.key == "hostname"):
+        return lc.label.value
+    return ""
+
+
+def with_daemon_hosts(config: job_pb2.JobConfig, hostnames: Sequence[str]) -> job_pb2.JobConfig:
+    """``config`` with one more instance for each of ``hostnames``, pinned to it."""
+    out = job_pb2.JobConfig()
+    out.CopyFrom(config)
+    for hostname in hostnames:
+        out.instanceConfig[out.instanceCount].constraint.CopyFrom(
+            pin_to_host(config.defaultConfig.constraint, hostname))
+        out.instanceCount += 1
+    return out
+
+
+def runs_until_stopped(config: job_pb2.JobConfig) -> bool:
+    """SERVICE and DAEMON jobs: every instance's goal is to run; a run that
+    ends runs again (after Peloton's backoff) until the job is stopped."""
+    return config.type in (job_pb2.SERVICE, job_pb2.DAEMON)
+
+
 def _validate_sla(config: job_pb2.JobConfig) -> None:
-    if config.type == job_pb2.DAEMON:
-        raise InvalidArgument("not supported yet: daemon jobs (one instance per host) do not "
-                              "run yet; use BATCH or SERVICE", field="type")
-    if config.type not in (job_pb2.BATCH, job_pb2.SERVICE):
+    if config.type not in (job_pb2.BATCH, job_pb2.SERVICE, job_pb2.DAEMON):
         raise InvalidArgument(f"unknown job type {config.type}; known: BATCH, SERVICE, DAEMON",
                               field="type")
     sla = config.sla
-    count = config.instanceCount
-    if config.type == job_pb2.SERVICE:
+    count = config.instanceCount or 1
+    if runs_until_stopped(config):
         if sla.maxRunningTime:
             raise InvalidArgument("service jobs run until stopped; maxRunningTime is only "
                                   "for batch jobs", field="sla.maxrunningtime")
@@ -375,7 +426,7 @@ def _validate_task(
                                   field=where("healthCheck"))
         if task.HasField("executor"):
             raise InvalidArgument("batch tasks cannot have an executor", field=where("executor"))
-    elif config.type == job_pb2.SERVICE:
+    elif runs_until_stopped(config):
         _validate_health(task.healthCheck, where("healthCheck"))
         if task.HasField("executor") and (task.executor.type != mesos_pb2.ExecutorInfo.CUSTOM
                                           or not task.executor.data):

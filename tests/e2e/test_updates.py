@@ -5,6 +5,8 @@ through: an update in batches of 2 that is paused and resumed mid-way (never
 more than one instance down, sampled every 0.1 s); an update whose new
 version fails its health check and rolls itself back; an update aborted
 mid-way; and an update that finishes across a SIGKILL of every jobmgr.
+Then a daemon job: one instance per host, one more when a host joins, none
+on a host in maintenance.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from typing import Any
 
 import pytest
 import trio
+import yaml
 
+from peloton.api.v0.host import host_pb2
+from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
@@ -23,6 +28,7 @@ from peloton.api.v0.update import update_pb2
 from peloton.api.v0.update.svc import update_svc_pb2
 from peloton.client import PelotonClient
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from peloton.ops import clusterfile
 from peloton.rpc import open_rpc
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
@@ -216,3 +222,65 @@ async def test_rolling_updates_pause_resume_roll_back_abort_and_survive_a_jobmgr
     await client.tasks.call("Stop", task_pb2.StopRequest(jobId=svc.jid))
     await client.wait_for_job(job_id, ("KILLED",), timeout=60)
     print(f"10-instance update in batches of 2 (with a 3 s pause): {took:.1f} s")
+
+
+async def test_a_daemon_job_runs_on_every_host_and_on_one_that_joins(
+        cluster: LocalCluster, client: PelotonClient) -> None:
+    """One instance per host that fits; a host that joins gets one; a host in
+    maintenance has none (its instance waits), and gets it back after."""
+    config, _ = load_job_config("""
+name: agent
+type: DAEMON
+defaultconfig:
+  resource: {cpulimit: 0.1, memlimitmb: 32, disklimitmb: 10}
+  command: {value: "exec sleep 600"}
+""")
+    job_id = await client.create_job("/updates", config)
+    jid = peloton_pb2.JobID(value=job_id)
+
+    async def running_on() -> dict[str, str]:
+        reply = await client.tasks.call("List", task_pb2.ListRequest(jobId=jid))
+        return {rt.host: task_pb2.TaskState.Name(rt.state)
+                for rt in (t.runtime for t in reply.result.value.values())
+                if rt.state == task_pb2.RUNNING}
+
+    async def wait_for(hosts: set[str], timeout: float = 120) -> None:
+        with trio.fail_after(timeout):
+            while True:
+                if set(await running_on()) == hosts:
+                    return
+                await trio.sleep(0.3)
+
+    await wait_for({"local-0", "local-1"})
+    info = await client.get_job(job_id)
+    assert info.config.instanceCount == 2
+
+    # A third host joins: the cluster file has it now, its hostmgr restarts.
+    path = cluster.directory / "cluster.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["hostmgr"][0]["hosts"] = 3
+    clusterfile.write_cluster_file(path, data)
+    cluster.restart("hostmgr-0")
+    await wait_for({"local-0", "local-1", "local-2"})
+    assert (await client.get_job(job_id)).config.instanceCount == 3
+
+    # None on a host in maintenance; back when it is.
+    await client.hosts.call("StartMaintenance", host_svc_pb2.StartMaintenanceRequest(
+        hostname="local-2"))
+    await wait_for({"local-0", "local-1"})
+    assert await _down(client, "local-2")
+    await client.hosts.call("CompleteMaintenance", host_svc_pb2.CompleteMaintenanceRequest(
+        hostname="local-2"))
+    await wait_for({"local-0", "local-1", "local-2"})
+    await client.tasks.call("Stop", task_pb2.StopRequest(jobId=jid))
+    await client.wait_for_job(job_id, ("KILLED",), timeout=60)
+
+
+async def _down(client: PelotonClient, hostname: str, timeout: float = 60) -> bool:
+    with trio.fail_after(timeout):
+        while True:
+            reply = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+            if {h.hostname: h.state for h in reply.host_infos}[hostname] == (
+                    host_pb2.HOST_STATE_DOWN):
+                return True
+            await trio.sleep(0.3)

@@ -205,11 +205,17 @@ def test_refusal_names_the_field_and_says_why() -> None:
     assert e.value.message.startswith("not supported yet: persistent volumes")
 
     config = base()
-    config.type = job_pb2.DAEMON
+    config.type = job_pb2.DAEMON  # the cluster counts a daemon job's instances
     with pytest.raises(InvalidArgument) as e:
         validate_job_config(config, capabilities=frozenset())
-    assert e.value.field == "type"
-    assert "BATCH or SERVICE" in e.value.message
+    assert e.value.field == "instancecount"
+    assert "one instance on every host that fits" in e.value.message
+    config.ClearField("instanceCount")
+    validate_job_config(config, capabilities=frozenset())
+    config.instanceConfig[0].name = "mine"
+    with pytest.raises(InvalidArgument) as e:
+        validate_job_config(config, capabilities=frozenset())
+    assert e.value.field == "instanceconfig"
 
 
 def test_defaults_and_empty_blocks_pass() -> None:

@@ -263,7 +263,8 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
     ("service executor not custom", job(**SERVICE, **{
         "defaultconfig.executor": {"type": "DEFAULT"}}),
      "defaultconfig.executor", ["CUSTOM"]),
-    ("daemon job", job(type="DAEMON"), "type", ["not supported yet", "BATCH or SERVICE"]),
+    ("daemon job with instances", job(type="DAEMON"), "instancecount",
+     ["one instance on every host that fits"]),
     ("unknown job type", job(type=99), "type", ["unknown value", "99"]),
     ("service custom executor", job(**SERVICE, **{
         "defaultconfig.executor": {"type": "CUSTOM", "data": "{}"}}),
