@@ -70,6 +70,7 @@ from peloton.jobmgr.reconciler import (
     bounded_restarts,
     decide,
     gone,
+    initial_health,
     respond,
     rolling_restarts,
     task_goal,
@@ -853,11 +854,11 @@ class ShardEngine:
     async def add_instances(self, job: Job, config: job_pb2.JobConfig) -> list[Task]:
         """Make ``config`` (the job's, with more instances) its new version
         and start the instances it adds; returns their tasks."""
-        version = job.config_version + 1
-        added = [Task(job.id, i, task_name(config, i), version=version, desired=version,
-                      goal=task_goal(job))
-                 for i in range(job.config.instanceCount, config.instanceCount)]
+        version, first = job.config_version + 1, job.config.instanceCount
         job.set_config(config, version)
+        added = [Task(job.id, i, task_name(config, i), version=version, desired=version,
+                      goal=task_goal(job), health=initial_health(job.task_config(i)))
+                 for i in range(first, config.instanceCount)]
         job.tasks.extend(added)
         if job.state in TERMINAL_JOB_STATES and added:
             job.state = JobState.PENDING
@@ -889,8 +890,9 @@ class ShardEngine:
         hostname) each): a service's instance restarts elsewhere, rolling
         within its sla.maximumUnavailableInstances; a batch task is
         preempted (killed with its grace period) and runs again elsewhere,
-        not counted as a failure. Runs already going are left as they are,
-        so repeating it changes nothing."""
+        not counted as a failure; a daemon's instance is preempted too, and
+        its next run waits for the host, which it is pinned to. Runs already
+        going are left as they are, so repeating it changes nothing."""
         services: list[Task] = []
         batch: list[tuple[str, str]] = []
         for job in self.jobs.values():
