@@ -14,8 +14,8 @@
 
 Every public service is served by every jobmgr (respool and host calls are
 forwarded), so the client needs only jobmgr addresses. ``.jobs``,
-``.tasks``, ``.respools`` and ``.hosts`` are :class:`peloton.rpc.ServiceClient`
-objects for the raw calls. Errors are :class:`peloton.core.errors.PelotonError`
+``.tasks``, ``.respools``, ``.hosts``, ``.updates`` and ``.respool_service``
+are :class:`peloton.rpc.ServiceClient` objects for the raw calls. Errors are :class:`peloton.core.errors.PelotonError`
 subclasses; :class:`ClusterUnreachable` means no jobmgr answered the first
 call within ``connect_deadline`` seconds (nothing listens there, probably).
 Must run inside ``peloton.rpc.open_rpc()``.
@@ -33,6 +33,7 @@ from peloton.api.v0.host.svc import host_svc_grpc
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
+from peloton.api.v0.respool.svc import respool_svc_grpc
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.api.v0.update.svc import update_svc_grpc
 from peloton.core.errors import (
@@ -185,6 +186,7 @@ class PelotonClient:
         self.respools = service(respool_grpc.ResourceManagerStub)
         self.hosts = service(host_svc_grpc.HostServiceStub)
         self.updates = service(update_svc_grpc.UpdateServiceStub)
+        self.respool_service = service(respool_svc_grpc.ResourcePoolServiceStub)
 
     def close(self) -> None:
         if self._owns_channels:

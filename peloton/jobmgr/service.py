@@ -34,6 +34,7 @@ from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
+from peloton.api.v0.respool.svc import respool_svc_grpc, respool_svc_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.api.v0.update import update_pb2
 from peloton.api.v0.update.svc import update_svc_grpc, update_svc_pb2
@@ -1307,6 +1308,56 @@ class RespoolForwarder:
         return call
 
 
+class ResourcePoolService:
+    """peloton.api.v0.respool.ResourcePoolService: the pool calls under their
+    newer names (errors as gRPC status codes, as upstream's newer handlers
+    answer), each the ResourceManager call it stands for."""
+
+    def __init__(self, jm: Jobmgr) -> None:
+        self.jm = jm
+
+    async def _call(self, method: str, request: Any) -> Any:
+        return await self.jm.respool.call(method, request)
+
+    async def CreateResourcePool(self, request: respool_svc_pb2.CreateResourcePoolRequest
+                                 ) -> Any:
+        reply = await self._call("CreateResourcePool", respool_pb2.CreateRequest(
+            id=request.id, config=request.config))
+        return respool_svc_pb2.CreateResourcePoolResponse(id=reply.result)
+
+    async def GetResourcePool(self, request: respool_svc_pb2.GetResourcePoolRequest) -> Any:
+        reply = await self._call("GetResourcePool", respool_pb2.GetRequest(
+            id=request.id, includeChildPools=request.includeChildPools))
+        return respool_svc_pb2.GetResourcePoolResponse(resPool=reply.poolinfo,
+                                                       childResPools=reply.childPools)
+
+    async def DeleteResourcePool(self, request: respool_svc_pb2.DeleteResourcePoolRequest
+                                 ) -> Any:
+        if not request.id.value:
+            raise InvalidArgument("a resource pool id is required", field="id")
+        pool = await self._call("GetResourcePool", respool_pb2.GetRequest(id=request.id))
+        await self._call("DeleteResourcePool", respool_pb2.DeleteRequest(
+            path=pool.poolinfo.path))
+        return respool_svc_pb2.DeleteResourcePoolResponse()
+
+    async def UpdateResourcePool(self, request: respool_svc_pb2.UpdateResourcePoolRequest
+                                 ) -> Any:
+        await self._call("UpdateResourcePool", respool_pb2.UpdateRequest(
+            id=request.id, config=request.config, Force=request.Force))
+        return respool_svc_pb2.UpdateResourcePoolResponse()
+
+    async def LookupResourcePoolID(self, request: respool_svc_pb2.LookupResourcePoolIDRequest
+                                   ) -> Any:
+        reply = await self._call("LookupResourcePoolID", respool_pb2.LookupRequest(
+            path=request.path))
+        return respool_svc_pb2.LookupResourcePoolIDResponse(id=reply.id)
+
+    async def QueryResourcePools(self, request: respool_svc_pb2.QueryResourcePoolsRequest
+                                 ) -> Any:
+        reply = await self._call("Query", respool_pb2.QueryRequest())
+        return respool_svc_pb2.QueryResourcePoolsResponse(resPools=reply.resourcePools)
+
+
 class HostForwarder:
     """peloton.api.v0.host.svc.HostService over every hostmgr shard."""
 
@@ -1355,6 +1406,7 @@ async def serve(config: ClusterConfig, name: str, *,
             (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
             (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
             (update_svc_grpc.UpdateServiceBase, UpdateHandler(jm)),
+            (respool_svc_grpc.ResourcePoolServiceBase, ResourcePoolService(jm)),
         ]
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(

@@ -26,6 +26,7 @@ from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_pb2
+from peloton.api.v0.respool.svc import respool_svc_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.client import PelotonClient
 from peloton.core.errors import (
@@ -282,6 +283,34 @@ defaultconfig:
         await client.tasks.call("Stop", task_pb2.StopRequest(jobId=peloton_pb2.JobID(
             value=job_id)))
         await client.wait_for_job(job_id, TERMINAL, timeout=60)
+
+
+async def test_the_newer_resource_pool_service_names(client: PelotonClient) -> None:
+    """v0 ResourcePoolService: create, get, look up, query, update, delete."""
+    svc = client.respool_service
+    root = await client.lookup_respool("/")
+    config = pool_config("svc-pool")
+    config.parent.value = root
+    for r in config.resources:
+        r.reservation = r.limit = min(r.limit, 1.0)
+    created = await svc.call("CreateResourcePool", respool_svc_pb2.CreateResourcePoolRequest(
+        config=config))
+    pool = created.id
+    got = await svc.call("GetResourcePool", respool_svc_pb2.GetResourcePoolRequest(id=pool))
+    assert got.resPool.path.value == "/svc-pool"
+    found = await svc.call("LookupResourcePoolID", respool_svc_pb2.LookupResourcePoolIDRequest(
+        path=respool_pb2.ResourcePoolPath(value="/svc-pool")))
+    assert found.id == pool
+    listed = await svc.call("QueryResourcePools", respool_svc_pb2.QueryResourcePoolsRequest())
+    assert pool in [p.id for p in listed.resPools]
+    config.description = "updated"
+    await svc.call("UpdateResourcePool", respool_svc_pb2.UpdateResourcePoolRequest(
+        id=pool, config=config))
+    got = await svc.call("GetResourcePool", respool_svc_pb2.GetResourcePoolRequest(id=pool))
+    assert got.resPool.config.description == "updated"
+    await svc.call("DeleteResourcePool", respool_svc_pb2.DeleteResourcePoolRequest(id=pool))
+    with pytest.raises(NotFound):
+        await svc.call("GetResourcePool", respool_svc_pb2.GetResourcePoolRequest(id=pool))
 
 
 async def test_browse_sandbox_answers_where_to_fetch_the_files(client: PelotonClient) -> None:
