@@ -524,6 +524,15 @@ def _up(hosts: list[tuple[str, Any]]) -> list[tuple[str, tuple[float, float, flo
             for _, h in hosts if h.state == host_pb2.HOST_STATE_UP]
 
 
+def _cached(engine: ShardEngine, job_id: str) -> Job:
+    """The job as its shard's owner holds it (GetCache)."""
+    job = engine.jobs.get(job_id)
+    if job is None:
+        raise NotFound(f"job {job_id} is not in its owner's cache (it has ended, or does "
+                       "not exist)")
+    return job
+
+
 def _as_submitted(stored: bytes) -> bytes:
     """A stored job config as its client sent it: a daemon job's instances
     are the cluster's (one per host), not the client's."""
@@ -875,10 +884,7 @@ class JobHandler:
         job_id = _job_id(request.id)
 
         async def local(engine: ShardEngine) -> Any:
-            job = engine.jobs.get(job_id)
-            if job is None:
-                raise NotFound(f"job {job_id} is not in its owner's cache (it has ended, or "
-                               "does not exist)")
+            job = _cached(engine, job_id)
             return job_pb2.GetCacheResponse(config=job.config, runtime=job.runtime())
 
         return await self.jm.route(job_id, job_grpc.JobManagerStub, "GetCache", request, local)
@@ -1015,10 +1021,7 @@ class TaskHandler:
         job_id = _job_id(request.jobId)
 
         async def local(engine: ShardEngine) -> Any:
-            job = engine.jobs.get(job_id)
-            if job is None:
-                raise NotFound(f"job {job_id} is not in its owner's cache (it has ended, or "
-                               "does not exist)")
+            job = _cached(engine, job_id)
             if request.instanceId >= len(job.tasks):
                 raise InstanceOutOfRange(job_id, len(job.tasks), request.instanceId)
             return task_pb2.GetCacheResponse(
