@@ -45,7 +45,8 @@ def minicluster_up(cli: Cli) -> int:
         given["host_attributes"] = tuple(a.host_attribute)
     sizes = minicluster.Sizes(**given) if given else None
     try:
-        minicluster.up(a.dir, sizes, clean=a.clean, timeout=a.ready_timeout, out=cli.print)
+        minicluster.up(a.dir, sizes, clean=a.clean, timeout=a.ready_timeout, out=cli.print,
+                       pelotons_port=True)
     except minicluster.ClusterNotReady as error:
         print(f"peloton: {error}", file=cli.stderr)
         for line in error.details:

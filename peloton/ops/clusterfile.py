@@ -135,16 +135,18 @@ def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: i
     }
 
 
-def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int]) -> dict[str, Any]:
+def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int], *,
+                 pelotons_port: bool = False) -> dict[str, Any]:
     """The local cluster's file for ``sizes`` on the given loopback ports
-    (``sizes.ports_needed`` of them): one hostmgr of local processes. The
-    first jobmgr serves HTTP/JSON on Peloton's port, 5292, when it is free
+    (``sizes.ports_needed`` of them): one hostmgr of local processes. With
+    ``pelotons_port`` (the user's own cluster, not a test's), the first
+    jobmgr serves HTTP/JSON on Peloton's port, 5292, when it is free
     (Peloton's documentation calls it there)."""
     data = build(directory, ports, resmgrs=sizes.resmgrs, jobmgrs=sizes.jobmgrs,
                  placements=sizes.placements, num_shards=sizes.shards, hostmgrs=[{
                      "name": "hostmgr-0", "cluster": "local", "backend": "local",
                      **sizes.hostmgr_options()}])
-    if data["jobmgr"] and port_is_free(PELOTON_HTTP_PORT):
+    if pelotons_port and data["jobmgr"] and port_is_free(PELOTON_HTTP_PORT):
         data["jobmgr"][0]["http"] = f"{LOOPBACK}:{PELOTON_HTTP_PORT}"
     return data
 
@@ -177,7 +179,8 @@ def sizes_of(config: ClusterConfig) -> Sizes:
 
 
 def prepare(directory: pathlib.Path, sizes: Sizes | None = None, *,
-            extra: Mapping[str, Any] | None = None) -> tuple[ClusterConfig, bool]:
+            extra: Mapping[str, Any] | None = None,
+            pelotons_port: bool = False) -> tuple[ClusterConfig, bool]:
     """The cluster file of ``directory``: read if it exists, else written for
     ``sizes`` on free ports, with the top-level keys of ``extra`` added (e.g.
     ``{"preemption": {"sustain_s": 1}}``). Returns (config, whether it was
@@ -189,7 +192,8 @@ def prepare(directory: pathlib.Path, sizes: Sizes | None = None, *,
     sizes = sizes or Sizes()
     sizes.check()
     directory.mkdir(parents=True, exist_ok=True)
-    data = cluster_data(directory, sizes, free_ports(sizes.ports_needed)) | dict(extra or {})
+    data = cluster_data(directory, sizes, free_ports(sizes.ports_needed),
+                        pelotons_port=pelotons_port) | dict(extra or {})
     cluster_config.parse(data)  # a bad extra key fails here, before anything is written
     write_raft_secret(directory)
     write_cluster_file(path, data)

@@ -158,14 +158,17 @@ def _record(directory: pathlib.Path, d: DaemonConfig, pid: int) -> DaemonRecord:
 
 def up(directory: str | os.PathLike[str] | None = None, sizes: Sizes | None = None, *,
        clean: bool = False, timeout: float = READY_TIMEOUT, out: Out = print,
-       extra: Mapping[str, Any] | None = None) -> State:
+       extra: Mapping[str, Any] | None = None, pelotons_port: bool = False) -> State:
     """Start the local cluster in ``directory`` and wait until it can take a job.
 
     Reuses ``cluster.yaml`` when it exists (``sizes`` is then ignored, with a
     note), unless ``clean``, which first deletes the directory. A cluster that
     already runs is left alone; daemons of it that died are started again.
     Raises ClusterNotReady (after stopping what it started) when the cluster
-    is not ready within ``timeout`` seconds or a daemon exits meanwhile.
+    is not ready within ``timeout`` seconds or a daemon exits meanwhile. A
+    new cluster file gives the first jobmgr Peloton's HTTP port (5292) when
+    ``pelotons_port`` and it is free (``peloton minicluster up`` asks; tests
+    do not, so they never take it).
     """
     directory = resolve(directory)
     if sizes is not None:
@@ -180,7 +183,7 @@ def up(directory: str | os.PathLike[str] | None = None, sizes: Sizes | None = No
                     f"`peloton minicluster down` (--clean deletes its data)")
             _wipe(directory)
             state = None
-        config, written = prepare(directory, sizes, extra=extra)
+        config, written = prepare(directory, sizes, extra=extra, pelotons_port=pelotons_port)
         config_file = cluster_path(directory)
         if state is None:
             # Daemons of this cluster that no state.json lists (it was lost).

@@ -250,7 +250,10 @@ def _port_in_use(address: str) -> bool:
 
 def check_ports(daemons: list[DaemonConfig]) -> None:
     for d in daemons:
-        for role, address in (("gRPC", d.grpc), ("Raft", d.raft)):
+        for role, address in (("gRPC", d.grpc), ("Raft", d.raft),
+                              ("metrics", d.options.get("metrics", "")),
+                              ("HTTP/JSON", d.options.get("http", "")),
+                              ("sandbox files", d.options.get("files", ""))):
             if address and _port_in_use(address):
                 raise FailedPrecondition(
                     f"{address} ({d.name}'s {role} port) is in use by another process; stop "

@@ -12,6 +12,7 @@ import json
 import os
 import pathlib
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -126,8 +127,11 @@ def test_cluster_data_uses_the_ports_in_order(tmp_path: pathlib.Path,
 def test_the_first_jobmgr_takes_pelotons_http_port_when_it_is_free(
         tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clusterfile, "port_is_free", lambda port: port == 5292)
-    data = minicluster.cluster_data(tmp_path, Sizes(), list(range(20, 35)))
+    data = minicluster.cluster_data(tmp_path, Sizes(), list(range(20, 35)), pelotons_port=True)
     assert [j["http"] for j in data["jobmgr"]] == ["127.0.0.1:5292", "127.0.0.1:33"]
+    # A test's cluster never takes it: two at once would both want it.
+    data = minicluster.cluster_data(tmp_path, Sizes(), list(range(20, 35)))
+    assert [j["http"] for j in data["jobmgr"]] == ["127.0.0.1:32", "127.0.0.1:33"]
     cluster_config.parse(data)
 
 
@@ -411,3 +415,14 @@ def test_status_shows_each_resmgr_digest_and_the_leaders_checks() -> None:
     assert lines[2].endswith("127.0.0.1:2  applied 1233 digest 0123456789ab")
     assert lines[4] == ("replica digests (the leader's last check): resmgr-1 agree at 1200, "
                         "resmgr-2 mismatch (DIVERGED: 2 mismatches, the last at 1190)")
+
+
+def test_a_port_in_use_is_named_before_anything_starts() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        daemon = cluster_config.DaemonConfig("jobmgr", "jobmgr-0", "", "",
+                                             {"http": f"127.0.0.1:{port}"})
+        with pytest.raises(FailedPrecondition, match=r"jobmgr-0's HTTP/JSON port\) is in use"):
+            processes.check_ports([daemon])
