@@ -36,6 +36,7 @@ from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.respool.svc import respool_svc_grpc, respool_svc_pb2
 from peloton.api.v0.task import task_grpc, task_pb2
+from peloton.api.v0.task.svc import task_svc_grpc, task_svc_pb2
 from peloton.api.v0.update import update_pb2
 from peloton.api.v0.update.svc import update_svc_grpc, update_svc_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, MEMBER_LEASE, ClusterConfig
@@ -1311,6 +1312,85 @@ class RespoolForwarder:
         return call
 
 
+class TaskService:
+    """peloton.api.v0.task.svc.TaskService: the TaskManager's calls under
+    their newer names; errors as gRPC status codes, as upstream's newer
+    handlers answer (a response's error field is raised again)."""
+
+    def __init__(self, tasks: TaskHandler) -> None:
+        self.tasks = tasks
+
+    async def GetTask(self, request: task_svc_pb2.GetTaskRequest) -> Any:
+        reply = await self.tasks.Get(task_pb2.GetRequest(jobId=request.jobId,
+                                                         instanceId=request.instanceId))
+        return task_svc_pb2.GetTaskResponse(result=reply.result, results=[reply.result])
+
+    async def ListTasks(self, request: task_svc_pb2.ListTasksRequest) -> Any:
+        reply = await self.tasks.List(task_pb2.ListRequest(jobId=request.jobId,
+                                                           range=request.range))
+        out = task_svc_pb2.ListTasksResponse()
+        for instance, info in reply.result.value.items():
+            out.tasks[instance].CopyFrom(info)
+        return out
+
+    async def StartTasks(self, request: task_svc_pb2.StartTasksRequest) -> Any:
+        reply = await self.tasks.Start(task_pb2.StartRequest(jobId=request.jobId,
+                                                             ranges=request.ranges))
+        return task_svc_pb2.StartTasksResponse(started=reply.startedInstanceIds,
+                                               failed=reply.invalidInstanceIds)
+
+    async def StopTasks(self, request: task_svc_pb2.StopTasksRequest) -> Any:
+        reply = await self.tasks.Stop(task_pb2.StopRequest(jobId=request.jobId,
+                                                           ranges=request.ranges))
+        return task_svc_pb2.StopTasksResponse(stopped=reply.stoppedInstanceIds,
+                                              failed=reply.invalidInstanceIds)
+
+    async def RestartTasks(self, request: task_svc_pb2.RestartTasksRequest) -> Any:
+        job_id = _job_id(request.jobId)
+        row = await self.tasks._job_row(job_id)
+        await self.tasks.Restart(task_pb2.RestartRequest(jobId=request.jobId,
+                                                         ranges=request.ranges))
+        return task_svc_pb2.RestartTasksResponse(
+            stopped=_ranges(request.ranges, row.instance_count))
+
+    async def QueryTasks(self, request: task_svc_pb2.QueryTasksRequest) -> Any:
+        spec = task_pb2.QuerySpec()
+        spec.CopyFrom(request.spec)
+        if request.HasField("pagination"):
+            spec.pagination.CopyFrom(request.pagination)
+        reply = await self.tasks.Query(task_pb2.QueryRequest(jobId=request.jobId, spec=spec))
+        return task_svc_pb2.QueryTasksResponse(records=reply.records,
+                                               pagination=reply.pagination)
+
+    async def BrowseSandbox(self, request: task_svc_pb2.BrowseSandboxRequest) -> Any:
+        reply = await self.tasks.BrowseSandbox(task_pb2.BrowseSandboxRequest(
+            jobId=request.jobId, instanceId=request.instanceId, taskId=request.taskId))
+        return task_svc_pb2.BrowseSandboxResponse(hostname=reply.hostname, port=reply.port,
+                                                  paths=reply.paths)
+
+    async def RefreshTasks(self, request: task_svc_pb2.RefreshTasksRequest) -> Any:
+        await self.tasks.Refresh(task_pb2.RefreshRequest(jobId=request.jobId,
+                                                         range=request.range))
+        return task_svc_pb2.RefreshTasksResponse()
+
+    async def GetTaskCache(self, request: task_svc_pb2.GetTaskCacheRequest) -> Any:
+        reply = await self.tasks.GetCache(task_pb2.GetCacheRequest(
+            jobId=request.jobId, instanceId=request.instanceId))
+        return task_svc_pb2.GetTaskCacheResponse(runtime=reply.runtime)
+
+    async def GetPodEvents(self, request: task_svc_pb2.GetPodEventsRequest) -> Any:
+        reply = await self.tasks.GetPodEvents(task_pb2.GetPodEventsRequest(
+            jobId=request.jobId, instanceId=request.instanceId, limit=request.limit))
+        out = task_svc_pb2.GetPodEventsResponse()
+        for e in reply.result:
+            out.result.add(
+                taskId=peloton_pb2.TaskID(value=e.taskId.value), actualState=e.actualState,
+                goalState=e.goalState, timestamp=e.timestamp, hostname=e.hostname,
+                message=e.message, reason=e.reason,
+                prevTaskId=peloton_pb2.TaskID(value=e.prevTaskId.value))
+        return out
+
+
 class ResourcePoolService:
     """peloton.api.v0.respool.ResourcePoolService: the pool calls under their
     newer names (errors as gRPC status codes, as upstream's newer handlers
@@ -1403,9 +1483,11 @@ async def serve(config: ClusterConfig, name: str, *,
     jm = Jobmgr(name, me.grpc, config, storage)
     jm.capabilities = frozenset(me.options.get("capabilities", ()))
     try:
+        tasks = TaskHandler(jm)
         services: list[tuple[type, object]] = [
             (job_grpc.JobManagerBase, JobHandler(jm)),
-            (task_grpc.TaskManagerBase, TaskHandler(jm)),
+            (task_grpc.TaskManagerBase, tasks),
+            (task_svc_grpc.TaskServiceBase, TaskService(tasks)),
             (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
             (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
             (update_svc_grpc.UpdateServiceBase, UpdateHandler(jm)),

@@ -51,6 +51,8 @@ MAPS = {
     "peloton.api.v0.task.RuntimeInfo.PortsEntry": ("string", "uint32"),
     "peloton.api.v0.task.RuntimeInfo.ResourceUsageEntry": ("string", "double"),
     "peloton.api.v0.task.ListResponse.Result.ValueEntry": ("uint32", "peloton.api.v0.task.TaskInfo"),
+    "peloton.api.v0.task.svc.ListTasksResponse.TasksEntry": ("uint32",
+                                                            "peloton.api.v0.task.TaskInfo"),
 }
 
 _SCALARS = {

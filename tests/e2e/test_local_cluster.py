@@ -28,6 +28,7 @@ from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_pb2
 from peloton.api.v0.respool.svc import respool_svc_pb2
 from peloton.api.v0.task import task_pb2
+from peloton.api.v0.task.svc import task_svc_grpc, task_svc_pb2
 from peloton.client import PelotonClient
 from peloton.core.errors import (
     FailedPrecondition,
@@ -38,7 +39,7 @@ from peloton.core.errors import (
 from peloton.core.ids import new_job_id
 from peloton.hostmgr.backends.cgroups import MemoryCgroups
 from peloton.ops import minicluster
-from peloton.rpc import Channels, call_once, open_rpc
+from peloton.rpc import Channels, ServiceClient, call_once, open_rpc
 from peloton.shard.partition import shard_of
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
@@ -311,6 +312,33 @@ async def test_the_newer_resource_pool_service_names(client: PelotonClient) -> N
     await svc.call("DeleteResourcePool", respool_svc_pb2.DeleteResourcePoolRequest(id=pool))
     with pytest.raises(NotFound):
         await svc.call("GetResourcePool", respool_svc_pb2.GetResourcePoolRequest(id=pool))
+
+
+async def test_the_newer_task_service_names(cluster: LocalCluster,
+                                            client: PelotonClient) -> None:
+    """v0 TaskService: the TaskManager's calls under their newer names."""
+    svc = ServiceClient(cluster.addresses, task_svc_grpc.TaskServiceStub,
+                        channels=client.channels)
+    job_id, state = await run_job(client, job_yaml("echo svc", 3))
+    assert state == "SUCCEEDED"
+    jid = peloton_pb2.JobID(value=job_id)
+    got = await svc.call("GetTask", task_svc_pb2.GetTaskRequest(jobId=jid, instanceId=1))
+    assert got.result.runtime.state == task_pb2.SUCCEEDED and len(got.results) == 1
+    listed = await svc.call("ListTasks", task_svc_pb2.ListTasksRequest(jobId=jid))
+    assert sorted(listed.tasks) == [0, 1, 2]
+    queried = await svc.call("QueryTasks", task_svc_pb2.QueryTasksRequest(
+        jobId=jid, pagination=query_pb2.PaginationSpec(limit=2)))
+    assert len(queried.records) == 2 and queried.pagination.total == 3
+    events = await svc.call("GetPodEvents", task_svc_pb2.GetPodEventsRequest(
+        jobId=jid, instanceId=0))
+    assert events.result[0].actualState == "SUCCEEDED"
+    assert events.result[0].taskId.value == f"{job_id}-0-1"
+    sandbox = await svc.call("BrowseSandbox", task_svc_pb2.BrowseSandboxRequest(
+        jobId=jid, instanceId=0))
+    assert any(p.endswith("/stdout") for p in sandbox.paths) and sandbox.port
+    with pytest.raises(NotFound):
+        await svc.call("GetTask", task_svc_pb2.GetTaskRequest(
+            jobId=peloton_pb2.JobID(value=new_job_id())))
 
 
 async def test_browse_sandbox_answers_where_to_fetch_the_files(client: PelotonClient) -> None:
