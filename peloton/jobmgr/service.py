@@ -31,6 +31,7 @@ from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.host import host_pb2
 from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
 from peloton.api.v0.job import job_grpc, job_pb2
+from peloton.api.v0.job.svc import job_svc_grpc, job_svc_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
@@ -623,6 +624,15 @@ async def _refresh(jm: Jobmgr, job_id: str, ranges: Any, stub: type, method: str
     await jm.route(job_id, stub, method, request, body)
 
 
+def _refuse_secrets(request: Any) -> None:
+    """A create or update's ``secrets``: no host backend hands a task a
+    secret, so a request that carries some is refused, never half-done."""
+    if request.secrets:
+        raise InvalidArgument("not supported yet: no host backend hands a task a secret; give "
+                              "an environment variable its value",
+                              field="secrets")
+
+
 class JobHandler:
     """peloton.api.v0.job.JobManager"""
 
@@ -702,6 +712,7 @@ class JobHandler:
         config = request.config
         if not request.HasField("config"):
             raise InvalidArgument("a job config is required", field="config")
+        _refuse_secrets(request)
         job_id = request.id.value or new_job_id()
         if not is_job_id(job_id):
             raise InvalidArgument(f"{job_id!r} is not a job id (a UUID)", field="id")
@@ -808,6 +819,7 @@ class JobHandler:
 
     async def Update(self, request: job_pb2.UpdateRequest) -> Any:
         job_id = _job_id(request.id)
+        _refuse_secrets(request)
 
         async def body(engine: ShardEngine) -> Any:
             job = engine.jobs.get(job_id)
@@ -1312,6 +1324,80 @@ class RespoolForwarder:
         return call
 
 
+class JobService:
+    """peloton.api.v0.job.svc.JobService: the JobManager's calls under their
+    newer names (errors as gRPC status codes, as upstream's newer handlers
+    answer), each the JobManager call it stands for."""
+
+    def __init__(self, jobs: JobHandler) -> None:
+        self.jobs = jobs
+
+    async def CreateJob(self, request: job_svc_pb2.CreateJobRequest) -> Any:
+        config = job_pb2.JobConfig()
+        config.CopyFrom(request.config)
+        if request.pool.value:
+            # The pool by its path, as the newer API names it.
+            found = await self.jobs.jm.respool.call(
+                "LookupResourcePoolID", respool_pb2.LookupRequest(path=request.pool))
+            if config.respoolID.value and config.respoolID.value != found.id.value:
+                raise InvalidArgument(f"config.respoolID {config.respoolID.value} is not the "
+                                      f"pool at {request.pool.value}", field="pool")
+            config.respoolID.CopyFrom(found.id)
+        reply = await self.jobs.Create(job_pb2.CreateRequest(
+            id=request.id, config=config if request.HasField("config") else None,
+            secrets=request.secrets))
+        return job_svc_pb2.CreateJobResponse(jobId=reply.jobId)
+
+    async def GetJob(self, request: job_svc_pb2.GetJobRequest) -> Any:
+        reply = await self.jobs.Get(job_pb2.GetRequest(id=request.id))
+        return job_svc_pb2.GetJobResponse(result=reply.jobInfo.config)
+
+    async def QueryJobs(self, request: job_svc_pb2.QueryJobsRequest) -> Any:
+        spec = job_pb2.QuerySpec()
+        spec.CopyFrom(request.spec)
+        if request.HasField("pagination"):
+            spec.pagination.CopyFrom(request.pagination)
+        reply = await self.jobs.Query(job_pb2.QueryRequest(spec=spec))
+        return job_svc_pb2.QueryJobsResponse(records=reply.records,
+                                             pagination=reply.pagination, spec=reply.spec)
+
+    async def DeleteJob(self, request: job_svc_pb2.DeleteJobRequest) -> Any:
+        await self.jobs.Delete(job_pb2.DeleteRequest(id=request.id))
+        return job_svc_pb2.DeleteJobResponse()
+
+    async def UpdateJob(self, request: job_svc_pb2.UpdateJobRequest) -> Any:
+        await self.jobs.Update(job_pb2.UpdateRequest(id=request.id, config=request.config,
+                                                     secrets=request.secrets))
+        return job_svc_pb2.UpdateJobResponse()
+
+    async def _act(self, method: str, config: str, request: Any) -> Any:
+        """RestartJob, StartJob and StopJob: the JobManager's Restart, Start
+        and Stop, whose requests have the same fields."""
+        batch = getattr(request, config).batchSize
+        reply = await getattr(self.jobs, method)(getattr(job_pb2, f"{method}Request")(
+            id=request.id, ranges=request.ranges, resourceVersion=request.resourceVersion,
+            **{config: getattr(job_pb2, f"{method}Config")(batchSize=batch)}))
+        return getattr(job_svc_pb2, f"{method}JobResponse")(
+            resourceVersion=reply.resourceVersion)
+
+    async def RestartJob(self, request: job_svc_pb2.RestartJobRequest) -> Any:
+        return await self._act("Restart", "restartConfig", request)
+
+    async def StartJob(self, request: job_svc_pb2.StartJobRequest) -> Any:
+        return await self._act("Start", "startConfig", request)
+
+    async def StopJob(self, request: job_svc_pb2.StopJobRequest) -> Any:
+        return await self._act("Stop", "stopConfig", request)
+
+    async def RefreshJob(self, request: job_svc_pb2.RefreshJobRequest) -> Any:
+        await self.jobs.Refresh(job_pb2.RefreshRequest(id=request.id))
+        return job_svc_pb2.RefreshJobResponse()
+
+    async def GetJobCache(self, request: job_svc_pb2.GetJobCacheRequest) -> Any:
+        reply = await self.jobs.GetCache(job_pb2.GetCacheRequest(id=request.id))
+        return job_svc_pb2.GetJobCacheResponse(config=reply.config, runtime=reply.runtime)
+
+
 class TaskService:
     """peloton.api.v0.task.svc.TaskService: the TaskManager's calls under
     their newer names; errors as gRPC status codes, as upstream's newer
@@ -1483,9 +1569,10 @@ async def serve(config: ClusterConfig, name: str, *,
     jm = Jobmgr(name, me.grpc, config, storage)
     jm.capabilities = frozenset(me.options.get("capabilities", ()))
     try:
-        tasks = TaskHandler(jm)
+        jobs, tasks = JobHandler(jm), TaskHandler(jm)
         services: list[tuple[type, object]] = [
-            (job_grpc.JobManagerBase, JobHandler(jm)),
+            (job_grpc.JobManagerBase, jobs),
+            (job_svc_grpc.JobServiceBase, JobService(jobs)),
             (task_grpc.TaskManagerBase, tasks),
             (task_svc_grpc.TaskServiceBase, TaskService(tasks)),
             (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),

@@ -23,6 +23,7 @@ from peloton.api.private.cluster import cluster_pb2 as cpb
 from peloton.api.v0.host import host_pb2
 from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.api.v0.job import job_pb2
+from peloton.api.v0.job.svc import job_svc_grpc, job_svc_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
 from peloton.api.v0.respool import respool_pb2
@@ -312,6 +313,50 @@ async def test_the_newer_resource_pool_service_names(client: PelotonClient) -> N
     await svc.call("DeleteResourcePool", respool_svc_pb2.DeleteResourcePoolRequest(id=pool))
     with pytest.raises(NotFound):
         await svc.call("GetResourcePool", respool_svc_pb2.GetResourcePoolRequest(id=pool))
+
+
+async def test_the_newer_job_service_names(cluster: LocalCluster,
+                                           client: PelotonClient) -> None:
+    """v0 JobService: the JobManager's calls under their newer names, the
+    pool by its path; secrets refused with the field named."""
+    svc = ServiceClient(cluster.addresses, job_svc_grpc.JobServiceStub,
+                        channels=client.channels)
+    await ensure_pool(client)
+    path = respool_pb2.ResourcePoolPath(value="/DefaultResPool")
+    config, _ = load_job_config(job_yaml("sleep 60", 2, name="jobsvc"))
+    with pytest.raises(InvalidArgument) as refused:
+        await svc.call("CreateJob", job_svc_pb2.CreateJobRequest(
+            pool=path, config=config, secrets=[peloton_pb2.Secret(path="/s")]))
+    assert str(refused.value).startswith("secrets: not supported yet")
+    with pytest.raises(InvalidArgument) as mismatch:
+        other = job_pb2.JobConfig()
+        other.CopyFrom(config)
+        other.respoolID.value = "not-that-pool"
+        await svc.call("CreateJob", job_svc_pb2.CreateJobRequest(pool=path, config=other))
+    assert str(mismatch.value).startswith("pool: ")
+    created = await svc.call("CreateJob", job_svc_pb2.CreateJobRequest(pool=path,
+                                                                      config=config))
+    jid = created.jobId
+    got = await svc.call("GetJob", job_svc_pb2.GetJobRequest(id=jid))
+    assert got.result.name == "jobsvc" and got.result.instanceCount == 2
+    assert got.result.respoolID.value == await client.lookup_respool("/DefaultResPool")
+    queried = await svc.call("QueryJobs", job_svc_pb2.QueryJobsRequest(
+        spec=job_pb2.QuerySpec(name="jobsvc"), pagination=query_pb2.PaginationSpec(limit=5)))
+    assert [r.id.value for r in queried.records] == [jid.value]
+    assert queried.pagination.limit == 5
+    cache = await svc.call("GetJobCache", job_svc_pb2.GetJobCacheRequest(id=jid))
+    assert cache.config.name == "jobsvc"
+    with pytest.raises(InvalidArgument) as batched:
+        await svc.call("StopJob", job_svc_pb2.StopJobRequest(
+            id=jid, stopConfig=job_svc_pb2.StopConfig(batchSize=1)))
+    assert str(batched.value).startswith("stopConfig.batchSize: ")
+    stopped = await svc.call("StopJob", job_svc_pb2.StopJobRequest(id=jid))
+    assert stopped.resourceVersion == cache.runtime.configurationVersion
+    info = await client.wait_for_job(jid.value, TERMINAL, timeout=60)
+    assert job_pb2.JobState.Name(info.runtime.state) == "KILLED"
+    await svc.call("DeleteJob", job_svc_pb2.DeleteJobRequest(id=jid))
+    with pytest.raises(NotFound):
+        await svc.call("GetJob", job_svc_pb2.GetJobRequest(id=jid))
 
 
 async def test_the_newer_task_service_names(cluster: LocalCluster,
