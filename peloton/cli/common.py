@@ -147,6 +147,23 @@ def order_spec(sort: list[str], direction: str, *, default: str
             for name in (sort or [default])]
 
 
+def add_paging(p: argparse.ArgumentParser, *, sort: str, order: str) -> None:
+    """A query's -n/-o/-p/-a: which page of the results, in what order
+    (``sort``: the properties it can be ordered by, the default first)."""
+    p.add_argument("-n", "--limit", type=count_arg, default=100, help="at most this many (100)")
+    p.add_argument("-o", "--offset", type=count_arg, default=0, help="skip this many first")
+    p.add_argument("-p", "--sort", type=list_arg, default=[],
+                   help=f"order by {sort} (a,b,...)")
+    p.add_argument("-a", "--order", choices=("ASC", "DESC"), default=order, type=str.upper)
+
+
+def page_note(shown: int, total: int, offset: int, noun: str) -> str:
+    """The line under a page that does not show all ``total`` results."""
+    if total <= shown:
+        return ""
+    return f"\n({shown} of {total} {noun} from {offset}; --offset and --limit page through them)"
+
+
 def signal_number(text: str) -> int:
     name = text.upper()
     name = name if name.startswith("SIG") else "SIG" + name

@@ -12,6 +12,7 @@ from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
+    add_paging,
     count_arg,
     enum_list,
     group,
@@ -21,6 +22,7 @@ from peloton.cli.common import (
     list_arg,
     load_spec,
     order_spec,
+    page_note,
 )
 from peloton.cli.output import (
     message_yaml,
@@ -116,11 +118,7 @@ def job_query(cli: Cli) -> int:
                          stats.get("FAILED", 0), stats.get("KILLED", 0)))
         out = table(("ID", "NAME", "OWNER", "STATE", "CREATED", "INSTANCES", "RUNNING",
                      "SUCCEEDED", "FAILED", "KILLED"), rows)
-        total = reply.pagination.total
-        if total > len(rows):
-            out += (f"\n({len(rows)} of {total} jobs from {a.offset}; --offset and --limit "
-                    "page through them)")
-        return out
+        return out + page_note(len(rows), reply.pagination.total, a.offset, "jobs")
 
     cli.emit(reply, text)
     return EXIT_OK
@@ -209,15 +207,10 @@ def add_commands(commands: Any) -> None:
                    help="words each found in the name, owner or a label (a,b,...)")
     p.add_argument("-d", "--days", type=count_arg, default=0,
                    help="only jobs created in the last DAYS days")
-    p.add_argument("-n", "--limit", type=count_arg, default=100,
-                   help="at most this many (100)")
-    p.add_argument("-o", "--offset", type=count_arg, default=0, help="skip this many first")
+    add_paging(p, sort="creation_time (the default), completion_time, name, owner, state "
+               "or instance_count", order="DESC")
     p.add_argument("-q", "--total", type=count_arg, default=100,
                    help="at most this many over all pages (100; 0: no bound)")
-    p.add_argument("-p", "--sort", type=list_arg, default=[],
-                   help="order by creation_time (the default), completion_time, name, "
-                        "owner, state or instance_count (a,b,...)")
-    p.add_argument("-a", "--order", choices=("ASC", "DESC"), default="DESC", type=str.upper)
     p = leaf(jb, "refresh", job_refresh, "ask the hosts about a job's runs again (debug)")
     p.add_argument("job", type=job_id_arg)
     p = leaf(jb, "cache", job_cache, "show a job as its shard's owner holds it (debug)")

@@ -11,6 +11,7 @@ from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
+    add_paging,
     count_arg,
     enum_list,
     group,
@@ -19,6 +20,7 @@ from peloton.cli.common import (
     leaf,
     list_arg,
     order_spec,
+    page_note,
     parse_range,
 )
 from peloton.cli.output import (
@@ -74,12 +76,8 @@ def task_query(cli: Cli) -> int:
         jobId=peloton_pb2.JobID(value=a.job), spec=spec)))
 
     def text() -> str:
-        out = _task_rows(reply.records)
-        total = reply.pagination.total
-        if total > len(reply.records):
-            out += (f"\n({len(reply.records)} of {total} tasks from {a.offset}; --offset and "
-                    "--limit page through them)")
-        return out
+        return _task_rows(reply.records) + page_note(
+            len(reply.records), reply.pagination.total, a.offset, "tasks")
 
     cli.emit(reply, text)
     return EXIT_OK
@@ -188,12 +186,8 @@ def add_commands(commands: Any) -> None:
                    help="comma-separated task states, e.g. RUNNING,FAILED")
     p.add_argument("--names", type=list_arg, help="task names (a,b,...)")
     p.add_argument("--hosts", type=list_arg, help="hosts (a,b,...)")
-    p.add_argument("-n", "--limit", type=count_arg, default=100, help="at most this many (100)")
-    p.add_argument("-o", "--offset", type=count_arg, default=0, help="skip this many first")
-    p.add_argument("-p", "--sort", type=list_arg, default=[],
-                   help="order by instance_id (the default), creation_time, host, message, "
-                        "name, reason or state (a,b,...)")
-    p.add_argument("-a", "--order", choices=("ASC", "DESC"), default="ASC", type=str.upper)
+    add_paging(p, sort="instance_id (the default), creation_time, host, message, name, "
+               "reason or state", order="ASC")
     p = leaf(tk, "refresh", task_refresh, "ask the hosts about tasks' runs again (debug)")
     p.add_argument("job", type=job_id_arg)
     p.add_argument("-r", "--range", type=parse_range, default=None, metavar="FROM:TO",
