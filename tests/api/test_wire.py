@@ -53,6 +53,17 @@ MAPS = {
     "peloton.api.v0.task.ListResponse.Result.ValueEntry": ("uint32", "peloton.api.v0.task.TaskInfo"),
     "peloton.api.v0.task.svc.ListTasksResponse.TasksEntry": ("uint32",
                                                             "peloton.api.v0.task.TaskInfo"),
+    "peloton.api.v1alpha.job.stateless.JobSpec.InstanceSpecEntry": (
+        "uint32", "peloton.api.v1alpha.pod.PodSpec"),
+    "peloton.api.v1alpha.job.stateless.JobStatus.PodStatsEntry": ("string", "uint32"),
+    "peloton.api.v1alpha.job.stateless.JobStatus.PodConfigurationVersionStatsEntry": (
+        "string", "uint32"),
+    "peloton.api.v1alpha.job.stateless.JobStatus.PodStatsByConfigurationVersionEntry": (
+        "string", "peloton.api.v1alpha.job.stateless.JobStatus.PodStateStats"),
+    "peloton.api.v1alpha.job.stateless.JobStatus.PodStateStats.StateStatsEntry": (
+        "string", "uint32"),
+    "peloton.api.v1alpha.pod.ContainerStatus.PortsEntry": ("string", "uint32"),
+    "peloton.api.v1alpha.pod.PodStatus.ResourceUsageEntry": ("string", "double"),
 }
 
 _SCALARS = {
