@@ -36,6 +36,8 @@ from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.respool.svc import respool_svc_grpc
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.api.v0.update.svc import update_svc_grpc
+from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
+from peloton.api.v1alpha.pod.svc import pod_svc_grpc
 from peloton.core.errors import (
     AlreadyExists,
     DeadlineExceeded,
@@ -187,6 +189,9 @@ class PelotonClient:
         self.hosts = service(host_svc_grpc.HostServiceStub)
         self.updates = service(update_svc_grpc.UpdateServiceStub)
         self.respool_service = service(respool_svc_grpc.ResourcePoolServiceStub)
+        # v1alpha: stateless jobs and their pods.
+        self.stateless = service(stateless_svc_grpc.JobServiceStub)
+        self.pods = service(pod_svc_grpc.PodServiceStub)
 
     def close(self) -> None:
         if self._owns_channels:

@@ -8,6 +8,7 @@
     ├── AlreadyExists                 ALREADY_EXISTS
     ├── FailedPrecondition            FAILED_PRECONDITION  valid input, wrong state
     ├── Aborted                       ABORTED            lost a race (stale epoch, version)
+    │   └── VersionConflict           ABORTED            a write of a stale EntityVersion
     ├── Unavailable                   UNAVAILABLE        try again, maybe elsewhere
     │   └── NotLeader                 UNAVAILABLE        carries the leader's address
     ├── DeadlineExceeded              DEADLINE_EXCEEDED
@@ -52,6 +53,11 @@ class FailedPrecondition(PelotonError):
 
 class Aborted(PelotonError):
     code = "ABORTED"
+
+
+class VersionConflict(Aborted):
+    """A write against a version of the entity that is no longer current
+    (v1alpha's EntityVersion): the client reads again; never retried here."""
 
 
 class Unavailable(PelotonError):

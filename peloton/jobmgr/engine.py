@@ -784,6 +784,7 @@ class ShardEngine:
         update.to_version = version
         job.set_config(config, version)
         job.update_id = update.id
+        job.workflow_version += 1
         self.updates[job.id] = update
         await self.persist([job], configs=[(job.id, version, config.SerializeToString(
             deterministic=True))], updates=[update.row()])
@@ -829,7 +830,13 @@ class ShardEngine:
             if update.state not in (UpdateState.ROLLING_FORWARD,
                                     UpdateState.ROLLING_BACKWARD):
                 continue
+            settled = len(update.done), len(update.failed)
+            before_done, before_failed = set(update.done), set(update.failed)
             plan = update_step(job, update)
+            if (len(update.done), len(update.failed)) != settled:
+                update.note(now, update.done - before_done, int(UpdateState.SUCCEEDED))
+                update.note(now, update.failed - before_failed, int(UpdateState.FAILED))
+            update.note(now, [t.instance for t in plan.take])
             for t in plan.relabel:
                 t.version = t.desired = update.to_version
             for t in plan.take:
@@ -992,17 +999,19 @@ class ShardEngine:
         await self.enqueue(fresh)
         return started
 
-    async def restart(self, tasks: Sequence[Task]) -> None:
+    async def restart(self, tasks: Sequence[Task], *, check_sla: bool = True) -> None:
         """Restart these tasks: each running run is killed and replaced by a
         new run, each ended task starts a new run. A service whose
         sla.maximumUnavailableInstances bounds its instances down rolls: its
-        runs are marked and taken down in turn (``roll``)."""
+        runs are marked and taken down in turn (``roll``), unless
+        ``check_sla`` is False (v1alpha RestartPod): then they go at once."""
         running = [t for t in tasks if not t.terminal]
         now = self.ctx.clock()
         kill = []
         for t in running:
             job = self.jobs[t.job_id]
-            kind = Input.ROLLING_RESTART if bounded_restarts(job) else Input.RESTART
+            kind = (Input.ROLLING_RESTART if check_sla and bounded_restarts(job)
+                    else Input.RESTART)
             action = respond(job, t, kind, now)
             apply(t, action.changes)
             if action.act == Act.KILL:
@@ -1013,7 +1022,8 @@ class ShardEngine:
                 job.refresh_state(now)
             await self.persist(jobs.values(), running)
             await self._send_kills(kill)
-            await self.roll([job for job in jobs.values() if bounded_restarts(job)])
+            if check_sla:
+                await self.roll([job for job in jobs.values() if bounded_restarts(job)])
         await self.start([t for t in tasks if t.terminal])
 
     async def roll(self, jobs: Iterable[Job]) -> None:

@@ -143,6 +143,11 @@ class Job:
     tasks: list[Task] = field(default_factory=list)
     # The job's latest update (peloton.jobmgr.update), running or ended.
     update_id: str = ""
+    # With config_version, the job's v1alpha EntityVersion: bumped when its
+    # goal changes (start, stop) and when a workflow begins or is paused,
+    # resumed or aborted, so a client's write of a stale view is refused.
+    desired_state_version: int = 0
+    workflow_version: int = 0
     # Earlier config versions that runs or an update still refer to; the
     # current one is ``config`` at ``config_version``.
     versions: dict[int, job_pb2.JobConfig] = field(default_factory=dict, repr=False)
@@ -219,11 +224,15 @@ class Job:
         rt = job_pb2.RuntimeInfo(
             state=self.state.name, goalState=self.goal.name, creationTime=rfc3339(self.creation_time),
             startTime=rfc3339(self.start_time), completionTime=rfc3339(self.completion_time),
-            configurationVersion=self.config_version)
+            configurationVersion=self.config_version,
+            desiredStateVersion=self.desired_state_version,
+            workflowVersion=self.workflow_version)
         if self.update_id:
             rt.updateID.value = self.update_id
         for state, n in self.counts().items():
             rt.taskStats[TaskState(state).name] = n
+        for version, n in Counter(t.version or self.config_version for t in self.tasks).items():
+            rt.taskConfigVersionStats[version] = n
         return rt
 
     def row(self, now: float) -> JobRow:
@@ -243,6 +252,8 @@ class Job:
                   from_rfc3339(rt.startTime), row.completion_time, row.config_version)
         job.tasks = sorted((Task.from_row(t) for t in tasks), key=lambda t: t.instance)
         job.update_id = rt.updateID.value
+        job.desired_state_version, job.workflow_version = (rt.desiredStateVersion,
+                                                           rt.workflowVersion)
         for t in job.tasks:  # written before versions were kept: the current one
             t.version = t.version or job.config_version
             t.desired = t.desired or t.version

@@ -49,6 +49,7 @@ from peloton.core.errors import (
     NotFound,
     PelotonError,
     Unavailable,
+    VersionConflict,
 )
 from peloton.core.ids import is_job_id, mesos_task_id, new_job_id
 from peloton.core.resources import Resources
@@ -433,7 +434,12 @@ class Jobmgr:
                 address, _ = self.owner_address(shard_of(job_id, self.config.num_shards))
                 client = ServiceClient([address], stub, channels=self.channels, deadline=2.0)
                 return await client.call(method, request, timeout=30.0)
+            except VersionConflict:
+                raise
             except (Unavailable, Aborted) as error:
+                if engine is None and isinstance(error, Aborted):
+                    # The owner's own answer: it retries its fenced writes itself.
+                    raise
                 log.info("%s of job %s: %s; trying the shard's owner again", method, job_id, error)
                 await self.view_changed.wait()
         raise Unavailable(f"could not reach the owner of job {job_id}; retry")
@@ -466,10 +472,12 @@ def _job_id(request_id: peloton_pb2.JobID) -> str:
 
 async def _stop(engine: ShardEngine, job: Job, tasks: list[Task]) -> None:
     job.goal = JobState.KILLED
+    job.desired_state_version += 1  # written with the kills
     await engine.kill(tasks)
 
 
 async def _start(engine: ShardEngine, job: Job, tasks: list[Task]) -> list[int]:
+    job.desired_state_version += 1  # written with the starts
     return await engine.start(tasks)
 
 
@@ -708,6 +716,38 @@ class JobHandler:
             if i > 0 and not config.instanceConfig and i >= gang:
                 break  # every other instance is the same
 
+    async def create_on(self, engine: ShardEngine, job_id: str,
+                        config: job_pb2.JobConfig) -> None:
+        """Create the job on its shard's owner (``engine``); a repeat of the
+        same create (its reply was lost) changes nothing."""
+        validate_job_config(config, capabilities=self.jm.capabilities)
+        existing = await self.jm.storage.get_job(job_id)
+        if existing is not None:
+            # A client that retries a create (its reply was lost) with the
+            # same id and config gets the same answer: create is idempotent.
+            if _as_submitted(existing.config) == config.SerializeToString(
+                    deterministic=True):
+                return
+            raise AlreadyExists(f"job {job_id} already exists with another config")
+        job_config = config
+        if config.type == job_pb2.DAEMON:
+            hosts = [name for name, capacity, labels in await self.jm.up_hosts()
+                     if daemon_fits(config, name, capacity, labels)]
+            if not hosts:
+                raise FailedPrecondition("no host that is up fits the daemon job's task "
+                                         "(its resources and HOST constraint)",
+                                         field="defaultConfig")
+            job_config = with_daemon_hosts(config, hosts)
+        await self._check_pool(job_config)
+        job = Job.new(job_id, engine.shard, job_config, time.time())
+        if await engine.submit(engine.create, job):
+            # Written PENDING in the writer; handed to resmgr outside it
+            # (a Raft commit per 1,000 gangs: the shard's events go on).
+            started = [t for t in job.tasks if t.state == TaskState.PENDING]
+            sent, failed = await engine.send_gangs(started)
+            if failed:
+                await engine.submit(engine.record_enqueued, started, sent, failed)
+
     async def Create(self, request: job_pb2.CreateRequest) -> Any:
         config = request.config
         if not request.HasField("config"):
@@ -719,33 +759,7 @@ class JobHandler:
         forwarded = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=job_id), config=config)
 
         async def local(engine: ShardEngine) -> Any:
-            validate_job_config(config, capabilities=self.jm.capabilities)
-            existing = await self.jm.storage.get_job(job_id)
-            if existing is not None:
-                # A client that retries a create (its reply was lost) with the
-                # same id and config gets the same answer: create is idempotent.
-                if _as_submitted(existing.config) == config.SerializeToString(
-                        deterministic=True):
-                    return job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id))
-                raise AlreadyExists(f"job {job_id} already exists with another config")
-            job_config = config
-            if config.type == job_pb2.DAEMON:
-                hosts = [name for name, capacity, labels in await self.jm.up_hosts()
-                         if daemon_fits(config, name, capacity, labels)]
-                if not hosts:
-                    raise FailedPrecondition("no host that is up fits the daemon job's task "
-                                             "(its resources and HOST constraint)",
-                                             field="defaultConfig")
-                job_config = with_daemon_hosts(config, hosts)
-            await self._check_pool(job_config)
-            job = Job.new(job_id, engine.shard, job_config, time.time())
-            if await engine.submit(engine.create, job):
-                # Written PENDING in the writer; handed to resmgr outside it
-                # (a Raft commit per 1,000 gangs: the shard's events go on).
-                started = [t for t in job.tasks if t.state == TaskState.PENDING]
-                sent, failed = await engine.send_gangs(started)
-                if failed:
-                    await engine.submit(engine.record_enqueued, started, sent, failed)
+            await self.create_on(engine, job_id, config)
             return job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id))
 
         return await self.jm.route(job_id, job_grpc.JobManagerStub, "Create", forwarded, local)
@@ -798,18 +812,22 @@ class JobHandler:
                                   runtime=runtime)
         return reply
 
+    async def delete_on(self, engine: ShardEngine, job_id: str) -> None:
+        """Delete the job (in the writer of its shard's owner): what runs is
+        killed, and the job is forgotten."""
+        job = engine.jobs.get(job_id)
+        if job is None:
+            if await self.jm.storage.get_job(job_id) is None:
+                raise NotFound(f"job {job_id} does not exist")
+            await engine.persist(delete=[job_id])
+            return
+        await engine.delete(job)
+
     async def Delete(self, request: job_pb2.DeleteRequest) -> Any:
         job_id = _job_id(request.id)
 
         async def body(engine: ShardEngine) -> Any:
-            job = engine.jobs.get(job_id)
-            if job is None:
-                row = await self.jm.storage.get_job(job_id)
-                if row is None:
-                    raise NotFound(f"job {job_id} does not exist")
-                await engine.persist(delete=[job_id])
-                return job_pb2.DeleteResponse()
-            await engine.delete(job)
+            await self.delete_on(engine, job_id)
             return job_pb2.DeleteResponse()
 
         async def local(engine: ShardEngine) -> Any:
@@ -1146,6 +1164,47 @@ UPDATE_REFUSED = {
 }
 
 
+async def pause_update(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
+    if update.state != update_pb2.PAUSED:
+        update.prior, update.state = update.state, int(update_pb2.PAUSED)
+    await engine.save_update(job, update)
+
+
+async def resume_update(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
+    if update.state == update_pb2.PAUSED:
+        update.state = update.prior or int(update_pb2.ROLLING_FORWARD)
+    await engine.save_update(job, update)
+    await engine.run_updates([job.id])
+
+
+async def abort_update(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
+    update.state = int(update_pb2.ABORTED)
+    await engine.save_update(job, update)
+
+
+async def control_on(engine: ShardEngine, job_id: str, update_id: str | None, request: Any,
+                     change: Callable[[ShardEngine, Job, JobUpdate], Awaitable[None]],
+                     check: Callable[[Job], None] | None = None, stored: int = 0) -> None:
+    """Pause, resume, abort or roll back the job's running update (the one
+    ``update_id`` names, when given), in the writer of its shard's owner:
+    the job's workflow version moves on. ``check`` sees the job first."""
+    update, job = engine.updates.get(job_id), engine.jobs.get(job_id)
+    if job is not None and check is not None:
+        check(job)
+    if update is None or job is None or (update_id is not None and update.id != update_id):
+        if update_id:
+            raise FailedPrecondition(f"update {update_id} is "
+                                     f"{update_pb2.State.Name(stored)}, not running",  # type: ignore[arg-type]
+                                     field="updateId")
+        raise FailedPrecondition(f"job {job_id} has no workflow running", field="job_id")
+    if ("opaque_data" in request.DESCRIPTOR.fields_by_name
+            and request.HasField("opaque_data")):
+        update.opaque = request.opaque_data.data
+    await change(engine, job, update)
+    job.workflow_version += 1
+    await engine.persist([job])
+
+
 class UpdateHandler:
     """peloton.api.v0.update.svc.UpdateService: updates of service jobs."""
 
@@ -1159,6 +1218,47 @@ class UpdateHandler:
         if row is None:
             raise NotFound(f"update {update_id.value} does not exist")
         return row
+
+    async def begin(self, engine: ShardEngine, job_id: str, new: job_pb2.JobConfig,
+                    cfg: update_pb2.UpdateConfig, update_id: str, opaque: str, *,
+                    restart: frozenset[int] | None = None,
+                    check: Callable[[Job], None] | None = None) -> None:
+        """Start rolling ``new`` out over the job (in the writer of its
+        shard's owner): an update, or with ``restart`` a rolling restart of
+        those instances. ``check`` sees the job first (a version check)."""
+        job = engine.jobs.get(job_id)
+        if job is None:
+            raise NotFound(f"job {job_id} does not exist or has ended")
+        if check is not None:
+            check(job)
+        if job.config.type != job_pb2.SERVICE:
+            raise InvalidArgument("updates roll out service jobs; a batch job adds "
+                                  "instances with JobManager.Update", field="jobId")
+        running = engine.updates.get(job_id)
+        if running is not None:
+            raise FailedPrecondition(f"job {job_id} has update {running.id} "
+                                     f"{update_pb2.State.Name(running.state)}; abort it "
+                                     "first", field="jobId")
+        new.respoolID.CopyFrom(new.respoolID if new.respoolID.value
+                               else job.config.respoolID)
+        validate_job_config(new, capabilities=self.jm.capabilities)
+        for field in job_pb2.JobConfig.DESCRIPTOR.fields:
+            if field.name not in UPDATABLE and getattr(new, field.name) != getattr(
+                    job.config, field.name):
+                raise InvalidArgument(
+                    "an update changes the task configs (defaultConfig, instanceConfig) "
+                    "and the job's labels, description and owners; this cannot change "
+                    "in an update" + (" (adding or removing instances is not supported "
+                                      "yet)" if field.name == "instanceCount" else ""),
+                    field=f"jobConfig.{field.name}")
+        now = time.time()
+        update = JobUpdate(update_id, job_id, int(update_pb2.PAUSED if cfg.startPaused
+                                                  else update_pb2.ROLLING_FORWARD),
+                           cfg, 0, 0, now, now,
+                           prior=int(update_pb2.ROLLING_FORWARD),
+                           opaque=opaque)
+        update.restart = restart
+        await engine.start_update(job, new, update)
 
     async def CreateUpdate(self, request: update_svc_pb2.CreateUpdateRequest) -> Any:
         job_id = _job_id(request.jobId)
@@ -1176,36 +1276,7 @@ class UpdateHandler:
         update_id = str(uuid.uuid4())
 
         async def body(engine: ShardEngine) -> Any:
-            job = engine.jobs.get(job_id)
-            if job is None:
-                raise NotFound(f"job {job_id} does not exist or has ended")
-            if job.config.type != job_pb2.SERVICE:
-                raise InvalidArgument("updates roll out service jobs; a batch job adds "
-                                      "instances with JobManager.Update", field="jobId")
-            running = engine.updates.get(job_id)
-            if running is not None:
-                raise FailedPrecondition(f"job {job_id} has update {running.id} "
-                                         f"{update_pb2.State.Name(running.state)}; abort it "
-                                         "first", field="jobId")
-            new.respoolID.CopyFrom(new.respoolID if new.respoolID.value
-                                   else job.config.respoolID)
-            validate_job_config(new, capabilities=self.jm.capabilities)
-            for field in job_pb2.JobConfig.DESCRIPTOR.fields:
-                if field.name not in UPDATABLE and getattr(new, field.name) != getattr(
-                        job.config, field.name):
-                    raise InvalidArgument(
-                        "an update changes the task configs (defaultConfig, instanceConfig) "
-                        "and the job's labels, description and owners; this cannot change "
-                        "in an update" + (" (adding or removing instances is not supported "
-                                          "yet)" if field.name == "instanceCount" else ""),
-                        field=f"jobConfig.{field.name}")
-            now = time.time()
-            update = JobUpdate(update_id, job_id, int(update_pb2.PAUSED if cfg.startPaused
-                                                      else update_pb2.ROLLING_FORWARD),
-                               cfg, 0, 0, now, now,
-                               prior=int(update_pb2.ROLLING_FORWARD),
-                               opaque=request.opaque_data.data)
-            await engine.start_update(job, new, update)
+            await self.begin(engine, job_id, new, cfg, update_id, request.opaque_data.data)
             return update_svc_pb2.CreateUpdateResponse(
                 updateID=peloton_pb2.UpdateID(value=update_id))
 
@@ -1238,15 +1309,8 @@ class UpdateHandler:
         row = await self._row(request.updateId)
 
         async def body(engine: ShardEngine) -> Any:
-            update, job = engine.updates.get(row.job_id), engine.jobs.get(row.job_id)
-            if update is None or job is None or update.id != row.update_id:
-                raise FailedPrecondition(
-                    f"update {row.update_id} is {update_pb2.State.Name(row.state)}, not running",
-                    field="updateId")
-            if ("opaque_data" in request.DESCRIPTOR.fields_by_name
-                    and request.HasField("opaque_data")):
-                update.opaque = request.opaque_data.data
-            await change(engine, job, update)
+            await control_on(engine, row.job_id, row.update_id, request, change,
+                             stored=row.state)
             return getattr(update_svc_pb2, f"{method}Response")()
 
         async def local(engine: ShardEngine) -> Any:
@@ -1256,29 +1320,17 @@ class UpdateHandler:
                                    request, local)
 
     async def PauseUpdate(self, request: update_svc_pb2.PauseUpdateRequest) -> Any:
-        async def pause(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
-            if update.state != update_pb2.PAUSED:
-                update.prior, update.state = update.state, int(update_pb2.PAUSED)
-            await engine.save_update(job, update)
-        return await self._control(request, "PauseUpdate", pause)
+        return await self._control(request, "PauseUpdate", pause_update)
 
     async def ResumeUpdate(self, request: update_svc_pb2.ResumeUpdateRequest) -> Any:
-        async def resume(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
-            if update.state == update_pb2.PAUSED:
-                update.state = update.prior or int(update_pb2.ROLLING_FORWARD)
-            await engine.save_update(job, update)
-            await engine.run_updates([job.id])
-        return await self._control(request, "ResumeUpdate", resume)
+        return await self._control(request, "ResumeUpdate", resume_update)
 
     async def AbortUpdate(self, request: update_svc_pb2.AbortUpdateRequest) -> Any:
         if request.softAbort:
             raise InvalidArgument("not supported yet: a soft abort; an abort stops the "
                                   "update where it is", field="softAbort")
 
-        async def abort(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
-            update.state = int(update_pb2.ABORTED)
-            await engine.save_update(job, update)
-        return await self._control(request, "AbortUpdate", abort)
+        return await self._control(request, "AbortUpdate", abort_update)
 
     async def RollbackUpdate(self, request: update_svc_pb2.RollbackUpdateRequest) -> Any:
         async def rollback(engine: ShardEngine, job: Job, update: JobUpdate) -> None:
@@ -1569,7 +1621,7 @@ async def serve(config: ClusterConfig, name: str, *,
     jm = Jobmgr(name, me.grpc, config, storage)
     jm.capabilities = frozenset(me.options.get("capabilities", ()))
     try:
-        jobs, tasks = JobHandler(jm), TaskHandler(jm)
+        jobs, tasks, updates = JobHandler(jm), TaskHandler(jm), UpdateHandler(jm)
         services: list[tuple[type, object]] = [
             (job_grpc.JobManagerBase, jobs),
             (job_svc_grpc.JobServiceBase, JobService(jobs)),
@@ -1577,8 +1629,16 @@ async def serve(config: ClusterConfig, name: str, *,
             (task_svc_grpc.TaskServiceBase, TaskService(tasks)),
             (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
             (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
-            (update_svc_grpc.UpdateServiceBase, UpdateHandler(jm)),
+            (update_svc_grpc.UpdateServiceBase, updates),
             (respool_svc_grpc.ResourcePoolServiceBase, ResourcePoolService(jm)),
+        ]
+        # (imported here: the v1alpha services are built on this module's handlers)
+        from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
+        from peloton.api.v1alpha.pod.svc import pod_svc_grpc
+        from peloton.jobmgr.stateless import PodService, StatelessJobService
+        services += [
+            (stateless_svc_grpc.JobServiceBase, StatelessJobService(jobs, tasks, updates)),
+            (pod_svc_grpc.PodServiceBase, PodService(jobs, tasks)),
         ]
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(

@@ -15,6 +15,10 @@ update rolls back (``rollbackOnFailure``: the old content, as a newer
 version, rolled out the same way; ROLLED_BACK when it is out) or ends
 FAILED. PAUSED keeps where it was; ABORTED stops taking instances.
 
+A rolling restart (v1alpha ``RestartJob``) is the same workflow over a new
+version with the same content: the instances it names restart in batches,
+the others only take the new number.
+
 :func:`step` is pure: it reads a job and an update and says which
 instances move now and what the update becomes. The engine
 (``ShardEngine.run_updates``) carries it out and writes the record, so a new
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,19 +71,42 @@ class Update:
     counted: dict[int, int] = field(default_factory=dict)  # instance -> last run counted
     opaque: str = ""
     rolling_back: bool = False
+    # A rolling restart (v1alpha RestartJob): these instances restart even
+    # though their config is the same; the others only take the new number.
+    restart: frozenset[int] | None = None
+    # The workflow's events, oldest first: (update.State, time) each time
+    # its state changed, and per instance when it was taken and when it
+    # was done or failed (v1alpha GetWorkflowEvents).
+    events: list[tuple[int, float]] = field(default_factory=list)
+    instance_events: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
+
+    def note(self, now: float, instances: Iterable[int] = (), state: int | None = None
+             ) -> None:
+        """Record the workflow's state if it changed, and an event of
+        ``state`` (default: the workflow's) for each of ``instances``."""
+        if not self.events or self.events[-1][0] != self.state:
+            self.events.append((self.state, now))
+        for i in instances:
+            self.instance_events.setdefault(i, []).append(
+                (self.state if state is None else state, now))
 
     @property
     def active(self) -> bool:
         return self.state in ACTIVE
 
     def row(self) -> UpdateRow:
-        record = {
+        record: dict[str, Any] = {
             "config": json_format.MessageToDict(self.config), "from": self.from_version,
             "to": self.to_version, "prior": self.prior, "done": sorted(self.done),
             "failed": sorted(self.failed),
             "attempts": {str(k): v for k, v in self.attempts.items()},
             "counted": {str(k): v for k, v in self.counted.items()}, "opaque": self.opaque,
             "rolling_back": self.rolling_back}
+        if self.restart is not None:
+            record["restart"] = sorted(self.restart)
+        self.note(self.update_time)
+        record["events"] = self.events
+        record["instance_events"] = {str(k): v for k, v in self.instance_events.items()}
         return UpdateRow(self.id, self.job_id, self.state, self.create_time, self.update_time,
                          json.dumps(record, sort_keys=True))
 
@@ -90,7 +118,11 @@ class Update:
                    r["to"], row.create_time, row.update_time, r["prior"], set(r["done"]),
                    set(r["failed"]), {int(k): v for k, v in r["attempts"].items()},
                    {int(k): v for k, v in r["counted"].items()}, r["opaque"],
-                   r["rolling_back"])
+                   r["rolling_back"],
+                   frozenset(r["restart"]) if "restart" in r else None,
+                   [tuple(e) for e in r.get("events", [])],  # type: ignore[misc]
+                   {int(k): [tuple(e) for e in v]  # type: ignore[misc]
+                    for k, v in r.get("instance_events", {}).items()})
 
     def info(self, instances: int, *, status_only: bool = False) -> update_pb2.UpdateInfo:
         info = update_pb2.UpdateInfo(
@@ -171,7 +203,9 @@ def step(job: Job, update: Update) -> Step:
     for t in candidates:
         if t.state in NOT_STARTED:
             continue  # a run about to start: taken once it runs (or ends)
-        if stopped(t) or job.run_config(t) == job.task_config(t.instance, target):
+        restarting = update.restart is not None and t.instance in update.restart
+        if stopped(t) or (not restarting
+                          and job.run_config(t) == job.task_config(t.instance, target)):
             # The same config, or stopped by its user: the new number only (a
             # stopped instance stays stopped; startTasks is not supported).
             out.relabel.append(t)

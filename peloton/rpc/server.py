@@ -92,8 +92,10 @@ async def _receive(stream: Any, name: str, limit: int | None) -> Any:
     return request
 
 
-def _adapt(name: str, fn: Handler, limit: int | None,
-           public: bool) -> Callable[[Any, Any], Awaitable[None]]:
+def _adapt(name: str, fn: Handler, limit: int | None, public: bool,
+           streams: bool = False) -> Callable[[Any, Any], Awaitable[None]]:
+    """grpclib's method for handler ``fn``; a server-streaming one
+    (``streams``) returns the messages to send, in order."""
     call_in_trio = trio_asyncio.trio_as_aio(fn)
 
     async def method(self: Any, stream: Any) -> None:
@@ -113,7 +115,11 @@ def _adapt(name: str, fn: Handler, limit: int | None,
             log.exception("handler %s failed", name)
             raise GRPCError(to_grpc(PelotonError(f"{name}: {error!r}")).status,
                             f"internal error in {name}: {error!r}") from None
-        await stream.send_message(response)
+        if not streams:
+            await stream.send_message(response)
+            return
+        for message in response:
+            await stream.send_message(message)
 
     method.__name__ = name
     return method
@@ -134,7 +140,11 @@ def bind(base: type, impl: object, *,
         raise TypeError(f"{type(impl).__name__} lacks {', '.join(sorted(missing))} of {base.__name__}")
     public = is_public(base)
     limit = max_message_bytes if public else None
-    namespace = {n: _adapt(f"{base.__name__}.{n}", getattr(impl, n), limit, public)
+    streaming = {path.rsplit("/", 1)[1] for path, handler in
+                 base.__mapping__(base).items()  # type: ignore[attr-defined]
+                 if handler.cardinality.name == "UNARY_STREAM"}
+    namespace = {n: _adapt(f"{base.__name__}.{n}", getattr(impl, n), limit, public,
+                           n in streaming)
                  for n in names}
     return type(f"Bound{base.__name__}", (base,), namespace)()
 

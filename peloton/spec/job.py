@@ -98,7 +98,8 @@ def load_job_config(
                 raise InvalidArgument(
                     f"{key!r} belongs to a v1alpha stateless JobSpec, not a v0 JobConfig "
                     f"(which has defaultConfig/instanceConfig); submit it with the "
-                    f"stateless API", field=normalise_key(key))
+                    f"stateless API (peloton job stateless create <respool> <spec.yaml> "
+                    f"<batch-size>)", field=normalise_key(key))
     config, warnings = parse_message(data, job_pb2.JobConfig, legacy=LEGACY_JOB_KEYS)
     validate_job_config(config, capabilities=capabilities, max_tasks_per_job=max_tasks_per_job)
     return config, warnings

@@ -1,0 +1,219 @@
+"""The v1alpha stateless JobService and PodService on a real local cluster.
+
+Peloton's own ``stateless_testspec.yaml`` shape (a container with both a
+shell command and the same program as its entrypoint) is created, replaced
+in batches (paused, resumed), restarted for one pod, and its pods are
+restarted, stopped and started; writes with a stale EntityVersion are
+refused ABORTED. The job is the same job in the v0 view. Then it is
+stopped and deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import trio
+
+from peloton.api.v0.job import job_pb2
+from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v1alpha.job.stateless import stateless_pb2 as sl
+from peloton.api.v1alpha.job.stateless.svc import stateless_svc_pb2 as svc
+from peloton.api.v1alpha.peloton import peloton_pb2 as v1
+from peloton.api.v1alpha.pod import pod_pb2
+from peloton.api.v1alpha.pod.svc import pod_svc_pb2
+from peloton.client import PelotonClient
+from peloton.core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from peloton.rpc import open_rpc
+from peloton.spec.respool import load_respool_config
+from peloton.spec.v1alpha import load_stateless_spec
+from peloton.testing.cluster import LocalCluster
+
+pytestmark = pytest.mark.cluster
+
+POOL = """
+name: stateless
+resources:
+- {kind: cpu, reservation: 2, limit: 2, share: 1}
+- {kind: memory, reservation: 2048, limit: 2048, share: 1}
+- {kind: disk, reservation: 1024, limit: 1024, share: 1}
+- {kind: gpu, reservation: 0, limit: 0, share: 1}
+"""
+
+
+def spec(word: str, instances: int = 3) -> sl.JobSpec:
+    job, _ = load_stateless_spec(f"""
+name: TestSpec
+owner: testUser
+owningteam: testTeam
+instancecount: {instances}
+sla: {{maximumunavailableinstances: 1}}
+defaultspec:
+  containers:
+  - resource: {{cpulimit: 0.1, memlimitmb: 32.0, disklimitmb: 10}}
+    command:
+      shell: true
+      value: 'echo {word}; exec sleep 600'
+    entrypoint:
+      value: /bin/sh
+      arguments: ["-c", "echo {word}; exec sleep 600"]
+""")
+    return job
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    with LocalCluster.start(tmp_path_factory.mktemp("stateless"), hosts=2, cpu=2) as c:
+        yield c
+
+
+@pytest.fixture
+async def client(cluster: LocalCluster) -> AsyncIterator[PelotonClient]:
+    async with open_rpc():
+        client = PelotonClient(cluster.addresses)
+        try:
+            await client.lookup_respool("/stateless")
+        except NotFound:
+            config, _ = load_respool_config(POOL)
+            await client.create_respool("/stateless", config)
+        yield client
+        client.close()
+
+
+async def pods(client: PelotonClient, job_id: str) -> list[pod_pb2.PodSummary]:
+    replies = await client.stateless.call("ListPods", svc.ListPodsRequest(
+        job_id=v1.JobID(value=job_id)))
+    return [p for reply in replies for p in reply.pods]
+
+
+async def wait_running(client: PelotonClient, job_id: str, config_version: int) -> None:
+    with trio.fail_after(90):
+        while True:
+            found = await pods(client, job_id)
+            if found and all(p.status.state == pod_pb2.POD_STATE_RUNNING
+                             and p.status.version.value == f"{config_version}-0-0"
+                             for p in found):
+                return
+            await trio.sleep(0.2)
+
+
+async def get(client: PelotonClient, job_id: str) -> svc.GetJobResponse:
+    return await client.stateless.call("GetJob", svc.GetJobRequest(
+        job_id=v1.JobID(value=job_id)))
+
+
+async def wait_workflow(client: PelotonClient, job_id: str, state: int) -> sl.WorkflowStatus:
+    with trio.fail_after(120):
+        while True:
+            status = (await get(client, job_id)).job_info.status.workflow_status
+            if status.state == state:
+                return status
+            await trio.sleep(0.2)
+
+
+async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
+    pool = await client.lookup_respool("/stateless")
+    job = spec("one")
+    job.respool_id.value = pool
+    created = await client.stateless.call("CreateJob", svc.CreateJobRequest(spec=job))
+    job_id = created.job_id.value
+    assert created.version.value == "1-0-0"
+    await wait_running(client, job_id, 1)
+    got = await get(client, job_id)
+    assert got.job_info.status.state == sl.JOB_STATE_RUNNING
+    assert got.job_info.spec.name == "TestSpec"
+    assert got.job_info.spec.sla.maximum_unavailable_instances == 1
+    assert got.job_info.status.pod_stats["POD_STATE_RUNNING"] == 3
+    assert await client.read_task_file(job_id, 1) == b"one\n"
+    # One store: the v0 view sees a SERVICE job.
+    v0 = await client.get_job(job_id)
+    assert v0.config.type == job_pb2.SERVICE and v0.runtime.state == job_pb2.RUNNING
+    assert (await client.stateless.call("GetJobIDFromJobName", svc.GetJobIDFromJobNameRequest(
+        job_name="TestSpec"))).job_id[0].value == job_id
+
+    # A field with no effect is refused by name; a stale version is ABORTED.
+    odd = spec("two")
+    odd.default_spec.containers[0].image = "nginx"
+    with pytest.raises(InvalidArgument, match="containers\\[0\\].image"):
+        await client.stateless.call("ReplaceJob", svc.ReplaceJobRequest(
+            job_id=v1.JobID(value=job_id), spec=odd))
+    with pytest.raises(Aborted, match="not 7-0-0"):
+        await client.stateless.call("ReplaceJob", svc.ReplaceJobRequest(
+            job_id=v1.JobID(value=job_id), version=v1.EntityVersion(value="7-0-0"),
+            spec=spec("two")))
+
+    # Replace, in batches of 1, started paused, then resumed.
+    diff = await client.stateless.call("GetReplaceJobDiff", svc.GetReplaceJobDiffRequest(
+        job_id=v1.JobID(value=job_id), spec=spec("two")))
+    assert [(getattr(r, "from"), r.to) for r in diff.instances_updated] == [(0, 3)]
+    replaced = await client.stateless.call("ReplaceJob", svc.ReplaceJobRequest(
+        job_id=v1.JobID(value=job_id), version=got.job_info.status.version, spec=spec("two"),
+        update_spec=sl.UpdateSpec(batch_size=1, start_paused=True)))
+    assert replaced.version.value == "2-0-1"
+    await wait_workflow(client, job_id, sl.WORKFLOW_STATE_PAUSED)
+    resumed = await client.stateless.call("ResumeJobWorkflow", svc.ResumeJobWorkflowRequest(
+        job_id=v1.JobID(value=job_id), version=replaced.version))
+    assert resumed.version.value == "2-0-2"
+    done = await wait_workflow(client, job_id, sl.WORKFLOW_STATE_SUCCEEDED)
+    assert done.type == sl.WORKFLOW_TYPE_UPDATE and done.num_instances_completed == 3
+    await wait_running(client, job_id, 2)
+    assert await client.read_task_file(job_id, 2) == b"two\n"
+    events = await client.stateless.call("GetWorkflowEvents", svc.GetWorkflowEventsRequest(
+        job_id=v1.JobID(value=job_id), instance_id=2))
+    assert [e.state for e in events.events][0] == sl.WORKFLOW_STATE_SUCCEEDED
+
+    # A rolling restart of pod 0 only: a new run of it, the same config.
+    before = {p.pod_name.value: p.status.pod_id.value for p in await pods(client, job_id)}
+    await client.stateless.call("RestartJob", svc.RestartJobRequest(
+        job_id=v1.JobID(value=job_id), restart_spec=sl.RestartSpec(
+            batch_size=1, ranges=[pod_pb2.InstanceIDRange(to=1)])))
+    status = await wait_workflow(client, job_id, sl.WORKFLOW_STATE_SUCCEEDED)
+    assert status.type == sl.WORKFLOW_TYPE_RESTART
+    await wait_running(client, job_id, 3)
+    after = {p.pod_name.value: p.status.pod_id.value for p in await pods(client, job_id)}
+    name0 = f"{job_id}-0"
+    assert after[name0] != before[name0]
+    assert all(after[n] == before[n] for n in before if n != name0)
+    workflows = await client.stateless.call("ListJobWorkflows", svc.ListJobWorkflowsRequest(
+        job_id=v1.JobID(value=job_id)))
+    assert [w.status.type for w in workflows.workflow_infos] == [
+        sl.WORKFLOW_TYPE_RESTART, sl.WORKFLOW_TYPE_UPDATE]
+
+    # Pods: get (with the earlier runs), restart, stop, start.
+    name = v1.PodName(value=name0)
+    pod = await client.pods.call("GetPod", pod_svc_pb2.GetPodRequest(pod_name=name))
+    assert pod.current.status.state == pod_pb2.POD_STATE_RUNNING
+    assert pod.current.spec.containers[0].command.value == "echo two; exec sleep 600"
+    assert pod.previous and pod.previous[0].status.pod_id.value == before[name0]
+    await client.pods.call("StopPod", pod_svc_pb2.StopPodRequest(pod_name=name))
+    with trio.fail_after(60):
+        while (await client.pods.call("GetPod", pod_svc_pb2.GetPodRequest(
+                pod_name=name, status_only=True))).current.status.state != (
+                pod_pb2.POD_STATE_KILLED):
+            await trio.sleep(0.2)
+    await client.pods.call("StartPod", pod_svc_pb2.StartPodRequest(pod_name=name))
+    await wait_running(client, job_id, 3)
+    events = await client.pods.call("GetPodEvents", pod_svc_pb2.GetPodEventsRequest(
+        pod_name=name))
+    assert events.events[0].actual_state == "POD_STATE_RUNNING"
+    with pytest.raises(InvalidArgument, match="pod_name"):
+        await client.pods.call("GetPod", pod_svc_pb2.GetPodRequest(
+            pod_name=v1.PodName(value="nope")))
+
+    # Stop, then delete (a running job needs force).
+    current = (await get(client, job_id)).job_info.status.version
+    with pytest.raises(FailedPrecondition, match="force"):
+        await client.stateless.call("DeleteJob", svc.DeleteJobRequest(
+            job_id=v1.JobID(value=job_id), version=current))
+    stopped = await client.stateless.call("StopJob", svc.StopJobRequest(
+        job_id=v1.JobID(value=job_id), version=current))
+    assert stopped.version.value.split("-")[1] == str(int(current.value.split("-")[1]) + 1)
+    with trio.fail_after(60):
+        while (await get(client, job_id)).job_info.status.state != sl.JOB_STATE_KILLED:
+            await trio.sleep(0.2)
+    await client.stateless.call("DeleteJob", svc.DeleteJobRequest(
+        job_id=v1.JobID(value=job_id)))
+    with pytest.raises(NotFound):
+        await get(client, job_id)
+    with pytest.raises(NotFound):
+        await client.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
