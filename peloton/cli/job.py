@@ -188,6 +188,8 @@ def job_update(cli: Cli) -> int:
 def add_commands(commands: Any) -> None:
     """Register the ``job`` commands."""
     jb = group(commands, "job", "jobs")
+    from peloton.cli.stateless import add_job_commands
+    add_job_commands(jb)
     p = leaf(jb, "create", job_create, "create a job in the pool RESPOOL from a YAML file")
     p.add_argument("respool", help="the pool's path, e.g. /DefaultResPool")
     p.add_argument("file")

@@ -29,7 +29,17 @@ import os
 import sys
 from collections.abc import Sequence
 
-from peloton.cli import demo, host, job, minicluster, resmgr, respool, task, update
+from peloton.cli import (
+    demo,
+    host,
+    job,
+    minicluster,
+    resmgr,
+    respool,
+    stateless,
+    task,
+    update,
+)
 from peloton.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -48,7 +58,7 @@ from peloton.core.errors import PelotonError
 __all__ = ["build_parser", "main", "parse_range"]
 
 # The nouns, in the order ``peloton --help`` lists them.
-NOUNS = (respool, resmgr, job, task, update, host, demo, minicluster)
+NOUNS = (respool, resmgr, job, task, stateless, update, host, demo, minicluster)
 
 
 def _version() -> str:

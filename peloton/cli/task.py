@@ -133,6 +133,12 @@ def task_logs(cli: Cli) -> int:
     path = a.file or ("stderr" if a.stderr else "stdout")
     run = a.run or a.run_id or ""
     data = cli.call(lambda c: c.read_task_file(a.job, a.instance, path, run))
+    write_bytes(cli, data)
+    return EXIT_OK
+
+
+def write_bytes(cli: Cli, data: bytes) -> None:
+    """A file's bytes to standard output, as they are."""
     cli.stdout.flush()
     buffer = getattr(cli.stdout, "buffer", None)
     if buffer is not None:
@@ -140,7 +146,6 @@ def task_logs(cli: Cli) -> int:
         buffer.flush()
     else:
         cli.stdout.write(data.decode(errors="replace"))
-    return EXIT_OK
 
 
 def _task_action(verb: str) -> Callable[[Cli], int]:

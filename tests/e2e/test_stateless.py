@@ -10,6 +10,8 @@ stopped and deleted.
 
 from __future__ import annotations
 
+import json
+import pathlib
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -22,6 +24,7 @@ from peloton.api.v1alpha.job.stateless.svc import stateless_svc_pb2 as svc
 from peloton.api.v1alpha.peloton import peloton_pb2 as v1
 from peloton.api.v1alpha.pod import pod_pb2
 from peloton.api.v1alpha.pod.svc import pod_svc_pb2
+from peloton.cli.main import main
 from peloton.client import PelotonClient
 from peloton.core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from peloton.rpc import open_rpc
@@ -111,6 +114,24 @@ async def wait_workflow(client: PelotonClient, job_id: str, state: int) -> sl.Wo
             await trio.sleep(0.2)
 
 
+async def wait_killed(client: PelotonClient, job_id: str) -> None:
+    with trio.fail_after(60):
+        while True:
+            if (await get(client, job_id)).job_info.status.state == sl.JOB_STATE_KILLED:
+                return
+            await trio.sleep(0.2)
+
+
+async def wait_pod_killed(client: PelotonClient, name: v1.PodName) -> None:
+    with trio.fail_after(60):
+        while True:
+            pod = await client.pods.call("GetPod", pod_svc_pb2.GetPodRequest(
+                pod_name=name, status_only=True))
+            if pod.current.status.state == pod_pb2.POD_STATE_KILLED:
+                return
+            await trio.sleep(0.2)
+
+
 async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     pool = await client.lookup_respool("/stateless")
     job = spec("one")
@@ -134,7 +155,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     # A field with no effect is refused by name; a stale version is ABORTED.
     odd = spec("two")
     odd.default_spec.containers[0].image = "nginx"
-    with pytest.raises(InvalidArgument, match="containers\\[0\\].image"):
+    with pytest.raises(InvalidArgument, match=r"containers\[0\]\.image"):
         await client.stateless.call("ReplaceJob", svc.ReplaceJobRequest(
             job_id=v1.JobID(value=job_id), spec=odd))
     with pytest.raises(Aborted, match="not 7-0-0"):
@@ -160,7 +181,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     assert await client.read_task_file(job_id, 2) == b"two\n"
     events = await client.stateless.call("GetWorkflowEvents", svc.GetWorkflowEventsRequest(
         job_id=v1.JobID(value=job_id), instance_id=2))
-    assert [e.state for e in events.events][0] == sl.WORKFLOW_STATE_SUCCEEDED
+    assert events.events[0].state == sl.WORKFLOW_STATE_SUCCEEDED
 
     # A rolling restart of pod 0 only: a new run of it, the same config.
     before = {p.pod_name.value: p.status.pod_id.value for p in await pods(client, job_id)}
@@ -186,11 +207,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     assert pod.current.spec.containers[0].command.value == "echo two; exec sleep 600"
     assert pod.previous and pod.previous[0].status.pod_id.value == before[name0]
     await client.pods.call("StopPod", pod_svc_pb2.StopPodRequest(pod_name=name))
-    with trio.fail_after(60):
-        while (await client.pods.call("GetPod", pod_svc_pb2.GetPodRequest(
-                pod_name=name, status_only=True))).current.status.state != (
-                pod_pb2.POD_STATE_KILLED):
-            await trio.sleep(0.2)
+    await wait_pod_killed(client, name)
     await client.pods.call("StartPod", pod_svc_pb2.StartPodRequest(pod_name=name))
     await wait_running(client, job_id, 3)
     events = await client.pods.call("GetPodEvents", pod_svc_pb2.GetPodEventsRequest(
@@ -208,12 +225,51 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     stopped = await client.stateless.call("StopJob", svc.StopJobRequest(
         job_id=v1.JobID(value=job_id), version=current))
     assert stopped.version.value.split("-")[1] == str(int(current.value.split("-")[1]) + 1)
-    with trio.fail_after(60):
-        while (await get(client, job_id)).job_info.status.state != sl.JOB_STATE_KILLED:
-            await trio.sleep(0.2)
+    await wait_killed(client, job_id)
     await client.stateless.call("DeleteJob", svc.DeleteJobRequest(
         job_id=v1.JobID(value=job_id)))
     with pytest.raises(NotFound):
         await get(client, job_id)
     with pytest.raises(NotFound):
         await client.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
+
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "peloton" / "examples"
+
+
+async def test_the_cli_runs_pelotons_stateless_example_unchanged(
+        cluster: LocalCluster, client: PelotonClient,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    async def peloton(*argv: str) -> str:
+        capsys.readouterr()
+        code = await trio.to_thread.run_sync(
+            main, ["--cluster", ",".join(cluster.addresses), *argv])
+        out = capsys.readouterr()
+        assert code == 0, out.err
+        return out.out
+
+    made = json.loads(await peloton("--json", "job", "stateless", "create", "/stateless",
+                                    str(EXAMPLE / "stateless_testspec.yaml"), "0"))
+    job_id = made["jobId"]["value"]
+    await wait_running(client, job_id, 1)
+    got = json.loads(await peloton("--json", "job", "stateless", "get", job_id))
+    version = got["jobInfo"]["status"]["version"]["value"]
+    assert got["jobInfo"]["spec"]["instanceCount"] == 3 and version == "1-0-0"
+    assert "RUNNING" in await peloton("job", "stateless", "list-pods", job_id)
+    assert job_id in await peloton("job", "stateless", "query", "-n", "TestSpec")
+    assert (await peloton("pod", "logs", f"{job_id}-1")).startswith("running 3")
+    await peloton("job", "stateless", "restart", job_id, version, "-r", "1:2",
+                  "--batch-size", "1")
+    watched = await peloton("job", "stateless", "get", job_id, "--watch")
+    assert watched.rstrip().splitlines()[-1].startswith("RESTART SUCCEEDED: 3/3 instances done")
+    pod = json.loads(await peloton("--json", "pod", "get", f"{job_id}-1"))
+    assert pod["current"]["status"]["podId"]["value"].endswith("-2")
+    assert "RESTART" in await peloton("job", "stateless", "list-updates", job_id)
+    version = json.loads(await peloton("--json", "job", "stateless", "get", job_id))[
+        "jobInfo"]["status"]["version"]["value"]
+    await peloton("job", "stateless", "stop", job_id, version)
+    await wait_killed(client, job_id)
+    await peloton("job", "stateless", "delete", job_id, "--force",
+                  (await get(client, job_id)).job_info.status.version.value)
+    with pytest.raises(NotFound):
+        await get(client, job_id)
