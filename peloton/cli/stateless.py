@@ -357,15 +357,16 @@ def add_job_commands(jb: Any) -> None:
     p.add_argument("respool", help="the pool (path), a leaf")
     p.add_argument("file", help="the JobSpec (YAML)")
     p.add_argument("batch_size", type=count_arg, metavar="batch-size",
-                   help="pods started at once (0: all; creating in batches is not supported "
-                        "yet: refused)")
+                   help="pods started at once (0: all); the next start when these run "
+                        "(and are healthy, with a health check)")
     p.add_argument("-i", "--jobID", type=job_id_arg, help="the job's id (a UUID)")
-    p.add_argument("--start-paused", action="store_true", help="(refused: not supported yet)")
-    p.add_argument("--opaque-data", default="", help="(refused: not supported yet)")
+    p.add_argument("--start-paused", action="store_true",
+                   help="create it paused: no pod starts before `workflow resume`")
+    p.add_argument("--opaque-data", default="", help="data kept with the create workflow")
     p.add_argument("--maxInstanceRetries", type=count_arg, default=0,
-                   help="(refused: not supported yet)")
+                   help="failed runs per pod before it counts as failed (0: no limit)")
     p.add_argument("--maxTolerableInstanceFailures", type=count_arg, default=0,
-                   help="(refused: not supported yet)")
+                   help="failed pods that fail the create workflow (0: no limit)")
     p = leaf(st, "get", get, "show a stateless job (spec, status, version, workflow)")
     p.add_argument("job", type=job_id_arg)
     p.add_argument("--jobversion", type=version_arg, help="the spec of this entity version")

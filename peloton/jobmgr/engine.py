@@ -92,6 +92,7 @@ UpdateState = update_pb2.State
 log = logging.getLogger(__name__)
 
 PENDING_MESSAGE = "waiting for admission and placement"
+HELD_MESSAGE = "waits for its batch in workflow %s"
 MAX_RUNNING_MESSAGE = ("waiting for room: at most %d instances of this job run at once "
                        "(sla.maximumRunningInstances)")
 # Runs whose next event matters most: a launch that never happened, a kill
@@ -246,10 +247,12 @@ class ShardEngine:
     async def persist(self, jobs: Iterable[Job] = (), tasks: Iterable[Task] = (), *,
                       ended_runs: Sequence[Task] = (), delete: Sequence[str] = (),
                       configs: Sequence[tuple[str, int, bytes]] = (),
-                      updates: Sequence[UpdateRow] = (), events: bool = True) -> None:
+                      updates: Sequence[UpdateRow] = (), events: bool = True,
+                      drop: Sequence[tuple[str, int]] = ()) -> None:
         """Write jobs and tasks (with an event per task, and per ended run;
         none with ``events`` False: the tasks' states did not change), new
-        config versions and updates."""
+        config versions and updates; ``drop`` (job id, instance): instances
+        a workflow removed, deleted."""
         now = self.ctx.clock()
         task_list = list(tasks)
         try:
@@ -257,7 +260,7 @@ class ShardEngine:
                 self.shard, self.epoch, jobs=[j.row(now) for j in jobs],
                 tasks=[t.row(now) for t in task_list],
                 events=[t.event(now) for t in (*ended_runs, *task_list)] if events else [],
-                configs=configs, updates=updates, delete_jobs=delete)
+                configs=configs, updates=updates, delete_jobs=delete, delete_tasks=drop)
         except Aborted:
             self.fenced.set()
             raise
@@ -276,6 +279,10 @@ class ShardEngine:
             if job.old_versions():  # runs (or an update) of earlier config versions
                 await load_versions(job, self.ctx.storage)
         await self.recover_updates()
+        for job in self.jobs.values():
+            if job.id not in self.updates:
+                # (the workflow that held them ended, or was never written)
+                await self.release_held(job, enqueue=False)
         self.ready.set()
         log.info("shard %d epoch %d: loaded %d active jobs", self.shard, self.epoch,
                  len(self.jobs))
@@ -368,7 +375,7 @@ class ShardEngine:
         that now have room (after runs ended)."""
         waiting = [t for job in jobs if job.config.sla.maximumRunningInstances
                    for t in job.tasks if t.state == TaskState.INITIALIZED
-                   and t.goal != TaskState.KILLED]
+                   and t.goal != TaskState.KILLED and not t.held]
         if waiting:
             await self.enqueue(waiting)
 
@@ -377,6 +384,7 @@ class ShardEngine:
         A new run waits INITIALIZED while its job is at its
         ``sla.maximumRunningInstances``."""
         if not requeue:
+            tasks = [t for t in tasks if not t.held]  # waiting for a workflow's batch
             tasks, held = self._hold_over_max_running(tasks)
             if held:
                 await self.persist({t.job_id: self.jobs[t.job_id] for t in held}.values(), held)
@@ -754,6 +762,9 @@ class ShardEngine:
                 (again if action.act == Act.NEW_RUN else over).append(t)
         await self.roll([job for job in self.jobs.values() if bounded_restarts(job)])
         await self.run_updates()
+        for job in list(self.jobs.values()):
+            if len(job.tasks) > job.config.instanceCount and job.id not in self.updates:
+                await self.trim(job)
         if not over and not again:
             return
         jobs = {t.job_id: self.jobs[t.job_id] for t in over + again}
@@ -782,13 +793,59 @@ class ShardEngine:
         """Make ``config`` the job's current version and start rolling it out."""
         update.from_version, version = job.config_version, job.config_version + 1
         update.to_version = version
+        first = job.config.instanceCount
         job.set_config(config, version)
         job.update_id = update.id
         job.workflow_version += 1
+        # Instances the update adds wait for their batch.
+        added = [Task(job.id, i, task_name(config, i), version=version, desired=version,
+                      goal=task_goal(job), health=initial_health(job.task_config(i)),
+                      held=True, message=HELD_MESSAGE % update.id)
+                 for i in range(first, config.instanceCount)]
+        job.tasks.extend(added)
         self.updates[job.id] = update
-        await self.persist([job], configs=[(job.id, version, config.SerializeToString(
+        await self.persist([job], added, configs=[(job.id, version, config.SerializeToString(
             deterministic=True))], updates=[update.row()])
         await self.run_updates([job.id])
+
+    async def start_create_workflow(self, job: Job, update: JobUpdate) -> None:
+        """Roll a new job's first version out in batches (a v1alpha create
+        with a ``create_spec``): its instances were created held."""
+        update.from_version, update.to_version = 0, job.config_version
+        job.update_id = update.id
+        job.workflow_version += 1
+        self.updates[job.id] = update
+        await self.persist([job], updates=[update.row()])
+        await self.run_updates([job.id])
+
+    async def trim(self, job: Job, *, kill: bool = True) -> None:
+        """Remove the instances past the job's instance count (an update
+        removed them): stop the live ones (``kill``), and once every one
+        has ended, delete them. The update's batches stop them in turn; an
+        update that ended with some left has them stopped at once here."""
+        count = job.config.instanceCount
+        extra = job.tasks[count:]
+        if not extra:
+            return
+        if all(t.terminal or t.held for t in extra):
+            del job.tasks[count:]
+            job.refresh_state(self.ctx.clock())
+            await self.persist([job], drop=[(job.id, t.instance) for t in extra])
+            return
+        live = [t for t in extra if not (t.terminal or t.held) and t.goal != TaskState.KILLED]
+        if kill and live:
+            await self.kill(live)
+
+    async def release_held(self, job: Job, *, enqueue: bool = True) -> None:
+        """Start the instances a workflow still holds (it ended)."""
+        held = [t for t in job.tasks[:job.config.instanceCount] if t.held]
+        if not held:
+            return
+        for t in held:
+            t.held, t.message = False, ""
+        await self.persist([job], held, events=False)
+        if enqueue:
+            await self.enqueue(held)
 
     async def save_update(self, job: Job, update: JobUpdate) -> None:
         """Write an update's record (its state changed); an ended one stops here."""
@@ -796,6 +853,9 @@ class ShardEngine:
         if update.state not in UPDATE_ACTIVE:
             self.updates.pop(job.id, None)
         await self.persist(updates=[update.row()])
+        if update.state not in UPDATE_ACTIVE:
+            await self.release_held(job)
+            await self.trim(job)
 
     async def roll_back(self, job: Job, update: JobUpdate) -> None:
         """Roll the update's old config out again, as a newer version."""
@@ -836,24 +896,35 @@ class ShardEngine:
             if (len(update.done), len(update.failed)) != settled:
                 update.note(now, update.done - before_done, int(UpdateState.SUCCEEDED))
                 update.note(now, update.failed - before_failed, int(UpdateState.FAILED))
-            update.note(now, [t.instance for t in plan.take])
+            update.note(now, [t.instance for t in plan.take + plan.start])
+            for t in plan.start:
+                t.held, t.message = False, ""
             for t in plan.relabel:
                 t.version = t.desired = update.to_version
             for t in plan.take:
                 t.desired = update.to_version
             if plan.state is not None:
                 update.state = plan.state
-            if not (plan.relabel or plan.take or plan.changed or plan.rollback
-                    or plan.state is not None):
+            if not (plan.relabel or plan.take or plan.start or plan.remove or plan.drop
+                    or plan.changed or plan.rollback or plan.state is not None):
                 continue
             update.update_time = now
             if update.state not in UPDATE_ACTIVE:
                 del self.updates[job_id]
             # Versions only: no state changed, so no event (the restarts write theirs).
-            await self.persist([job], plan.relabel + plan.take, updates=[update.row()],
-                               events=False)
+            await self.persist([job], plan.relabel + plan.take + plan.start,
+                               updates=[update.row()], events=False)
+            if plan.start:
+                await self.enqueue(plan.start)
             if plan.take:
                 await self.restart(plan.take)
+            if plan.remove:
+                await self.kill(plan.remove)
+            if plan.drop:
+                await self.trim(job, kill=False)
+            if update.state not in UPDATE_ACTIVE:
+                await self.release_held(job)
+                await self.trim(job)
             if plan.rollback:
                 await self.roll_back(job, update)
 
@@ -1077,7 +1148,7 @@ class ShardEngine:
         now = self.ctx.clock()
         limit = job.config.sla.maximumRunningInstances or len(job.tasks)
         for t in job.tasks:
-            if t.state == TaskState.INITIALIZED:
+            if t.state == TaskState.INITIALIZED and not t.held:
                 if t.instance < limit:
                     t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
                 else:  # a new owner must not start it before there is room

@@ -64,6 +64,9 @@ class Task:
     # will use: an update moves ``desired`` to its version, then restarts it.
     version: int = 0
     desired: int = 0
+    # Added by a workflow (a create in batches, an update that adds
+    # instances): INITIALIZED until the workflow takes it in a batch.
+    held: bool = False
 
     @property
     def mesos_task_id(self) -> str:
@@ -81,6 +84,7 @@ class Task:
             completionTime=rfc3339(self.completion_time), leaseId=self.lease,
             cluster=self.cluster, restartRequested=self.restart,
             healthy=self.health,  # type: ignore[arg-type]
+            workflowHold=self.held,
         )
         rt.mesosTaskId.value = self.mesos_task_id
         rt.configVersion, rt.desiredConfigVersion = self.version, self.desired or self.version
@@ -126,7 +130,7 @@ class Task:
                    rt.restartRequested,
                    row.state == TaskState.PREEMPTING or rt.terminationStatus.reason
                    == task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES,
-                   int(rt.healthy), rt.configVersion, rt.desiredConfigVersion)
+                   int(rt.healthy), rt.configVersion, rt.desiredConfigVersion, rt.workflowHold)
 
 
 @dataclass(slots=True)

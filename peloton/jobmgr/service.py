@@ -54,7 +54,13 @@ from peloton.core.errors import (
 from peloton.core.ids import is_job_id, mesos_task_id, new_job_id
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
-from peloton.jobmgr.engine import Context, ShardEngine, daemon_fits, is_preemptible
+from peloton.jobmgr.engine import (
+    HELD_MESSAGE,
+    Context,
+    ShardEngine,
+    daemon_fits,
+    is_preemptible,
+)
 from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import Channels, ServiceClient, serve_grpc
@@ -716,10 +722,11 @@ class JobHandler:
             if i > 0 and not config.instanceConfig and i >= gang:
                 break  # every other instance is the same
 
-    async def create_on(self, engine: ShardEngine, job_id: str,
-                        config: job_pb2.JobConfig) -> None:
+    async def create_on(self, engine: ShardEngine, job_id: str, config: job_pb2.JobConfig, *,
+                        workflow: JobUpdate | None = None) -> None:
         """Create the job on its shard's owner (``engine``); a repeat of the
-        same create (its reply was lost) changes nothing."""
+        same create (its reply was lost) changes nothing. With ``workflow``
+        its instances start in that workflow's batches (v1alpha create)."""
         validate_job_config(config, capabilities=self.jm.capabilities)
         existing = await self.jm.storage.get_job(job_id)
         if existing is not None:
@@ -740,7 +747,13 @@ class JobHandler:
             job_config = with_daemon_hosts(config, hosts)
         await self._check_pool(job_config)
         job = Job.new(job_id, engine.shard, job_config, time.time())
+        if workflow is not None:
+            for t in job.tasks:
+                t.held, t.message = True, HELD_MESSAGE % workflow.id
         if await engine.submit(engine.create, job):
+            if workflow is not None:
+                await engine.submit(engine.start_create_workflow, job, workflow)
+                return
             # Written PENDING in the writer; handed to resmgr outside it
             # (a Raft commit per 1,000 gangs: the shard's events go on).
             started = [t for t in job.tasks if t.state == TaskState.PENDING]
@@ -1154,8 +1167,8 @@ class TaskHandler:
 
 
 # What an update may change of a job's config; the rest must stay as it is.
-UPDATABLE = frozenset({"defaultConfig", "instanceConfig", "labels", "description",
-                       "ldapGroups", "owningTeam", "changeLog"})
+UPDATABLE = frozenset({"defaultConfig", "instanceConfig", "instanceCount", "labels",
+                       "description", "ldapGroups", "owningTeam", "changeLog"})
 # UpdateConfig fields that no update does yet.
 UPDATE_REFUSED = {
     "stopBeforeUpdate": "stopping every instance before the update",
@@ -1246,10 +1259,9 @@ class UpdateHandler:
             if field.name not in UPDATABLE and getattr(new, field.name) != getattr(
                     job.config, field.name):
                 raise InvalidArgument(
-                    "an update changes the task configs (defaultConfig, instanceConfig) "
-                    "and the job's labels, description and owners; this cannot change "
-                    "in an update" + (" (adding or removing instances is not supported "
-                                      "yet)" if field.name == "instanceCount" else ""),
+                    "an update changes the task configs (defaultConfig, instanceConfig), "
+                    "the instance count and the job's labels, description and owners; "
+                    "this cannot change in an update",
                     field=f"jobConfig.{field.name}")
         now = time.time()
         update = JobUpdate(update_id, job_id, int(update_pb2.PAUSED if cfg.startPaused

@@ -18,6 +18,7 @@ content whose named instances restart in batches.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -213,33 +214,33 @@ class StatelessJobService:
         if not request.HasField("spec"):
             raise InvalidArgument("a job spec is required", field="spec")
         create = request.create_spec
-        count = request.spec.instance_count
-        if create.batch_size and create.batch_size < count:
-            raise InvalidArgument(
-                "not supported yet: creating in batches; 0 (or the instance count) starts "
-                "every pod at once", field="create_spec.batch_size")
-        for name in ("max_instance_retries", "max_tolerable_instance_failures",
-                     "start_paused"):
-            if getattr(create, name):
-                raise InvalidArgument("not supported yet: a creation is not a workflow here; "
-                                      "every pod starts at once and restarts with Peloton's "
-                                      "backoff", field=f"create_spec.{name}")
-        if request.opaque_data.data:
-            raise InvalidArgument("not supported yet: a creation is not a workflow here, so "
-                                  "there is nothing to keep it with", field="opaque_data")
+        workflow = None
+        if request.HasField("create_spec") or request.opaque_data.data:
+            # Peloton's create workflow: pods start in batches, as an update's.
+            now = time.time()
+            cfg = update_pb2.UpdateConfig(
+                batchSize=create.batch_size, maxInstanceAttempts=create.max_instance_retries,
+                maxFailureInstances=create.max_tolerable_instance_failures,
+                startPaused=create.start_paused)
+            workflow = JobUpdate(str(uuid.uuid4()), "", int(
+                update_pb2.PAUSED if create.start_paused else update_pb2.ROLLING_FORWARD),
+                cfg, 0, 1, now, now, prior=int(update_pb2.ROLLING_FORWARD),
+                opaque=request.opaque_data.data)
         if not request.spec.respool_id.value:
             raise InvalidArgument("the job needs a resource pool", field="spec.respool_id")
         config = job_config_of(request.spec)
         job_id = request.job_id.value or new_job_id()
         if not is_job_id(job_id):
             raise InvalidArgument(f"{job_id!r} is not a job id (a UUID)", field="job_id")
+        if workflow is not None:
+            workflow.job_id = job_id
         forwarded = svc.CreateJobRequest()
         forwarded.CopyFrom(request)
         forwarded.job_id.value = job_id
 
         async def local(engine: ShardEngine) -> Any:
             try:
-                await self.jobs.create_on(engine, job_id, config)
+                await self.jobs.create_on(engine, job_id, config, workflow=workflow)
             except InvalidArgument as error:
                 raise _as_v1alpha(error) from None
             job = engine.jobs.get(job_id)

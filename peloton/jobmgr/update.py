@@ -15,6 +15,12 @@ update rolls back (``rollbackOnFailure``: the old content, as a newer
 version, rolled out the same way; ROLLED_BACK when it is out) or ends
 FAILED. PAUSED keeps where it was; ABORTED stops taking instances.
 
+Instances an update adds (and every instance of a job created in batches,
+v1alpha ``CreateJob`` with a ``create_spec``) wait INITIALIZED, ``held``,
+until their batch starts their first run; when the workflow ends any still
+held start, and a new owner that finds held instances with no workflow
+running starts them, so none waits for ever.
+
 A rolling restart (v1alpha ``RestartJob``) is the same workflow over a new
 version with the same content: the instances it names restart in batches,
 the others only take the new number.
@@ -144,6 +150,9 @@ class Step:
     """What one look at an update decides."""
 
     take: list[Task] = field(default_factory=list)  # restart into the new version
+    start: list[Task] = field(default_factory=list)  # held (added) instances to start
+    remove: list[Task] = field(default_factory=list)  # instances the new version drops: stop
+    drop: bool = False  # every dropped instance has ended: delete them
     relabel: list[Task] = field(default_factory=list)  # same config: the new number only
     state: int | None = None  # the update's new state, if it changes
     rollback: bool = False  # roll the old content out as a new version
@@ -173,11 +182,24 @@ def step(job: Job, update: Update) -> Step:
     record's done, failed and attempts are brought up to date in place)."""
     out = Step()
     target = update.to_version
+    count = job.config_at(target).instanceCount
     moving = 0
     candidates: list[Task] = []
+    removing: list[Task] = []
     for t in job.tasks:
         i = t.instance
+        if i >= count:  # the new version has no such instance: it goes
+            if t.terminal or t.held:
+                continue
+            if t.goal == TaskState.KILLED:
+                moving += 1  # being stopped
+            else:
+                removing.append(t)
+            continue
         if i in update.done or i in update.failed:
+            continue
+        if t.held:
+            candidates.append(t)
             continue
         if t.desired != target:
             candidates.append(t)
@@ -200,7 +222,16 @@ def step(job: Job, update: Update) -> Step:
     # available), then by instance.
     candidates.sort(key=lambda t: (available(t), t.instance))
     room = batch_size(update.config, len(job.tasks)) - moving
+    for t in sorted(removing, key=lambda t: t.instance):
+        if room > 0:
+            out.remove.append(t)
+            room -= 1
     for t in candidates:
+        if t.held:  # an added instance: its first run starts in its batch
+            if room > 0:
+                out.start.append(t)
+                room -= 1
+            continue
         if t.state in NOT_STARTED:
             continue  # a run about to start: taken once it runs (or ends)
         restarting = update.restart is not None and t.instance in update.restart
@@ -213,13 +244,16 @@ def step(job: Job, update: Update) -> Step:
             out.take.append(t)
             room -= 1
     limit = update.config.maxFailureInstances
+    extra = job.tasks[count:]
+    gone = all(t.terminal or t.held for t in extra)
+    out.drop = bool(extra) and gone
     settled = len(update.done) + len(update.failed) + len(out.relabel)
     if update.failed and ((limit and len(update.failed) >= limit)
-                          or settled >= len(job.tasks)):
+                          or settled >= count):
         if update.config.rollbackOnFailure and not update.rolling_back:
             out.rollback = True
         else:
             out.state = S.FAILED
-    elif settled >= len(job.tasks) and not out.take:
+    elif settled >= count and gone and not (out.take or out.start or out.remove):
         out.state = S.ROLLED_BACK if update.rolling_back else S.SUCCEEDED
     return out

@@ -180,6 +180,7 @@ class Storage(abc.ABC):
         configs: Sequence[tuple[str, int, bytes]] = (),
         updates: Sequence[UpdateRow] = (),
         delete_jobs: Sequence[str] = (),
+        delete_tasks: Sequence[tuple[str, int]] = (),
     ) -> None:
         """Apply one batch of a shard's changes in ONE transaction.
 
@@ -189,7 +190,8 @@ class Storage(abc.ABC):
         ``configs`` ((job id, version, JobConfig bytes): the versions a job's
         runs and updates refer to) and ``updates`` (keyed by update id),
         delete ``delete_jobs`` with their tasks, events, configs and updates
-        (an unknown id is a no-op). Within one list a later row for the same
+        (an unknown id is a no-op), and ``delete_tasks`` ((job id, instance):
+        instances a workflow removed) with their events. Within one list a later row for the same
         key wins.
 
         Every job named by a task, event or delete must belong to ``shard``

@@ -627,15 +627,18 @@ class SQLiteStorage(Storage):
         configs: Sequence[tuple[str, int, bytes]] = (),
         updates: Sequence[UpdateRow] = (),
         delete_jobs: Sequence[str] = (),
+        delete_tasks: Sequence[tuple[str, int]] = (),
     ) -> None:
         # Snapshot the lists: other trio tasks run while the thread works.
         jobs, tasks, events = tuple(jobs), tuple(tasks), tuple(events)
         configs, updates, delete_jobs = tuple(configs), tuple(updates), tuple(delete_jobs)
+        delete_tasks = tuple(delete_tasks)
 
         def run(conn: sqlite3.Connection) -> None:
             _fence(conn, shard, epoch)
             _check_ownership(conn, shard, jobs, tasks, events, delete_jobs,
-                             {c[0] for c in configs} | {u.job_id for u in updates})
+                             {c[0] for c in configs} | {u.job_id for u in updates}
+                             | {job_id for job_id, _ in delete_tasks})
             if jobs:
                 _UPSERT_JOBS.run(conn, [_job_tuple(j) for j in jobs])
             if tasks:
@@ -646,6 +649,10 @@ class SQLiteStorage(Storage):
                 _UPSERT_CONFIGS.run(conn, list(configs))
             if updates:
                 _UPSERT_UPDATES.run(conn, [_update_tuple(u) for u in updates])
+            for table in ("task_events", "tasks"):
+                if delete_tasks:
+                    conn.executemany(f"DELETE FROM {table} WHERE job_id = ? AND instance_id = ?",
+                                     delete_tasks)
             if delete_jobs:
                 ids = (json.dumps(list(delete_jobs)),)
                 for table in ("task_events", "tasks", "job_configs", "updates", "jobs"):

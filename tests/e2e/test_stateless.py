@@ -183,6 +183,22 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
         job_id=v1.JobID(value=job_id), instance_id=2))
     assert events.events[0].state == sl.WORKFLOW_STATE_SUCCEEDED
 
+    # Grow to 4 pods in batches of 1, then shrink to 3 again.
+    grown = await client.stateless.call("ReplaceJob", svc.ReplaceJobRequest(
+        job_id=v1.JobID(value=job_id), spec=spec("two", 4),
+        update_spec=sl.UpdateSpec(batch_size=1)))
+    assert grown.version.value == "3-0-3"
+    await wait_workflow(client, job_id, sl.WORKFLOW_STATE_SUCCEEDED)
+    await wait_running(client, job_id, 3)
+    assert len(await pods(client, job_id)) == 4
+    assert await client.read_task_file(job_id, 3) == b"two\n"
+    await client.stateless.call("ReplaceJob", svc.ReplaceJobRequest(
+        job_id=v1.JobID(value=job_id), spec=spec("two", 3),
+        update_spec=sl.UpdateSpec(batch_size=1)))
+    await wait_workflow(client, job_id, sl.WORKFLOW_STATE_SUCCEEDED)
+    assert len(await pods(client, job_id)) == 3
+    await wait_running(client, job_id, 4)
+
     # A rolling restart of pod 0 only: a new run of it, the same config.
     before = {p.pod_name.value: p.status.pod_id.value for p in await pods(client, job_id)}
     await client.stateless.call("RestartJob", svc.RestartJobRequest(
@@ -190,7 +206,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
             batch_size=1, ranges=[pod_pb2.InstanceIDRange(to=1)])))
     status = await wait_workflow(client, job_id, sl.WORKFLOW_STATE_SUCCEEDED)
     assert status.type == sl.WORKFLOW_TYPE_RESTART
-    await wait_running(client, job_id, 3)
+    await wait_running(client, job_id, 5)
     after = {p.pod_name.value: p.status.pod_id.value for p in await pods(client, job_id)}
     name0 = f"{job_id}-0"
     assert after[name0] != before[name0]
@@ -198,7 +214,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     workflows = await client.stateless.call("ListJobWorkflows", svc.ListJobWorkflowsRequest(
         job_id=v1.JobID(value=job_id)))
     assert [w.status.type for w in workflows.workflow_infos] == [
-        sl.WORKFLOW_TYPE_RESTART, sl.WORKFLOW_TYPE_UPDATE]
+        sl.WORKFLOW_TYPE_RESTART] + [sl.WORKFLOW_TYPE_UPDATE] * 3
 
     # Pods: get (with the earlier runs), restart, stop, start.
     name = v1.PodName(value=name0)
@@ -209,7 +225,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     await client.pods.call("StopPod", pod_svc_pb2.StopPodRequest(pod_name=name))
     await wait_pod_killed(client, name)
     await client.pods.call("StartPod", pod_svc_pb2.StartPodRequest(pod_name=name))
-    await wait_running(client, job_id, 3)
+    await wait_running(client, job_id, 5)
     events = await client.pods.call("GetPodEvents", pod_svc_pb2.GetPodEventsRequest(
         pod_name=name))
     assert events.events[0].actual_state == "POD_STATE_RUNNING"
@@ -248,13 +264,20 @@ async def test_the_cli_runs_pelotons_stateless_example_unchanged(
         assert code == 0, out.err
         return out.out
 
+    # Created in batches of 1 (Peloton's create workflow).
     made = json.loads(await peloton("--json", "job", "stateless", "create", "/stateless",
-                                    str(EXAMPLE / "stateless_testspec.yaml"), "0"))
+                                    str(EXAMPLE / "stateless_testspec.yaml"), "1"))
     job_id = made["jobId"]["value"]
+    created = await peloton("job", "stateless", "get", job_id, "--watch")
+    assert created.rstrip().splitlines()[-1].startswith("UPDATE SUCCEEDED: 3/3 instances done")
     await wait_running(client, job_id, 1)
+    events = await client.stateless.call("GetWorkflowEvents", svc.GetWorkflowEventsRequest(
+        job_id=v1.JobID(value=job_id), instance_id=2))
+    assert [e.state for e in events.events] == [sl.WORKFLOW_STATE_SUCCEEDED,
+                                               sl.WORKFLOW_STATE_ROLLING_FORWARD]
     got = json.loads(await peloton("--json", "job", "stateless", "get", job_id))
     version = got["jobInfo"]["status"]["version"]["value"]
-    assert got["jobInfo"]["spec"]["instanceCount"] == 3 and version == "1-0-0"
+    assert got["jobInfo"]["spec"]["instanceCount"] == 3 and version == "1-0-1"
     assert "RUNNING" in await peloton("job", "stateless", "list-pods", job_id)
     assert job_id in await peloton("job", "stateless", "query", "-n", "TestSpec")
     assert (await peloton("pod", "logs", f"{job_id}-1")).startswith("running 3")

@@ -152,11 +152,11 @@ async def test_rolling_updates_pause_resume_roll_back_abort_and_survive_a_jobmgr
     await svc.wait_all_up(1)
     svc.most_down = 0  # (all were down while they started)
 
-    # Refused, naming what: a batch-only field, a changed instance count.
-    bigger = spec("v2")
-    bigger.instanceCount = INSTANCES + 1
-    with pytest.raises(InvalidArgument, match="instanceCount"):
-        await svc.update(bigger)
+    # Refused, naming what: a field no update changes, a batch-only field.
+    renamed = spec("v2")
+    renamed.name = "other"
+    with pytest.raises(InvalidArgument, match=r"jobConfig\.name"):
+        await svc.update(renamed)
     with pytest.raises(InvalidArgument, match="inPlace"):
         await svc.update(spec("v2"), inPlace=True)
 

@@ -60,10 +60,12 @@ class RecordingStore(SQLiteStorage):
                     tasks: Sequence[TaskRow] = (), events: Sequence[TaskEventRow] = (),
                     configs: Sequence[tuple[str, int, bytes]] = (),
                     updates: Sequence[UpdateRow] = (),
-                    delete_jobs: Sequence[str] = ()) -> None:
+                    delete_jobs: Sequence[str] = (),
+                    delete_tasks: Sequence[tuple[str, int]] = ()) -> None:
         self.writes.append(("write", list(tasks), len(events)))
         await super().write(shard, epoch, jobs=jobs, tasks=tasks, events=events,
-                            configs=configs, updates=updates, delete_jobs=delete_jobs)
+                            configs=configs, updates=updates, delete_jobs=delete_jobs,
+                            delete_tasks=delete_tasks)
 
     async def create_job(self, shard: int, epoch: int, job: JobRow,
                          tasks: Sequence[TaskRow] = ()) -> None:

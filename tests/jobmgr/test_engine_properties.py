@@ -13,7 +13,7 @@ and its send, or a reconcile's question and its answer (``place_later`` and
 SQLite store is real; resmgr and the host manager are in-memory fakes.
 The job is a batch job or a service (whose ended runs wait for their restart
 backoff; ``timers`` steps let time pass, and move its updates: ``update``
-starts one, ``update_ctl`` pauses, resumes, aborts or rolls it back). Checked after every step and at
+starts one (which may add or remove instances), ``update_ctl`` pauses, resumes, aborts or rolls it back). Checked after every step and at
 the end:
 
 - **no run starts twice**: two runs of one instance are never both alive on
@@ -26,6 +26,7 @@ the end:
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
@@ -184,7 +185,8 @@ STEP = st.one_of(
     st.tuples(st.just("hostmgr_crash"), st.just(0)),
     st.tuples(st.just("timers"), st.integers(0, 90)),
     # A service's update to a new config (batch size), and its controls.
-    st.tuples(st.just("update"), st.integers(0, 2)),
+    # (batch size, instances added (+) or removed (-))
+    st.tuples(st.just("update"), st.tuples(st.integers(0, 2), st.integers(-2, 2))),
     st.tuples(st.just("update_ctl"), st.sampled_from(["pause", "resume", "abort", "rollback"])),
     st.tuples(st.just("drain"), st.just(0)),  # the host goes into maintenance
 )
@@ -331,8 +333,10 @@ class Run:
             new = job_pb2.JobConfig()
             new.CopyFrom(job.config)
             new.defaultConfig.command.value = f"v{self.clock}"
+            batch, more = arg
+            new.instanceCount = max(1, new.instanceCount + more)
             update = JobUpdate(f"u{self.clock}", JOB, int(update_pb2.ROLLING_FORWARD),
-                               update_pb2.UpdateConfig(batchSize=arg, rollbackOnFailure=True,
+                               update_pb2.UpdateConfig(batchSize=batch, rollbackOnFailure=True,
                                                        maxInstanceAttempts=1,
                                                        maxFailureInstances=1),
                                0, 0, self.clock, self.clock)
@@ -397,7 +401,7 @@ class _Caller:
         self.call = fn
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("ENGINE_EXAMPLES", "80")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 4), st.integers(0, 2), st.integers(0, 3), st.booleans(),
        st.lists(STEP, min_size=1, max_size=30))
 def test_random_interleavings_keep_the_engines_promises(
@@ -429,8 +433,11 @@ def test_random_interleavings_keep_the_engines_promises(
                         continue
                     run_id = t.mesos_task_id
                     if t.state in (T.INITIALIZED, T.PENDING):
-                        held = t.state == T.INITIALIZED and bool(
-                            job.config.sla.maximumRunningInstances)
+                        # (held by maximumRunningInstances, or for its batch
+                        # in a workflow that is still running)
+                        held = t.state == T.INITIALIZED and (
+                            bool(job.config.sla.maximumRunningInstances)
+                            or (t.held and JOB in run.engine.updates))
                         assert run_id in world.queued or held, (t, world.queued)
                     else:
                         assert run_id in world.alive, (t, world.alive, world.ended)

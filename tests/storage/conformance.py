@@ -220,6 +220,15 @@ class StorageContract:
         assert await store.get_job(J2) is not None
         assert await store.stats() == {"jobs": 1, "tasks": 1, "events": 1, "shards": 1}
 
+    async def test_write_deletes_instances_with_their_events(self, store: Storage) -> None:
+        await store.write(0, 1, jobs=[job(J1)], tasks=[task(J1, 0), task(J1, 1), task(J1, 2)],
+                          events=[event(J1, 1), event(J1, 2)])
+        await store.write(0, 1, delete_tasks=[(J1, 1), (J1, 2), (J1, 7)])  # 7: no-op
+        assert [t.instance_id for t in (await store.list_tasks(J1))[0]] == [0]
+        assert await store.task_events(J1, 2) == []
+        with pytest.raises(NotFound):
+            await store.write(0, 1, delete_tasks=[(J3, 0)])
+
     async def test_write_with_nothing_only_checks_the_fence(self, store: Storage) -> None:
         await store.write(0, 1)
         assert await store.stats() == {"jobs": 0, "tasks": 0, "events": 0, "shards": 1}

@@ -386,7 +386,7 @@ class RestartResponse(_message.Message):
     def __init__(self, notFound: _Optional[_Union[_errors_pb2.JobNotFound, _Mapping]] = ..., outOfRange: _Optional[_Union[InstanceIdOutOfRange, _Mapping]] = ...) -> None: ...
 
 class RuntimeInfo(_message.Message):
-    __slots__ = ("state", "mesosTaskId", "startTime", "completionTime", "host", "ports", "goalState", "message", "reason", "failureCount", "volumeID", "configVersion", "desiredConfigVersion", "agentID", "revision", "prevMesosTaskId", "resourceUsage", "healthy", "desiredMesosTaskId", "terminationStatus", "desiredHost", "leaseId", "cluster", "restartRequested")
+    __slots__ = ("state", "mesosTaskId", "startTime", "completionTime", "host", "ports", "goalState", "message", "reason", "failureCount", "volumeID", "configVersion", "desiredConfigVersion", "agentID", "revision", "prevMesosTaskId", "resourceUsage", "healthy", "desiredMesosTaskId", "terminationStatus", "desiredHost", "leaseId", "cluster", "restartRequested", "workflowHold")
     class PortsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -425,6 +425,7 @@ class RuntimeInfo(_message.Message):
     LEASEID_FIELD_NUMBER: _ClassVar[int]
     CLUSTER_FIELD_NUMBER: _ClassVar[int]
     RESTARTREQUESTED_FIELD_NUMBER: _ClassVar[int]
+    WORKFLOWHOLD_FIELD_NUMBER: _ClassVar[int]
     state: TaskState
     mesosTaskId: _mesos_pb2.TaskID
     startTime: str
@@ -449,7 +450,8 @@ class RuntimeInfo(_message.Message):
     leaseId: str
     cluster: str
     restartRequested: bool
-    def __init__(self, state: _Optional[_Union[TaskState, str]] = ..., mesosTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., startTime: _Optional[str] = ..., completionTime: _Optional[str] = ..., host: _Optional[str] = ..., ports: _Optional[_Mapping[str, int]] = ..., goalState: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., failureCount: _Optional[int] = ..., volumeID: _Optional[_Union[_peloton_pb2.VolumeID, _Mapping]] = ..., configVersion: _Optional[int] = ..., desiredConfigVersion: _Optional[int] = ..., agentID: _Optional[_Union[_mesos_pb2.AgentID, _Mapping]] = ..., revision: _Optional[_Union[_peloton_pb2.ChangeLog, _Mapping]] = ..., prevMesosTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., resourceUsage: _Optional[_Mapping[str, float]] = ..., healthy: _Optional[_Union[HealthState, str]] = ..., desiredMesosTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., terminationStatus: _Optional[_Union[TerminationStatus, _Mapping]] = ..., desiredHost: _Optional[str] = ..., leaseId: _Optional[str] = ..., cluster: _Optional[str] = ..., restartRequested: _Optional[bool] = ...) -> None: ...
+    workflowHold: bool
+    def __init__(self, state: _Optional[_Union[TaskState, str]] = ..., mesosTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., startTime: _Optional[str] = ..., completionTime: _Optional[str] = ..., host: _Optional[str] = ..., ports: _Optional[_Mapping[str, int]] = ..., goalState: _Optional[_Union[TaskState, str]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., failureCount: _Optional[int] = ..., volumeID: _Optional[_Union[_peloton_pb2.VolumeID, _Mapping]] = ..., configVersion: _Optional[int] = ..., desiredConfigVersion: _Optional[int] = ..., agentID: _Optional[_Union[_mesos_pb2.AgentID, _Mapping]] = ..., revision: _Optional[_Union[_peloton_pb2.ChangeLog, _Mapping]] = ..., prevMesosTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., resourceUsage: _Optional[_Mapping[str, float]] = ..., healthy: _Optional[_Union[HealthState, str]] = ..., desiredMesosTaskId: _Optional[_Union[_mesos_pb2.TaskID, _Mapping]] = ..., terminationStatus: _Optional[_Union[TerminationStatus, _Mapping]] = ..., desiredHost: _Optional[str] = ..., leaseId: _Optional[str] = ..., cluster: _Optional[str] = ..., restartRequested: _Optional[bool] = ..., workflowHold: _Optional[bool] = ...) -> None: ...
 
 class StartRequest(_message.Message):
     __slots__ = ("jobId", "ranges")
