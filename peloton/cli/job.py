@@ -188,8 +188,6 @@ def job_update(cli: Cli) -> int:
 def add_commands(commands: Any) -> None:
     """Register the ``job`` commands."""
     jb = group(commands, "job", "jobs")
-    from peloton.cli.stateless import add_job_commands
-    add_job_commands(jb)
     p = leaf(jb, "create", job_create, "create a job in the pool RESPOOL from a YAML file")
     p.add_argument("respool", help="the pool's path, e.g. /DefaultResPool")
     p.add_argument("file")
@@ -225,3 +223,5 @@ def add_commands(commands: Any) -> None:
     p = leaf(jb, "update", job_update, "update a job from a YAML file (batch: add instances)")
     p.add_argument("job", type=job_id_arg)
     p.add_argument("file")
+    from peloton.cli.stateless import add_job_commands
+    add_job_commands(jb)

@@ -94,6 +94,11 @@ def test_reversed_range_says_why(capsys: pytest.CaptureFixture[str]) -> None:
     (["frobnicate"], "invalid choice"),
     (["minicluster", "up", "--attribute", "rack"], "expected KEY=VALUE, got 'rack'"),
     (["minicluster", "up", "--host-attribute", "rack=r1"], "expected HOST:KEY=VALUE"),
+    (["job", "stateless", "stop", JOB, "7"], "not an entity version"),
+    (["job", "stateless", "create", "/p", "spec.yaml"], "required: batch-size"),
+    (["pod", "get", "nope"], "not a pod name"),
+    (["pod", "get", f"{JOB}-x"], "not a pod name"),
+    (["job", "stateless", "workflow"], "choose one of: pause"),
 ])
 def test_argument_errors(capsys: pytest.CaptureFixture[str], argv: list[str],
                          needle: str) -> None:
