@@ -19,7 +19,7 @@ from peloton.cli.common import (
 from peloton.ops import minicluster
 
 SIZE_FLAGS = ("hosts", "cpu", "memory_mb", "disk_mb", "gpu", "jobmgrs", "placements",
-               "resmgrs", "shards")
+               "resmgrs", "shards", "clusters", "sim_clusters")
 
 
 def attribute_arg(text: str) -> tuple[str, str]:
@@ -107,6 +107,11 @@ def add_commands(commands: Any) -> None:
     p.add_argument("--placements", type=int, help="placement workers (2)")
     p.add_argument("--resmgrs", type=int, help="resource managers, one Raft group (3)")
     p.add_argument("--shards", type=int, help="job shards, fixed once created (16)")
+    p.add_argument("--clusters", type=int,
+                   help="clusters of local processes, a hostmgr each: local, local1, ... (1)")
+    p.add_argument("--sim-clusters", type=int,
+                   help="simulated clusters besides: sim, sim1, ... (0); each has --hosts "
+                        "hosts of this shape")
     p.add_argument("--attribute", type=attribute_arg, action="append", metavar="KEY=VALUE",
                    help="an attribute of every host (HOST-kind constraints match it); repeatable")
     p.add_argument("--host-attribute", type=host_attribute_arg, action="append",

@@ -48,6 +48,11 @@ class Sizes:
     # every host, then (hostname, key, value) on one.
     attributes: tuple[tuple[str, str], ...] = ()
     host_attributes: tuple[tuple[str, str, str], ...] = ()
+    # Clusters (one hostmgr shard each): ``clusters`` of local processes
+    # (local, local1, ...; hosts <cluster>-<i>), then ``sim_clusters``
+    # simulated ones (sim, sim1, ...), each of ``hosts`` hosts of this shape.
+    clusters: int = 1
+    sim_clusters: int = 0
 
     def check(self) -> None:
         """Raises InvalidArgument naming the flag that is out of range."""
@@ -61,16 +66,23 @@ class Sizes:
                                       field=f"--{name.replace('_', '-')}")
         if self.gpu < 0:
             raise InvalidArgument(f"must not be negative, got {self.gpu}", field="--gpu")
+        if not 1 <= self.clusters <= MAX_CLUSTERS:
+            raise InvalidArgument(f"must be in 1..{MAX_CLUSTERS}, got {self.clusters}",
+                                  field="--clusters")
+        if not 0 <= self.sim_clusters <= MAX_CLUSTERS:
+            raise InvalidArgument(f"must be in 0..{MAX_CLUSTERS}, got {self.sim_clusters}",
+                                  field="--sim-clusters")
         if not 1 <= self.shards <= 4096:
             raise InvalidArgument(f"must be in 1..4096, got {self.shards}", field="--shards")
-        hostnames = {f"local-{i}" for i in range(self.hosts)}
+        hostnames = {f"{_cluster_name('local', k)}-{i}" for k in range(self.clusters)
+                     for i in range(self.hosts)}
         for host, _, _ in self.host_attributes:
             if host not in hostnames:
                 raise InvalidArgument(f"no host {host!r}; hosts are local-0..local-"
                                       f"{self.hosts - 1}", field="--host-attribute")
 
-    def hostmgr_options(self) -> dict[str, Any]:
-        """The local hostmgr entry's host options."""
+    def hostmgr_options(self, cluster: str = "local") -> dict[str, Any]:
+        """A local hostmgr entry's host options (the attributes of its own hosts)."""
         options: dict[str, Any] = {"hosts": self.hosts, "cpu": self.cpu,
                                    "memory_mb": self.memory_mb, "disk_mb": self.disk_mb,
                                    "gpu": self.gpu}
@@ -79,13 +91,43 @@ class Sizes:
         if self.host_attributes:
             per_host: dict[str, dict[str, str]] = {}
             for host, key, value in self.host_attributes:
-                per_host.setdefault(host, {})[key] = value
-            options["host_attributes"] = per_host
+                if host.rpartition("-")[0] == cluster:
+                    per_host.setdefault(host, {})[key] = value
+            if per_host:
+                options["host_attributes"] = per_host
         return options
 
     @property
     def ports_needed(self) -> int:
-        return ports_needed(self.resmgrs, self.jobmgrs, 1)
+        return ports_needed(self.resmgrs, self.jobmgrs, self.clusters + self.sim_clusters)
+
+    def hostmgrs(self) -> list[dict[str, Any]]:
+        """The hostmgr entries: one per cluster, local ones first."""
+        out: list[dict[str, Any]] = []
+        for k in range(self.clusters):
+            entry = {"name": f"hostmgr-{k}", "cluster": _cluster_name("local", k),
+                     "backend": "local", **self.hostmgr_options(_cluster_name("local", k))}
+            if k:  # the hosts' dynamic ports must not overlap the first cluster's
+                entry["first_port"] = LOCAL_FIRST_PORT + k * self.hosts * LOCAL_PORTS_PER_HOST
+            out.append(entry)
+        for k in range(self.sim_clusters):
+            out.append({"name": f"hostmgr-{self.clusters + k}",
+                        "cluster": _cluster_name("sim", k), "backend": "sim",
+                        "hosts": self.hosts, "cpu": self.cpu, "memory_mb": self.memory_mb,
+                        "disk_mb": self.disk_mb, "gpu_per_host": self.gpu,
+                        "gpu_hosts": self.hosts if self.gpu else 0,
+                        **({"attributes": dict(self.attributes)} if self.attributes else {})})
+        return out
+
+
+# Clusters a minicluster may have of each kind.
+MAX_CLUSTERS = 8
+# The local backend's dynamic ports: from 31000, 200 per host.
+LOCAL_FIRST_PORT, LOCAL_PORTS_PER_HOST = 31000, 200
+
+
+def _cluster_name(kind: str, k: int) -> str:
+    return kind if k == 0 else f"{kind}{k}"
 
 
 def ports_needed(resmgrs: int, jobmgrs: int, hostmgrs: int) -> int:
@@ -143,9 +185,8 @@ def cluster_data(directory: pathlib.Path, sizes: Sizes, ports: list[int], *,
     jobmgr serves HTTP/JSON on Peloton's port, 5292, when it is free
     (Peloton's documentation calls it there)."""
     data = build(directory, ports, resmgrs=sizes.resmgrs, jobmgrs=sizes.jobmgrs,
-                 placements=sizes.placements, num_shards=sizes.shards, hostmgrs=[{
-                     "name": "hostmgr-0", "cluster": "local", "backend": "local",
-                     **sizes.hostmgr_options()}])
+                 placements=sizes.placements, num_shards=sizes.shards,
+                 hostmgrs=sizes.hostmgrs())
     if pelotons_port and data["jobmgr"] and port_is_free(PELOTON_HTTP_PORT):
         data["jobmgr"][0]["http"] = f"{LOOPBACK}:{PELOTON_HTTP_PORT}"
     return data
@@ -163,7 +204,9 @@ def sizes_of(config: ClusterConfig) -> Sizes:
     hostmgrs = config.of_kind("hostmgr")
     opts = hostmgrs[0].options if hostmgrs else {}
     defaults = Sizes()
+    kinds = [h.options.get("backend", "local") for h in hostmgrs]
     return Sizes(
+        clusters=max(1, kinds.count("local")), sim_clusters=kinds.count("sim"),
         hosts=int(opts.get("hosts", defaults.hosts)), cpu=float(opts.get("cpu", defaults.cpu)),
         memory_mb=float(opts.get("memory_mb", defaults.memory_mb)),
         disk_mb=float(opts.get("disk_mb", defaults.disk_mb)),

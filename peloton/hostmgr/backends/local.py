@@ -186,17 +186,19 @@ class LocalBackend(Backend):
                 field="ports_per_host")
         self._root = Path(root).absolute()
         capacity = Resources(cpu=cpu, memory=memory_mb, disk=disk_mb, gpu=gpu)
-        names = [f"local-{i}" for i in range(hosts)]
+        # Hosts are named after their cluster: local-0, local-1, ...; local1-0, ...
+        names = [f"{cluster}-{i}" for i in range(hosts)]
         for name in host_attributes or {}:
             if name not in names:
-                raise InvalidArgument(f"no host {name!r} here (hosts: local-0..local-{hosts - 1})",
-                                      field=f"host_attributes.{name}")
-        # Every host's attributes: ``attributes``, then its own over them.
+                raise InvalidArgument(f"no host {name!r} here (hosts: {cluster}-0..{cluster}-"
+                                      f"{hosts - 1})", field=f"host_attributes.{name}")
+        # Every host's attributes: ``cluster``, ``attributes``, then its own over them.
         self._hosts = [
             HostSpec(hostname=name, agent_id=f"{cluster}-S{i}", capacity=capacity,
                      ports=(first_port + i * ports_per_host,
                             first_port + (i + 1) * ports_per_host - 1),
-                     attributes={**(attributes or {}), **(host_attributes or {}).get(name, {})},
+                     attributes={"cluster": cluster, **(attributes or {}),
+                                 **(host_attributes or {}).get(name, {})},
                      cluster=cluster)
             for i, name in enumerate(names)
         ]
