@@ -36,8 +36,10 @@ from peloton.api.v0.respool import respool_grpc, respool_pb2
 from peloton.api.v0.respool.svc import respool_svc_grpc
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.api.v0.update.svc import update_svc_grpc
+from peloton.api.v0.volume.svc import volume_svc_grpc
 from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
 from peloton.api.v1alpha.pod.svc import pod_svc_grpc
+from peloton.api.v1alpha.volume.svc import volume_svc_grpc as v1_volume_svc_grpc
 from peloton.core.errors import (
     AlreadyExists,
     DeadlineExceeded,
@@ -192,6 +194,8 @@ class PelotonClient:
         # v1alpha: stateless jobs and their pods.
         self.stateless = service(stateless_svc_grpc.JobServiceStub)
         self.pods = service(pod_svc_grpc.PodServiceStub)
+        self.volumes = service(volume_svc_grpc.VolumeServiceStub)
+        self.volumes_v1alpha = service(v1_volume_svc_grpc.VolumeServiceStub)
 
     def close(self) -> None:
         if self._owns_channels:

@@ -31,6 +31,12 @@ def task_id(job_id: str, instance: int) -> str:
     return f"{job_id}-{instance}"
 
 
+def volume_id(job_id: str, instance: int) -> str:
+    """The persistent volume of a stateful instance: one per instance, kept
+    across its runs (``<job id>-<instance>-volume``)."""
+    return f"{job_id}-{instance}-volume"
+
+
 def mesos_task_id(job_id: str, instance: int, run: int) -> str:
     return f"{job_id}-{instance}-{run}"
 

@@ -32,6 +32,7 @@ from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig, DaemonConfig
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound, PelotonError
+from peloton.core.ids import volume_id
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
 from peloton.hostmgr.backends.base import Backend, HealthCheck, LaunchSpec, StatusUpdate
@@ -372,7 +373,9 @@ class InternalHandler:
                 fd_limit=int(r.fdLimit), shard=t.shard,
                 revocable=t.mesosTaskId in revocable,
                 labels=tuple((lab.key, lab.value) for lab in cfg.labels),
-                health=health_check(cfg.healthCheck)))
+                health=health_check(cfg.healthCheck),
+                volume=((volume_id(t.jobId, t.instanceId), cfg.volume.containerPath,
+                         cfg.volume.sizeMB) if cfg.HasField("volume") else None)))
             entries.append((t.mesosTaskId, resources, dynamic))
         labels = {t.mesosTaskId: [(lab.key, lab.value) for lab in t.config.labels]
                   for t in fresh if t.config.labels}
@@ -404,6 +407,10 @@ class InternalHandler:
             for launch in request.launches:
                 nursery.start_soon(one, launch, reply.outcomes.add(leaseId=launch.leaseId))
         return reply
+
+    async def DeleteVolumes(self, request: hpb.DeleteVolumesRequest) -> Any:
+        await self.hm.backend.delete_volumes(request.hostname, list(request.volumeIds))
+        return hpb.DeleteVolumesResponse()
 
     async def KillTasks(self, request: hpb.KillTasksRequest) -> Any:
         hm = self.hm

@@ -39,6 +39,7 @@ import trio
 from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
+from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.api.v0.update import update_pb2
 from peloton.core.errors import (
@@ -52,7 +53,7 @@ from peloton.core.errors import (
     PelotonError,
     Unavailable,
 )
-from peloton.core.ids import parse_mesos_task_id, task_id
+from peloton.core.ids import parse_mesos_task_id, task_id, volume_id
 from peloton.core.states import (
     ON_HOST_TASK_STATES,
     TERMINAL_JOB_STATES,
@@ -136,11 +137,30 @@ def resmgr_task(job: Job, task: Task) -> rpb.Task:
         revocable=sla.revocable or cfg.revocable, shard=job.shard,
         type=(rpb.DAEMON if job.config.type == job_pb2.DAEMON else rpb.STATELESS
               if job.config.type == job_pb2.SERVICE else rpb.BATCH),
-        minInstances=max(1, sla.minimumRunningInstances), constraint=cfg.constraint,
+        minInstances=max(1, sla.minimumRunningInstances),
+        constraint=on_volume_host(cfg.constraint, task.volume_host),
         name=task.name, placementStrategy=job.config.placementStrategy, labels=cfg.labels,
         maxUnavailable=sla.maximumUnavailableInstances if bounded_restarts(job) else 0,
         instances=job.config.instanceCount if bounded_restarts(job) else 0,
     )
+
+
+def on_volume_host(constraint: task_pb2.Constraint, host: str) -> task_pb2.Constraint:
+    """A stateful task's constraint: its own, and its volume's host (where
+    its first run was placed) once it has one."""
+    if not host:
+        return constraint
+    pin = task_pb2.Constraint(type=task_pb2.Constraint.LABEL_CONSTRAINT,
+                              labelConstraint=task_pb2.LabelConstraint(
+                                  kind=task_pb2.LabelConstraint.HOST,
+                                  condition=task_pb2.LabelConstraint.CONDITION_EQUAL,
+                                  requirement=1,
+                                  label=peloton_pb2.Label(key="hostname", value=host)))
+    if constraint.type == task_pb2.Constraint.UNKNOWN_CONSTRAINT:
+        return pin
+    return task_pb2.Constraint(type=task_pb2.Constraint.AND_CONSTRAINT,
+                               andConstraint=task_pb2.AndConstraint(
+                                   constraints=[constraint, pin]))
 
 
 def daemon_fits(config: job_pb2.JobConfig, hostname: str,
@@ -484,6 +504,9 @@ class ShardEngine:
                 # (refused or lost) says nothing about this one.
                 self._unknown.discard(task.mesos_task_id)
                 task.lease, task.cluster, task.ports = p.leaseId, p.cluster, assigned
+                if cfg.HasField("volume") and not task.volume_host:
+                    # Its persistent volume is made there: its runs stay there.
+                    task.volume_host = p.hostname
                 chosen.append((job, task))
                 changed.append(task)
             if chosen:
@@ -1124,6 +1147,8 @@ class ShardEngine:
         the end here; the host managers free the hosts when the runs exit.
         """
         live = [t for t in job.tasks if not t.terminal]
+        volumes = [(t.volume_host, volume_id(job.id, t.instance)) for t in job.tasks
+                   if t.volume_host]
         await self.kill(job.tasks)
         updates = [rpb.TaskStateUpdate(mesosTaskId=t.mesos_task_id, state=int(TaskState.KILLED))  # type: ignore[arg-type]
                    for t in live]
@@ -1132,6 +1157,23 @@ class ShardEngine:
                                        rpb.UpdateTasksStateRequest(updates=updates))
         await self.persist(delete=[job.id])
         self.jobs.pop(job.id, None)
+        await self.delete_volumes(volumes)
+
+    async def delete_volumes(self, volumes: Sequence[tuple[str, str]]) -> None:
+        """Delete persistent volumes, (host, volume id) each, on whichever
+        cluster has the host. Best effort: a host manager that cannot be
+        reached keeps the data, and says nothing of it again."""
+        by_host: dict[str, list[str]] = defaultdict(list)
+        for host, volume in volumes:
+            by_host[host].append(volume)
+        for host, ids in by_host.items():
+            for cluster, client in self.ctx.hostmgrs():
+                try:
+                    await client.call("DeleteVolumes", hpb.DeleteVolumesRequest(
+                        hostname=host, volumeIds=ids))
+                except PelotonError as error:
+                    log.warning("deleting volumes %s on %s (cluster %s): %s", ids, host,
+                                cluster, error)
 
     async def create(self, job: Job) -> bool:
         """Write a new job with its tasks PENDING (the caller enqueues them

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
-from peloton.core.ids import mesos_task_id
+from peloton.core.ids import mesos_task_id, volume_id
 from peloton.core.states import TERMINAL_JOB_STATES, TERMINAL_TASK_STATES, JobState, TaskState
 from peloton.jobmgr.goalstate import derive_job_state
 from peloton.jobmgr.reconciler import initial_health
@@ -67,6 +67,9 @@ class Task:
     # Added by a workflow (a create in batches, an update that adds
     # instances): INITIALIZED until the workflow takes it in a batch.
     held: bool = False
+    # A stateful task (with a persistent volume): the host its volume is on,
+    # set when its first run is placed; every later run goes there.
+    volume_host: str = ""
 
     @property
     def mesos_task_id(self) -> str:
@@ -90,6 +93,9 @@ class Task:
         rt.configVersion, rt.desiredConfigVersion = self.version, self.desired or self.version
         if self.agent:
             rt.agentID.value = self.agent
+        if self.volume_host:
+            rt.desiredHost = self.volume_host
+            rt.volumeID.value = volume_id(self.job_id, self.instance)
         rt.ports.update(self.ports)
         if self.run > 1:
             rt.prevMesosTaskId.value = mesos_task_id(self.job_id, self.instance, self.run - 1)
@@ -130,7 +136,8 @@ class Task:
                    rt.restartRequested,
                    row.state == TaskState.PREEMPTING or rt.terminationStatus.reason
                    == task_pb2.TerminationStatus.TERMINATION_STATUS_REASON_PREEMPTED_RESOURCES,
-                   int(rt.healthy), rt.configVersion, rt.desiredConfigVersion, rt.workflowHold)
+                   int(rt.healthy), rt.configVersion, rt.desiredConfigVersion, rt.workflowHold,
+                   rt.desiredHost)
 
 
 @dataclass(slots=True)

@@ -1644,13 +1644,18 @@ async def serve(config: ClusterConfig, name: str, *,
             (update_svc_grpc.UpdateServiceBase, updates),
             (respool_svc_grpc.ResourcePoolServiceBase, ResourcePoolService(jm)),
         ]
-        # (imported here: the v1alpha services are built on this module's handlers)
+        # (imported here: these services are built on this module's handlers)
+        from peloton.api.v0.volume.svc import volume_svc_grpc
         from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
         from peloton.api.v1alpha.pod.svc import pod_svc_grpc
+        from peloton.api.v1alpha.volume.svc import volume_svc_grpc as v1_volume_svc_grpc
         from peloton.jobmgr.stateless import PodService, StatelessJobService
+        from peloton.jobmgr.volumes import VolumeService, VolumeServiceV1Alpha
         services += [
             (stateless_svc_grpc.JobServiceBase, StatelessJobService(jobs, tasks, updates)),
             (pod_svc_grpc.PodServiceBase, PodService(jobs, tasks)),
+            (volume_svc_grpc.VolumeServiceBase, VolumeService(jm)),
+            (v1_volume_svc_grpc.VolumeServiceBase, VolumeServiceV1Alpha(jm)),
         ]
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(

@@ -86,8 +86,8 @@ _CHANGELOG = Refused("the server keeps a job's version and times; a client does 
                      "changeLog (leave it out)")
 _HEALTH = Implemented(f"{_LOCAL}::test_failing_checks_end_the_run_failed_unhealthy")
 _HTTP_HEALTH = Implemented(f"{_LOCAL}::test_an_http_check_follows_the_answers")
-_VOLUME = Refused("persistent volumes belong to stateful jobs, which do not run yet; use a "
-                  "path outside the sandbox for data that must outlive a run")
+_VOLUME = Implemented("tests/e2e/test_stateful.py::"
+                      "test_a_stateful_tasks_volume_outlives_its_runs_on_its_host")
 _EXECUTOR = Refused("no host backend runs a custom executor; a task runs its command "
                     "directly")
 _URIS = Refused("no host backend fetches URIs into the sandbox yet; fetch them in the "
@@ -155,6 +155,10 @@ _LISTED: dict[str, Status] = {
     "TaskConfig.restartPolicy": Implemented(
         f"{_E2E}::test_failed_task_is_retried_up_to_max_failures"),
     "TaskConfig.volume": _VOLUME,
+    "PersistentVolumeConfig.containerPath": Implemented(
+        f"{_LOCAL}::test_a_persistent_volume_outlives_its_runs_until_deleted"),
+    "PersistentVolumeConfig.sizeMB": Implemented(
+        f"{_LOCAL}::test_a_run_over_its_volume_size_is_killed"),
     "TaskConfig.preemptionPolicy": Implemented(
         "tests/jobmgr/test_engine.py::test_kill_on_preempt_ends_the_task_killed"),
     "TaskConfig.controller": Implemented(
@@ -211,9 +215,6 @@ _LISTED: dict[str, Status] = {
         f"{_FIELDS_TEST}::test_preemption_policy_type_overrides_the_job"),
     "PreemptionPolicy.killOnPreempt": Implemented(
         "tests/jobmgr/test_engine.py::test_kill_on_preempt_ends_the_task_killed"),
-    # PersistentVolumeConfig
-    "PersistentVolumeConfig.containerPath": _VOLUME,
-    "PersistentVolumeConfig.sizeMB": _VOLUME,
     # mesos.v1 CommandInfo
     "CommandInfo.uris": _URIS,
     "CommandInfo.environment": _ENV,

@@ -479,6 +479,23 @@ def _check_own_fields(task: task_pb2.TaskConfig, where: Callable[[str], str]) ->
         raise InvalidArgument(f"killGracePeriodSeconds {task.killGracePeriodSeconds} is more "
                               f"than a day ({MAX_KILL_GRACE_S})",
                               field=where("killGracePeriodSeconds"))
+    if task.HasField("volume"):
+        _check_volume(task.volume, where("volume"))
+
+
+def _check_volume(volume: task_pb2.PersistentVolumeConfig, at: str) -> None:
+    """A persistent volume: a size, and a path inside the sandbox."""
+    path = volume.containerPath
+    if not path:
+        raise InvalidArgument("a persistent volume needs a containerPath (where it appears in "
+                              "the sandbox)", field=f"{at}.containerpath")
+    check_value(path, f"{at}.containerpath", "a containerPath")
+    parts = path.split("/")
+    if path.startswith("/") or ".." in parts or len(path) > 1024:
+        raise InvalidArgument(f"{path!r} must be a path inside the sandbox (relative, without "
+                              "'..')", field=f"{at}.containerpath")
+    if not volume.sizeMB:
+        raise InvalidArgument("a persistent volume needs a size (MB)", field=f"{at}.sizemb")
 
 
 def _validate_ports(task: task_pb2.TaskConfig, where: Callable[[str], str]) -> None:

@@ -64,6 +64,10 @@ MAPS = {
         "string", "uint32"),
     "peloton.api.v1alpha.pod.ContainerStatus.PortsEntry": ("string", "uint32"),
     "peloton.api.v1alpha.pod.PodStatus.ResourceUsageEntry": ("string", "double"),
+    "peloton.api.v0.volume.svc.ListVolumesResponse.VolumesEntry": (
+        "string", "peloton.api.v0.volume.PersistentVolumeInfo"),
+    "peloton.api.v1alpha.volume.svc.ListVolumesResponse.VolumesEntry": (
+        "string", "peloton.api.v1alpha.volume.PersistentVolumeInfo"),
 }
 
 _SCALARS = {

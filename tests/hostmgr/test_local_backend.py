@@ -79,9 +79,11 @@ def spec(run: int, command: str, *, shell: bool = True, arguments: tuple[str, ..
 
 def test_hosts(tmp_path: Path):
     hosts = LocalBackend(tmp_path, hosts=3, cpu=2, memory_mb=1024, cluster="c9").hosts()
-    assert [h.hostname for h in hosts] == ["local-0", "local-1", "local-2"]
+    # Named after their cluster, which each carries as an attribute.
+    assert [h.hostname for h in hosts] == ["c9-0", "c9-1", "c9-2"]
     assert [h.ports for h in hosts] == [(31000, 31199), (31200, 31399), (31400, 31599)]
     assert {h.cluster for h in hosts} == {"c9"}
+    assert {h.attributes["cluster"] for h in hosts} == {"c9"}
     assert hosts[0].capacity == Resources(cpu=2, memory=1024, disk=102400)
     assert len({h.agent_id for h in hosts}) == 3
     assert LocalBackend(tmp_path).capabilities == frozenset()
@@ -788,6 +790,44 @@ async def test_pids_max_bounds_the_processes_of_a_run(tmp_path: Path, nursery: t
 
 
 # --------------------------------------------------------------------------- disk
+
+
+async def test_a_persistent_volume_outlives_its_runs_until_deleted(tmp_path: Path,
+                                                                   nursery: trio.Nursery):
+    """A stateful task's volume is linked into each run's sandbox at its
+    containerPath: what one run writes there, the next reads; deleted with
+    delete_volumes, the next run starts with an empty one."""
+    backend = LocalBackend(tmp_path, hosts=1)
+    h = Harness(backend, tmp_path)
+    await nursery.start(backend.run, h.report)
+    volume = (f"{JOB}-0-volume", "data/db", 10)
+    first = spec(1, "echo kept > data/db/file", volume=volume)
+    await backend.launch([first])
+    assert (await h.wait_terminal(first.mesos_task_id)).state == TaskState.SUCCEEDED
+    second = spec(2, "cat data/db/file", volume=volume)
+    await backend.launch([second])
+    assert (await h.wait_terminal(second.mesos_task_id)).state == TaskState.SUCCEEDED
+    data, _, _ = await backend.read_sandbox_file(second.mesos_task_id, "stdout", 0, 100)
+    assert data == b"kept\n"
+    await backend.delete_volumes("local-0", [volume[0]])
+    await backend.delete_volumes("elsewhere", [volume[0]])  # not ours: skipped
+    third = spec(3, "test ! -e data/db/file", volume=volume)
+    await backend.launch([third])
+    assert (await h.wait_terminal(third.mesos_task_id)).state == TaskState.SUCCEEDED
+
+
+async def test_a_run_over_its_volume_size_is_killed(tmp_path: Path, nursery: trio.Nursery):
+    """sizeMB 1: a run that writes 3 MB into its volume is killed at the
+    next disk check, FAILED with Mesos's disk limitation reason."""
+    backend = LocalBackend(tmp_path, hosts=1, disk_check_period=0.2)
+    h = Harness(backend, tmp_path)
+    await nursery.start(backend.run, h.report)
+    run = spec(1, "head -c 3000000 /dev/zero > vol/big; sleep 30",
+               volume=(f"{JOB}-0-volume", "vol", 1))
+    await backend.launch([run])
+    done = await h.wait_terminal(run.mesos_task_id)
+    assert (done.state, done.reason) == (TaskState.FAILED, local_module.REASON_DISK_LIMIT)
+    assert "in its persistent volume, more than its sizeMB 1" in done.message, done.message
 
 
 async def test_a_run_over_its_disk_limit_is_killed(tmp_path: Path, nursery: trio.Nursery):

@@ -169,9 +169,10 @@ def test_local_hosts_take_attributes_from_the_cluster_file(tmp_path: pathlib.Pat
         "hosts": 3, "attributes": {"zone": "z1", "ssd": True},
         "host_attributes": {"local-1": {"rack": "r1", "zone": "z2"}}})
     backend = make_backend(me, tmp_path)
-    assert [h.attributes for h in backend.hosts()] == [
-        {"zone": "z1", "ssd": "true"}, {"zone": "z2", "ssd": "true", "rack": "r1"},
-        {"zone": "z1", "ssd": "true"}]
+    assert [h.attributes for h in backend.hosts()] == [  # (and each its cluster)
+        {"cluster": "local", "zone": "z1", "ssd": "true"},
+        {"cluster": "local", "zone": "z2", "ssd": "true", "rack": "r1"},
+        {"cluster": "local", "zone": "z1", "ssd": "true"}]
 
 
 @pytest.mark.parametrize(("options", "field", "words"), [

@@ -198,11 +198,11 @@ def test_a_refused_task_field_is_refused_in_an_instance_config(key: str) -> None
 
 def test_refusal_names_the_field_and_says_why() -> None:
     config = base()
-    config.instanceConfig[3].volume.containerPath = "/data"
+    config.instanceConfig[3].command.user = "root"
     with pytest.raises(InvalidArgument) as e:
         validate_job_config(config, capabilities=frozenset())
-    assert e.value.field == "instanceconfig.3.volume.containerpath"
-    assert e.value.message.startswith("not supported yet: persistent volumes")
+    assert e.value.field == "instanceconfig.3.command.user"
+    assert e.value.message.startswith("not supported yet:")
 
     config = base()
     config.type = job_pb2.DAEMON  # the cluster counts a daemon job's instances

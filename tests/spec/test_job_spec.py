@@ -292,9 +292,14 @@ INVALID: list[tuple[str, dict[str, Any], str, list[str]]] = [
         "enabled": True, "type": "HTTP", "httpcheck": {"port": 8080},
         "commandcheck": {"command": "true"}}}),
      "defaultconfig.healthcheck.commandcheck", ["ignored"]),
-    ("persistent volume", job(**{"instanceconfig.2": {
+    ("volume outside the sandbox", job(**{"instanceconfig.2": {
         "volume": {"containerpath": "/data", "sizemb": 10}}}),
-     "instanceconfig.2.volume.containerpath", ["not supported yet", "persistent volumes"]),
+     "instanceconfig.2.volume.containerpath", ["inside the sandbox"]),
+    ("volume climbing out", job(**{"instanceconfig.2": {
+        "volume": {"containerpath": "a/../../b", "sizemb": 10}}}),
+     "instanceconfig.2.volume.containerpath", ["without '..'"]),
+    ("volume without a size", job(**{"defaultconfig.volume": {"containerpath": "data"}}),
+     "defaultconfig.volume.sizemb", ["needs a size"]),
     ("command user", job(**{"defaultconfig.command.user": "root"}),
      "defaultconfig.command.user", ["not supported yet", "user"]),
     ("volume without a container", job(**{"defaultconfig.container": {

@@ -102,6 +102,9 @@ class LaunchSpec:
     revocable: bool = False
     labels: tuple[tuple[str, str], ...] = ()
     health: HealthCheck | None = None
+    # A stateful task's persistent volume: (volume id, path in the sandbox,
+    # size in MB). It outlives the run, on its host, until deleted.
+    volume: tuple[str, str, int] | None = None
 
     @property
     def grace(self) -> float:
@@ -167,6 +170,12 @@ class Backend(abc.ABC):
         period (each run's own, or ``grace_seconds`` when given; 0 kills at
         once). Returns promptly; ``KILLED`` is reported when a run is gone.
         Unknown and already finished runs are ignored."""
+
+    async def delete_volumes(self, hostname: str, volume_ids: Sequence[str]) -> None:
+        """Delete these persistent volumes of ``hostname`` (one of ours), with
+        what they hold; unknown ones are skipped. None are kept by default
+        (simulated hosts)."""
+        await trio.lowlevel.checkpoint()
 
     def adopted(self) -> list[LaunchSpec]:
         """Runs this backend found still running when it started (a host

@@ -378,7 +378,8 @@ class LocalBackend(Backend):
         # FAILED, never stuck half-started by a cancelled caller.
         with trio.CancelScope(shield=True):
             # One thread hop for all the sandboxes of the batch.
-            errors = await trio.to_thread.run_sync(_make_sandboxes, [r.sandbox for r in fresh])
+            errors = await trio.to_thread.run_sync(
+                _make_sandboxes, [(r.sandbox, self._volume_link(r.spec)) for r in fresh])
             for run, error in zip(fresh, errors, strict=True):
                 if error is not None:
                     self._finish(run, _status(run.spec, TaskState.FAILED,
@@ -548,21 +549,50 @@ class LocalBackend(Backend):
 
     async def check_disk(self) -> None:
         """Measure every live run's sandbox (as Mesos's disk/du isolator
-        does) and kill the runs over their diskLimitMb: each ends FAILED,
+        does), and its persistent volume, and kill the runs over their
+        diskLimitMb or their volume's sizeMB: each ends FAILED,
         REASON_CONTAINER_LIMITATION_DISK."""
         runs = [r for mid in list(self._live) if (r := self._runs.get(mid)) is not None
-                and r.spec.resources.disk > 0 and not r.kill_requested]
+                and (r.spec.resources.disk > 0 or r.spec.volume) and not r.kill_requested]
         if not runs:
             return
         # One thread hop for every sandbox of the pass.
-        usage = await trio.to_thread.run_sync(
-            lambda: [_disk_usage(r.sandbox) for r in runs])
-        for run, used in zip(runs, usage, strict=True):
+        usage = await trio.to_thread.run_sync(lambda: [
+            (_disk_usage(r.sandbox), _disk_usage(self._volume_dir(r.spec)) if r.spec.volume
+             else 0) for r in runs])
+        for run, (used, in_volume) in zip(runs, usage, strict=True):
+            if run.exited.is_set() or run.kill_requested:
+                continue
             limit = run.spec.resources.disk
-            if used > limit * 1024 * 1024 and not run.exited.is_set() and not run.kill_requested:
+            size = run.spec.volume[2] if run.spec.volume else 0
+            if limit > 0 and used > limit * 1024 * 1024:
                 run.over_disk = (f"used {used / 1024 / 1024:.1f} MB of disk in its sandbox, "
                                  f"more than its limit of {limit:g} MB")
-                await self.kill([run.spec.mesos_task_id])
+            elif size and in_volume > size * 1024 * 1024:
+                run.over_disk = (f"used {in_volume / 1024 / 1024:.1f} MB in its persistent "
+                                 f"volume, more than its sizeMB {size}")
+            else:
+                continue
+            await self.kill([run.spec.mesos_task_id])
+
+    # -- persistent volumes --------------------------------------------------
+    def _volume_dir(self, spec: LaunchSpec) -> Path:
+        assert spec.volume is not None
+        return self._root / "volumes" / spec.hostname / spec.volume[0]
+
+    def _volume_link(self, spec: LaunchSpec) -> tuple[Path, Path] | None:
+        """(the volume's directory, its link in the run's sandbox)."""
+        if spec.volume is None:
+            return None
+        return self._volume_dir(spec), Path(spec.volume[1])
+
+    async def delete_volumes(self, hostname: str, volume_ids: Sequence[str]) -> None:
+        if hostname not in self._hostnames:
+            await trio.lowlevel.checkpoint()
+            return
+        paths = [self._root / "volumes" / hostname / v for v in volume_ids
+                 if v and "/" not in v and v not in (".", "..")]
+        await trio.to_thread.run_sync(_remove_trees, paths)
 
     async def sample_usage(self) -> list[tuple[str, float]]:
         """Take one sample of every live run's cpu time and report (and
@@ -945,11 +975,26 @@ def _killpg(pgid: int, signum: int) -> None:
         pass  # the group is already gone
 
 
-def _make_sandboxes(paths: list[Path]) -> list[str | None]:
-    errors: list[str | None] = []
+def _remove_trees(paths: list[Path]) -> None:
     for path in paths:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _make_sandboxes(paths: list[tuple[Path, tuple[Path, Path] | None]]) -> list[str | None]:
+    """Make each sandbox; with a persistent volume, make the volume's
+    directory (kept from an earlier run if there is one) and link it into
+    the sandbox at its path."""
+    errors: list[str | None] = []
+    for path, volume in paths:
         try:
             path.mkdir(parents=True, exist_ok=True)
+            if volume is not None:
+                directory, inside = volume
+                directory.mkdir(parents=True, exist_ok=True)
+                link = path / inside
+                link.parent.mkdir(parents=True, exist_ok=True)
+                if not link.is_symlink():
+                    link.symlink_to(directory, target_is_directory=True)
             errors.append(None)
         except OSError as exc:
             errors.append(str(exc))

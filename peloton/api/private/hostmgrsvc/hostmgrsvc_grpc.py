@@ -39,6 +39,10 @@ class InternalHostServiceBase(abc.ABC):
         pass
 
     @abc.abstractmethod
+    async def DeleteVolumes(self, stream: 'grpclib.server.Stream[peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.DeleteVolumesRequest, peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.DeleteVolumesResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
     async def ClusterCapacity(self, stream: 'grpclib.server.Stream[peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.ClusterCapacityRequest, peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.ClusterCapacityResponse]') -> None:
         pass
 
@@ -85,6 +89,12 @@ class InternalHostServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.KillTasksRequest,
                 peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.KillTasksResponse,
+            ),
+            '/peloton.private.hostmgrsvc.InternalHostService/DeleteVolumes': grpclib.const.Handler(
+                self.DeleteVolumes,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.DeleteVolumesRequest,
+                peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.DeleteVolumesResponse,
             ),
             '/peloton.private.hostmgrsvc.InternalHostService/ClusterCapacity': grpclib.const.Handler(
                 self.ClusterCapacity,
@@ -145,6 +155,12 @@ class InternalHostServiceStub:
             '/peloton.private.hostmgrsvc.InternalHostService/KillTasks',
             peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.KillTasksRequest,
             peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.KillTasksResponse,
+        )
+        self.DeleteVolumes = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.private.hostmgrsvc.InternalHostService/DeleteVolumes',
+            peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.DeleteVolumesRequest,
+            peloton.api.private.hostmgrsvc.hostmgrsvc_pb2.DeleteVolumesResponse,
         )
         self.ClusterCapacity = grpclib.client.UnaryUnaryMethod(
             channel,

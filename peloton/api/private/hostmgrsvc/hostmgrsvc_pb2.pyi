@@ -195,6 +195,18 @@ class KillTasksResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class DeleteVolumesRequest(_message.Message):
+    __slots__ = ("hostname", "volumeIds")
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    VOLUMEIDS_FIELD_NUMBER: _ClassVar[int]
+    hostname: str
+    volumeIds: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, hostname: _Optional[str] = ..., volumeIds: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DeleteVolumesResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class ClusterCapacityRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...

@@ -23,21 +23,26 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from peloton.api.v1alpha.peloton import peloton_pb2 as peloton_dot_api_dot_v1alpha_dot_peloton_dot_peloton__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'peloton/api/v1alpha/volume/volume.proto\x12\x1apeloton.api.v1alpha.volume\"\xba\x03\n\nVolumeSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12?\n\x04type\x18\x02 \x01(\x0e\x32\x31.peloton.api.v1alpha.volume.VolumeSpec.VolumeType\x12N\n\tempty_dir\x18\x03 \x01(\x0b\x32;.peloton.api.v1alpha.volume.VolumeSpec.EmptyDirVolumeSource\x12N\n\thost_path\x18\x04 \x01(\x0b\x32;.peloton.api.v1alpha.volume.VolumeSpec.HostPathVolumeSource\x1a:\n\x14\x45mptyDirVolumeSource\x12\x0e\n\x06medium\x18\x01 \x01(\t\x12\x12\n\nsize_in_mb\x18\x02 \x01(\r\x1a$\n\x14HostPathVolumeSource\x12\x0c\n\x04path\x18\x01 \x01(\t\"[\n\nVolumeType\x12\x17\n\x13VOLUME_TYPE_INVALID\x10\x00\x12\x19\n\x15VOLUME_TYPE_EMPTY_DIR\x10\x01\x12\x19\n\x15VOLUME_TYPE_HOST_PATH\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'peloton/api/v1alpha/volume/volume.proto\x12\x1apeloton.api.v1alpha.volume\x1a)peloton/api/v1alpha/peloton/peloton.proto\"\xba\x03\n\nVolumeSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12?\n\x04type\x18\x02 \x01(\x0e\x32\x31.peloton.api.v1alpha.volume.VolumeSpec.VolumeType\x12N\n\tempty_dir\x18\x03 \x01(\x0b\x32;.peloton.api.v1alpha.volume.VolumeSpec.EmptyDirVolumeSource\x12N\n\thost_path\x18\x04 \x01(\x0b\x32;.peloton.api.v1alpha.volume.VolumeSpec.HostPathVolumeSource\x1a:\n\x14\x45mptyDirVolumeSource\x12\x0e\n\x06medium\x18\x01 \x01(\t\x12\x12\n\nsize_in_mb\x18\x02 \x01(\r\x1a$\n\x14HostPathVolumeSource\x12\x0c\n\x04path\x18\x01 \x01(\t\"[\n\nVolumeType\x12\x17\n\x13VOLUME_TYPE_INVALID\x10\x00\x12\x19\n\x15VOLUME_TYPE_EMPTY_DIR\x10\x01\x12\x19\n\x15VOLUME_TYPE_HOST_PATH\x10\x02\"\xe5\x02\n\x14PersistentVolumeInfo\x12\x38\n\tvolume_id\x18\x01 \x01(\x0b\x32%.peloton.api.v1alpha.peloton.VolumeID\x12\x36\n\x08pod_name\x18\x02 \x01(\x0b\x32$.peloton.api.v1alpha.peloton.PodName\x12\x10\n\x08hostname\x18\x03 \x01(\t\x12\x36\n\x05state\x18\x04 \x01(\x0e\x32\'.peloton.api.v1alpha.volume.VolumeState\x12>\n\rdesired_state\x18\x05 \x01(\x0e\x32\'.peloton.api.v1alpha.volume.VolumeState\x12\x0f\n\x07size_mb\x18\x06 \x01(\r\x12\x16\n\x0e\x63ontainer_path\x18\x07 \x01(\t\x12\x13\n\x0b\x63reate_time\x18\x08 \x01(\t\x12\x13\n\x0bupdate_time\x18\t \x01(\t*y\n\x0bVolumeState\x12\x18\n\x14VOLUME_STATE_INVALID\x10\x00\x12\x1c\n\x18VOLUME_STATE_INITIALIZED\x10\x01\x12\x18\n\x14VOLUME_STATE_CREATED\x10\x02\x12\x18\n\x14VOLUME_STATE_DELETED\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'peloton.api.v1alpha.volume.volume_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_VOLUMESPEC']._serialized_start=72
-  _globals['_VOLUMESPEC']._serialized_end=514
-  _globals['_VOLUMESPEC_EMPTYDIRVOLUMESOURCE']._serialized_start=325
-  _globals['_VOLUMESPEC_EMPTYDIRVOLUMESOURCE']._serialized_end=383
-  _globals['_VOLUMESPEC_HOSTPATHVOLUMESOURCE']._serialized_start=385
-  _globals['_VOLUMESPEC_HOSTPATHVOLUMESOURCE']._serialized_end=421
-  _globals['_VOLUMESPEC_VOLUMETYPE']._serialized_start=423
-  _globals['_VOLUMESPEC_VOLUMETYPE']._serialized_end=514
+  _globals['_VOLUMESTATE']._serialized_start=919
+  _globals['_VOLUMESTATE']._serialized_end=1040
+  _globals['_VOLUMESPEC']._serialized_start=115
+  _globals['_VOLUMESPEC']._serialized_end=557
+  _globals['_VOLUMESPEC_EMPTYDIRVOLUMESOURCE']._serialized_start=368
+  _globals['_VOLUMESPEC_EMPTYDIRVOLUMESOURCE']._serialized_end=426
+  _globals['_VOLUMESPEC_HOSTPATHVOLUMESOURCE']._serialized_start=428
+  _globals['_VOLUMESPEC_HOSTPATHVOLUMESOURCE']._serialized_end=464
+  _globals['_VOLUMESPEC_VOLUMETYPE']._serialized_start=466
+  _globals['_VOLUMESPEC_VOLUMETYPE']._serialized_end=557
+  _globals['_PERSISTENTVOLUMEINFO']._serialized_start=560
+  _globals['_PERSISTENTVOLUMEINFO']._serialized_end=917
 # @@protoc_insertion_point(module_scope)
