@@ -198,6 +198,7 @@ def test_a_refused_task_field_is_refused_in_an_instance_config(key: str) -> None
 
 def test_refusal_names_the_field_and_says_why() -> None:
     config = base()
+    config.instanceConfig[3].command.CopyFrom(config.defaultConfig.command)
     config.instanceConfig[3].command.user = "root"
     with pytest.raises(InvalidArgument) as e:
         validate_job_config(config, capabilities=frozenset())
