@@ -10,6 +10,7 @@ from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
+    Failure,
     enum_list,
     group,
     leaf,
@@ -64,6 +65,29 @@ def maintenance_query(cli: Cli) -> int:
     return host_query(cli)
 
 
+def pool_list(cli: Cli) -> int:
+    reply = cli.call(lambda c: c.hosts.call("ListHostPools",
+                                            host_svc_pb2.ListHostPoolsRequest()))
+    wanted = getattr(cli.args, "name", None)
+    pools = [p for p in reply.pools if wanted is None or p.name == wanted]
+    if wanted is not None and not pools:
+        raise Failure(f"no host pool {wanted!r}")
+    cli.emit(reply, lambda: table(("POOL", "HOSTS", "NAMES"), [
+        (p.name, len(p.hosts), ",".join(p.hosts) or "-") for p in pools]))
+    return EXIT_OK
+
+
+def _pool_call(method: str, done: str, **fields: str) -> Any:
+    def action(cli: Cli) -> int:
+        a = cli.args
+        request = getattr(host_svc_pb2, f"{method}Request")(
+            **{field: getattr(a, arg) for field, arg in fields.items()})
+        reply = cli.call(lambda c: c.hosts.call(method, request))
+        cli.emit(reply, lambda: done.format(**vars(a)))
+        return EXIT_OK
+    return action
+
+
 def add_commands(commands: Any) -> None:
     """Register the ``host`` commands."""
     hs = group(commands, "host", "hosts")
@@ -79,3 +103,31 @@ def add_commands(commands: Any) -> None:
              "bring a drained (DOWN) host back")
     p.add_argument("hostname")
     leaf(mt, "query", maintenance_query, "list the hosts draining or down")
+    pl = group(hs, "pool", "host pools: named sets of hosts (attribute host_pool)")
+    leaf(pl, "list", pool_list, "every host pool and its hosts")
+    p = leaf(pl, "list-hosts", pool_list, "the hosts of one pool")
+    p.add_argument("name")
+    p = leaf(pl, "create", _pool_call("CreateHostPool", "Host pool {name} created", name="name"),
+             "create an empty host pool")
+    p.add_argument("name")
+    p = leaf(pl, "delete", _pool_call("DeleteHostPool", "Host pool {name} deleted; its hosts "
+                                      "are in default", name="name"),
+             "delete a host pool (its hosts go to default)")
+    p.add_argument("name")
+    p = leaf(pl, "change", _pool_call("ChangeHostPool", "Host {hostname} is in pool {dest}",
+                                      hostname="hostname", sourcePool="source",
+                                      destinationPool="dest"),
+             "move a host to another pool")
+    p.add_argument("hostname")
+    p.add_argument("dest", metavar="destination")
+    p.add_argument("-s", "--source", default="default", help="the host's pool now (default)")
+    p = leaf(pl, "move", _pool_call("MoveHosts", "Pools {source}: {source_hosts} hosts, "
+                                    "{dest}: {dest_hosts}", sourcePool="source",
+                                    srcPoolDesiredHosts="source_hosts",
+                                    destinationPool="dest",
+                                    destPoolDesiredHosts="dest_hosts"),
+             "move hosts from one pool to another until they hold these numbers")
+    p.add_argument("source")
+    p.add_argument("source_hosts", type=int, metavar="source-hosts")
+    p.add_argument("dest", metavar="destination")
+    p.add_argument("dest_hosts", type=int, metavar="destination-hosts")

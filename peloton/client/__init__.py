@@ -37,6 +37,7 @@ from peloton.api.v0.respool.svc import respool_svc_grpc
 from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.api.v0.update.svc import update_svc_grpc
 from peloton.api.v0.volume.svc import volume_svc_grpc
+from peloton.api.v1alpha.host.svc import host_svc_grpc as v1_host_svc_grpc
 from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
 from peloton.api.v1alpha.pod.svc import pod_svc_grpc
 from peloton.api.v1alpha.volume.svc import volume_svc_grpc as v1_volume_svc_grpc
@@ -196,6 +197,7 @@ class PelotonClient:
         self.pods = service(pod_svc_grpc.PodServiceStub)
         self.volumes = service(volume_svc_grpc.VolumeServiceStub)
         self.volumes_v1alpha = service(v1_volume_svc_grpc.VolumeServiceStub)
+        self.hosts_v1alpha = service(v1_host_svc_grpc.HostServiceStub)
 
     def close(self) -> None:
         if self._owns_channels:

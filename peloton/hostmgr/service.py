@@ -10,6 +10,7 @@ pool's slack, which ``ClusterCapacity`` reports to resmgr.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -46,7 +47,9 @@ from peloton.hostmgr.hostpool import (
     MAX_LEASE_PORTS,
     UP,
     HostPool,
+    HostSpec,
 )
+from peloton.hostmgr.hostpools import POOL_ATTRIBUTE, HostPools
 from peloton.rpc import ServiceClient, serve_grpc
 from peloton.spec.text import check_name
 
@@ -168,8 +171,10 @@ class Hostmgr:
         self.cluster = cluster
         self.pool = HostPool(assumed_cpu_usage=backend.assumed_cpu_usage)
         backend.on_usage = self.pool.set_usage
+        self.host_pools = HostPools()
+        self.pools_path: pathlib.Path | None = None
         for spec in backend.hosts():
-            self.pool.add_host(spec)
+            self.pool.add_host(self._with_pool(spec))
         self.events = EventStreams()
         self.shard_of_task: dict[str, int] = {}
         # Where the sandboxes are served over HTTP (peloton.hostmgr.files).
@@ -189,7 +194,7 @@ class Hostmgr:
         if up:
             spec = self.backend.host_spec(hostname)  # type: ignore[attr-defined]
             if spec is not None:
-                self.pool.add_host(spec)
+                self.pool.add_host(self._with_pool(spec))
         else:
             self.pool.remove_host(hostname)
 
@@ -236,6 +241,41 @@ class Hostmgr:
             await trio.sleep(1.0)
             self.pool.expire(time.time())
             await self.drained()
+
+    # -- host pools -------------------------------------------------------------
+    def _with_pool(self, spec: HostSpec) -> HostSpec:
+        """The host as constraints see it: with its pool as ``host_pool``."""
+        pool = self.host_pools.add_host(spec.hostname)
+        return dataclasses.replace(spec, attributes={**spec.attributes, POOL_ATTRIBUTE: pool})
+
+    def _repool(self, hostnames: list[str]) -> None:
+        for hostname in hostnames:
+            view = self.pool.host(hostname)
+            if view is not None:
+                self.pool.add_host(self._with_pool(view.spec))
+
+    def load_pools(self, path: pathlib.Path | None) -> None:
+        """The host pools as the last run left them."""
+        self.pools_path = path
+        if path is None or not path.exists():
+            return
+        self.host_pools.load(json.loads(path.read_text()))
+        self._repool([v.spec.hostname for v in self.pool.hosts()])
+
+    async def save_pools(self, changed: list[str]) -> None:
+        """Apply a change of pools to the hosts' attributes and keep it on disk."""
+        self._repool(changed)
+        path = self.pools_path
+        if path is None:
+            return
+        data = json.dumps(self.host_pools.to_json(), sort_keys=True)
+
+        def write() -> None:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(data)
+            tmp.replace(path)
+
+        await trio.to_thread.run_sync(write)
 
     # -- maintenance -----------------------------------------------------------
     def load_maintenance(self, path: pathlib.Path | None) -> None:
@@ -486,8 +526,42 @@ class HostHandler:
                                 gpuAllocated=a.gpu, tasks=view.tasks,
                                 labels=[peloton_pb2.Label(key=k, value=v) for k, v in
                                         sorted(view.spec.attributes.items())],
-                                limitsEnforced=self.hm.backend.enforced())
+                                limitsEnforced=self.hm.backend.enforced(),
+                                current_pool=self.hm.host_pools.pool_of(view.spec.hostname),
+                                desired_pool=self.hm.host_pools.pool_of(view.spec.hostname))
         return reply
+
+    # -- host pools ------------------------------------------------------------
+    async def ListHostPools(self, request: host_svc_pb2.ListHostPoolsRequest) -> Any:
+        return host_svc_pb2.ListHostPoolsResponse(pools=[
+            host_pb2.HostPoolInfo(name=name, hosts=hosts)
+            for name, hosts in self.hm.host_pools.pools().items()])
+
+    async def CreateHostPool(self, request: host_svc_pb2.CreateHostPoolRequest) -> Any:
+        self.hm.host_pools.create(request.name)
+        await self.hm.save_pools([])
+        return host_svc_pb2.CreateHostPoolResponse()
+
+    async def DeleteHostPool(self, request: host_svc_pb2.DeleteHostPoolRequest) -> Any:
+        moved = self.hm.host_pools.delete(request.name)
+        await self.hm.save_pools(moved)
+        return host_svc_pb2.DeleteHostPoolResponse()
+
+    async def ChangeHostPool(self, request: host_svc_pb2.ChangeHostPoolRequest) -> Any:
+        self.hm.host_pools.change(request.hostname, request.sourcePool,
+                                  request.destinationPool)
+        await self.hm.save_pools([request.hostname])
+        return host_svc_pb2.ChangeHostPoolResponse()
+
+    async def MoveHosts(self, request: host_svc_pb2.MoveHostsRequest) -> Any:
+        """Move hosts between two pools, the least busy first."""
+        order = [v.spec.hostname for v in sorted(self.hm.pool.hosts(),
+                                                 key=lambda v: (v.tasks, v.spec.hostname))]
+        moved = self.hm.host_pools.move(request.sourcePool, request.srcPoolDesiredHosts,
+                                        request.destinationPool, request.destPoolDesiredHosts,
+                                        order)
+        await self.hm.save_pools(moved)
+        return host_svc_pb2.MoveHostsResponse()
 
     @staticmethod
     def _hostname(request: Any) -> str:
@@ -550,6 +624,8 @@ async def serve(config: ClusterConfig, name: str, *,
     hm = Hostmgr(backend, cluster)
     hm.load_maintenance(config.data_dir / name / "maintenance.json"
                         if backend.sandboxes() is not None else None)
+    hm.load_pools(config.data_dir / name / "host_pools.json"
+                  if backend.sandboxes() is not None else None)
     host, port = me.grpc.rsplit(":", 1)
     async with trio.open_nursery() as nursery:
         await nursery.start(backend.run, hm.report)

@@ -12,6 +12,7 @@ Ownership follows the shard protocol (``peloton.shard``): a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
@@ -1622,6 +1623,76 @@ class HostForwarder:
                                   ) -> Any:
         return await self._on_host("CompleteMaintenance", request)
 
+    # Host pools: each cluster has its own; a pool name is the same pool in
+    # every cluster (created and deleted in all of them).
+    async def ListHostPools(self, request: host_svc_pb2.ListHostPoolsRequest) -> Any:
+        pools: dict[str, list[str]] = {}
+        for _, client in self.jm.host_services():
+            part = await client.call("ListHostPools", request)
+            for p in part.pools:
+                pools.setdefault(p.name, []).extend(p.hosts)
+        return host_svc_pb2.ListHostPoolsResponse(pools=[
+            host_pb2.HostPoolInfo(name=name, hosts=sorted(hosts))
+            for name, hosts in sorted(pools.items())])
+
+    async def _everywhere(self, method: str, request: Any, missing: type[PelotonError]) -> Any:
+        """``method`` on every cluster; ``missing`` (AlreadyExists, NotFound)
+        only when every cluster answered it (a repeat after a partial
+        failure completes)."""
+        answers = []
+        last: PelotonError = Unavailable("no cluster is serving")
+        for _, client in self.jm.host_services():
+            try:
+                answers.append(await client.call(method, request))
+            except missing as error:
+                last = error
+        if not answers:
+            raise last
+        return answers[0]
+
+    async def CreateHostPool(self, request: host_svc_pb2.CreateHostPoolRequest) -> Any:
+        return await self._everywhere("CreateHostPool", request, AlreadyExists)
+
+    async def DeleteHostPool(self, request: host_svc_pb2.DeleteHostPoolRequest) -> Any:
+        return await self._everywhere("DeleteHostPool", request, NotFound)
+
+    async def ChangeHostPool(self, request: host_svc_pb2.ChangeHostPoolRequest) -> Any:
+        try:
+            return await self._on_host("ChangeHostPool", request)
+        except NotFound as error:
+            # A cluster that was away when the pool was created lacks it:
+            # made there too, if another cluster has it.
+            # (the field comes back in the message from another process)
+            named = error.field or error.message.partition(":")[0]
+            if named != "destinationPool" or request.destinationPool not in {
+                    p.name for p in (await self.ListHostPools(
+                        host_svc_pb2.ListHostPoolsRequest())).pools}:
+                raise
+        for _, client in self.jm.host_services():
+            with contextlib.suppress(AlreadyExists):
+                await client.call("CreateHostPool", host_svc_pb2.CreateHostPoolRequest(
+                    name=request.destinationPool))
+        return await self._on_host("ChangeHostPool", request)
+
+    async def MoveHosts(self, request: host_svc_pb2.MoveHostsRequest) -> Any:
+        """Peloton's resize, over every cluster: hosts move from the source
+        pool to the destination, the least busy first."""
+        from peloton.hostmgr.hostpools import HostPools
+        pools = HostPools()
+        hosts = (await self.QueryHosts(host_svc_pb2.QueryHostsRequest())).host_infos
+        listed = (await self.ListHostPools(host_svc_pb2.ListHostPoolsRequest())).pools
+        data = {"pools": [p.name for p in listed],
+                "hosts": {h: p.name for p in listed for h in p.hosts}}
+        pools.load(data)
+        order = [h.hostname for h in sorted(hosts, key=lambda h: (h.tasks, h.hostname))]
+        moved = pools.move(request.sourcePool, request.srcPoolDesiredHosts,
+                           request.destinationPool, request.destPoolDesiredHosts, order)
+        for hostname in moved:
+            await self.ChangeHostPool(host_svc_pb2.ChangeHostPoolRequest(
+                hostname=hostname, sourcePool=request.sourcePool,
+                destinationPool=request.destinationPool))
+        return host_svc_pb2.MoveHostsResponse()
+
 
 async def serve(config: ClusterConfig, name: str, *,
                 task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED) -> None:
@@ -1634,21 +1705,24 @@ async def serve(config: ClusterConfig, name: str, *,
     jm.capabilities = frozenset(me.options.get("capabilities", ()))
     try:
         jobs, tasks, updates = JobHandler(jm), TaskHandler(jm), UpdateHandler(jm)
+        hosts = HostForwarder(jm)
         services: list[tuple[type, object]] = [
             (job_grpc.JobManagerBase, jobs),
             (job_svc_grpc.JobServiceBase, JobService(jobs)),
             (task_grpc.TaskManagerBase, tasks),
             (task_svc_grpc.TaskServiceBase, TaskService(tasks)),
             (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
-            (host_svc_grpc.HostServiceBase, HostForwarder(jm)),
+            (host_svc_grpc.HostServiceBase, hosts),
             (update_svc_grpc.UpdateServiceBase, updates),
             (respool_svc_grpc.ResourcePoolServiceBase, ResourcePoolService(jm)),
         ]
         # (imported here: these services are built on this module's handlers)
         from peloton.api.v0.volume.svc import volume_svc_grpc
+        from peloton.api.v1alpha.host.svc import host_svc_grpc as v1_host_svc_grpc
         from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
         from peloton.api.v1alpha.pod.svc import pod_svc_grpc
         from peloton.api.v1alpha.volume.svc import volume_svc_grpc as v1_volume_svc_grpc
+        from peloton.jobmgr.hosts_v1alpha import HostServiceV1Alpha
         from peloton.jobmgr.stateless import PodService, StatelessJobService
         from peloton.jobmgr.volumes import VolumeService, VolumeServiceV1Alpha
         services += [
@@ -1656,6 +1730,7 @@ async def serve(config: ClusterConfig, name: str, *,
             (pod_svc_grpc.PodServiceBase, PodService(jobs, tasks)),
             (volume_svc_grpc.VolumeServiceBase, VolumeService(jm)),
             (v1_volume_svc_grpc.VolumeServiceBase, VolumeServiceV1Alpha(jm)),
+            (v1_host_svc_grpc.HostServiceBase, HostServiceV1Alpha(hosts)),
         ]
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(

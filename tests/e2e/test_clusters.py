@@ -4,7 +4,8 @@
 local1 run real processes, sim simulates its hosts. A job pinned to a
 cluster by a HOST constraint on the ``cluster`` attribute runs there only;
 a SIGKILL of the first cluster's hostmgr leaves the other clusters' runs
-untouched.
+untouched. Host pools span the clusters: a job kept to a pool by its
+``host_pool`` attribute runs on the pool's hosts.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
+from peloton.api.v1alpha.host.svc import host_svc_pb2 as v1_host_svc_pb2
 from peloton.client import PelotonClient
-from peloton.core.errors import NotFound
+from peloton.core.errors import AlreadyExists, InvalidArgument, NotFound
 from peloton.rpc import open_rpc
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
@@ -37,7 +39,7 @@ resources:
 """
 
 
-def pinned(cluster: str, instances: int = 2) -> job_pb2.JobConfig:
+def pinned(cluster: str, instances: int = 2, key: str = "cluster") -> job_pb2.JobConfig:
     config, _ = load_job_config(f"""
 name: on-{cluster}
 type: SERVICE
@@ -51,7 +53,7 @@ defaultconfig:
       kind: HOST
       condition: CONDITION_EQUAL
       requirement: 1
-      label: {{key: cluster, value: {cluster}}}
+      label: {{key: {key}, value: {cluster}}}
 """)
     return config
 
@@ -74,6 +76,16 @@ async def client(cluster: LocalCluster) -> AsyncIterator[PelotonClient]:
             await client.create_respool("/clusters", config)
         yield client
         client.close()
+
+
+async def every_cluster(client: PelotonClient) -> None:
+    """Until each cluster's hostmgr answers (one may be restarting)."""
+    with trio.fail_after(60):
+        while True:
+            reply = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+            if len(reply.host_infos) == 3:
+                return
+            await trio.sleep(0.2)
 
 
 async def running(client: PelotonClient, job_id: str) -> list[task_pb2.RuntimeInfo]:
@@ -112,3 +124,38 @@ async def test_jobs_pinned_to_a_cluster_run_there_and_outlive_another_clusters_h
     cluster.restart("hostmgr-0")
     # Its own runs are adopted by the new hostmgr: the same runs, still running.
     assert {rt.cluster for rt in await running(client, first)} == {"local"}
+
+
+async def test_host_pools_span_the_clusters_and_keep_jobs_to_their_hosts(
+        cluster: LocalCluster, client: PelotonClient) -> None:
+    hosts = client.hosts
+    await every_cluster(client)
+    await hosts.call("CreateHostPool", host_svc_pb2.CreateHostPoolRequest(name="batch"))
+    with pytest.raises(AlreadyExists):
+        await hosts.call("CreateHostPool", host_svc_pb2.CreateHostPoolRequest(name="batch"))
+    await hosts.call("ChangeHostPool", host_svc_pb2.ChangeHostPoolRequest(
+        hostname="local1-0", sourcePool="default", destinationPool="batch"))
+    pools = await hosts.call("ListHostPools", host_svc_pb2.ListHostPoolsRequest())
+    assert {p.name: list(p.hosts) for p in pools.pools} == {
+        "batch": ["local1-0"], "default": ["local-0", "sim-h00000"]}
+    # A job kept to the pool lands on its host only.
+    job_id = await client.create_job("/clusters", pinned("batch", 1, key="host_pool"))
+    assert [(rt.cluster, rt.host) for rt in await running(client, job_id)] == [
+        ("local1", "local1-0")]
+    # The pools outlive a hostmgr restart; the v1alpha service says the same.
+    cluster.restart("hostmgr-1")
+    listed = await client.hosts_v1alpha.call("ListHostPools",
+                                             v1_host_svc_pb2.ListHostPoolsRequest())
+    assert {p.name: list(p.hosts) for p in listed.pools}["batch"] == ["local1-0"]
+    info = await hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+    assert {h.hostname: h.current_pool for h in info.host_infos}["local1-0"] == "batch"
+    # Moved back by MoveHosts, then the pool goes.
+    await hosts.call("MoveHosts", host_svc_pb2.MoveHostsRequest(
+        sourcePool="batch", srcPoolDesiredHosts=0, destinationPool="default",
+        destPoolDesiredHosts=3))
+    await hosts.call("DeleteHostPool", host_svc_pb2.DeleteHostPoolRequest(name="batch"))
+    pools = await hosts.call("ListHostPools", host_svc_pb2.ListHostPoolsRequest())
+    assert [(p.name, len(p.hosts)) for p in pools.pools] == [("default", 3)]
+    with pytest.raises(InvalidArgument, match="default"):
+        await hosts.call("DeleteHostPool", host_svc_pb2.DeleteHostPoolRequest(
+            name="default"))

@@ -26,15 +26,17 @@ _sym_db = _symbol_database.Default()
 from peloton.api.v0.peloton import peloton_pb2 as peloton_dot_api_dot_v0_dot_peloton_dot_peloton__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1epeloton/api/v0/host/host.proto\x12\x13peloton.api.v0.host\x1a$peloton/api/v0/peloton/peloton.proto\"\xb4\x03\n\x08HostInfo\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\n\n\x02ip\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.peloton.api.v0.host.HostState\x12\x32\n\ngoal_state\x18\x04 \x01(\x0e\x32\x1e.peloton.api.v0.host.HostState\x12-\n\x06labels\x18\x05 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x14\n\x0c\x63urrent_pool\x18\x06 \x01(\t\x12\x14\n\x0c\x64\x65sired_pool\x18\x07 \x01(\t\x12\x0f\n\x07\x63luster\x18\x64 \x01(\t\x12\x0b\n\x03\x63pu\x18\x65 \x01(\x01\x12\r\n\x05memMb\x18\x66 \x01(\x01\x12\x0e\n\x06\x64iskMb\x18g \x01(\x01\x12\x0b\n\x03gpu\x18h \x01(\x01\x12\x14\n\x0c\x63puAllocated\x18i \x01(\x01\x12\x16\n\x0ememMbAllocated\x18j \x01(\x01\x12\x17\n\x0f\x64iskMbAllocated\x18k \x01(\x01\x12\x14\n\x0cgpuAllocated\x18l \x01(\x01\x12\r\n\x05tasks\x18m \x01(\r\x12\x16\n\x0elimitsEnforced\x18n \x03(\t*\x94\x01\n\tHostState\x12\x16\n\x12HOST_STATE_INVALID\x10\x00\x12\x16\n\x12HOST_STATE_UNKNOWN\x10\x01\x12\x11\n\rHOST_STATE_UP\x10\x02\x12\x17\n\x13HOST_STATE_DRAINING\x10\x03\x12\x16\n\x12HOST_STATE_DRAINED\x10\x04\x12\x13\n\x0fHOST_STATE_DOWN\x10\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1epeloton/api/v0/host/host.proto\x12\x13peloton.api.v0.host\x1a$peloton/api/v0/peloton/peloton.proto\"\xb4\x03\n\x08HostInfo\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\n\n\x02ip\x18\x02 \x01(\t\x12-\n\x05state\x18\x03 \x01(\x0e\x32\x1e.peloton.api.v0.host.HostState\x12\x32\n\ngoal_state\x18\x04 \x01(\x0e\x32\x1e.peloton.api.v0.host.HostState\x12-\n\x06labels\x18\x05 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x14\n\x0c\x63urrent_pool\x18\x06 \x01(\t\x12\x14\n\x0c\x64\x65sired_pool\x18\x07 \x01(\t\x12\x0f\n\x07\x63luster\x18\x64 \x01(\t\x12\x0b\n\x03\x63pu\x18\x65 \x01(\x01\x12\r\n\x05memMb\x18\x66 \x01(\x01\x12\x0e\n\x06\x64iskMb\x18g \x01(\x01\x12\x0b\n\x03gpu\x18h \x01(\x01\x12\x14\n\x0c\x63puAllocated\x18i \x01(\x01\x12\x16\n\x0ememMbAllocated\x18j \x01(\x01\x12\x17\n\x0f\x64iskMbAllocated\x18k \x01(\x01\x12\x14\n\x0cgpuAllocated\x18l \x01(\x01\x12\r\n\x05tasks\x18m \x01(\r\x12\x16\n\x0elimitsEnforced\x18n \x03(\t\"+\n\x0cHostPoolInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05hosts\x18\x02 \x03(\t*\x94\x01\n\tHostState\x12\x16\n\x12HOST_STATE_INVALID\x10\x00\x12\x16\n\x12HOST_STATE_UNKNOWN\x10\x01\x12\x11\n\rHOST_STATE_UP\x10\x02\x12\x17\n\x13HOST_STATE_DRAINING\x10\x03\x12\x16\n\x12HOST_STATE_DRAINED\x10\x04\x12\x13\n\x0fHOST_STATE_DOWN\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'peloton.api.v0.host.host_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_HOSTSTATE']._serialized_start=533
-  _globals['_HOSTSTATE']._serialized_end=681
+  _globals['_HOSTSTATE']._serialized_start=578
+  _globals['_HOSTSTATE']._serialized_end=726
   _globals['_HOSTINFO']._serialized_start=94
   _globals['_HOSTINFO']._serialized_end=530
+  _globals['_HOSTPOOLINFO']._serialized_start=532
+  _globals['_HOSTPOOLINFO']._serialized_end=575
 # @@protoc_insertion_point(module_scope)

@@ -63,3 +63,11 @@ class HostInfo(_message.Message):
     tasks: int
     limitsEnforced: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, hostname: _Optional[str] = ..., ip: _Optional[str] = ..., state: _Optional[_Union[HostState, str]] = ..., goal_state: _Optional[_Union[HostState, str]] = ..., labels: _Optional[_Iterable[_Union[_peloton_pb2.Label, _Mapping]]] = ..., current_pool: _Optional[str] = ..., desired_pool: _Optional[str] = ..., cluster: _Optional[str] = ..., cpu: _Optional[float] = ..., memMb: _Optional[float] = ..., diskMb: _Optional[float] = ..., gpu: _Optional[float] = ..., cpuAllocated: _Optional[float] = ..., memMbAllocated: _Optional[float] = ..., diskMbAllocated: _Optional[float] = ..., gpuAllocated: _Optional[float] = ..., tasks: _Optional[int] = ..., limitsEnforced: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class HostPoolInfo(_message.Message):
+    __slots__ = ("name", "hosts")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    HOSTS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    hosts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., hosts: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -28,6 +28,26 @@ class HostServiceBase(abc.ABC):
     async def CompleteMaintenance(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceRequest, peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceResponse]') -> None:
         pass
 
+    @abc.abstractmethod
+    async def ListHostPools(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.ListHostPoolsRequest, peloton.api.v0.host.svc.host_svc_pb2.ListHostPoolsResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def CreateHostPool(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.CreateHostPoolRequest, peloton.api.v0.host.svc.host_svc_pb2.CreateHostPoolResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def DeleteHostPool(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.DeleteHostPoolRequest, peloton.api.v0.host.svc.host_svc_pb2.DeleteHostPoolResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def ChangeHostPool(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.ChangeHostPoolRequest, peloton.api.v0.host.svc.host_svc_pb2.ChangeHostPoolResponse]') -> None:
+        pass
+
+    @abc.abstractmethod
+    async def MoveHosts(self, stream: 'grpclib.server.Stream[peloton.api.v0.host.svc.host_svc_pb2.MoveHostsRequest, peloton.api.v0.host.svc.host_svc_pb2.MoveHostsResponse]') -> None:
+        pass
+
     def __mapping__(self) -> typing.Dict[str, grpclib.const.Handler]:
         return {
             '/peloton.api.v0.host.svc.HostService/QueryHosts': grpclib.const.Handler(
@@ -47,6 +67,36 @@ class HostServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceRequest,
                 peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceResponse,
+            ),
+            '/peloton.api.v0.host.svc.HostService/ListHostPools': grpclib.const.Handler(
+                self.ListHostPools,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.host.svc.host_svc_pb2.ListHostPoolsRequest,
+                peloton.api.v0.host.svc.host_svc_pb2.ListHostPoolsResponse,
+            ),
+            '/peloton.api.v0.host.svc.HostService/CreateHostPool': grpclib.const.Handler(
+                self.CreateHostPool,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.host.svc.host_svc_pb2.CreateHostPoolRequest,
+                peloton.api.v0.host.svc.host_svc_pb2.CreateHostPoolResponse,
+            ),
+            '/peloton.api.v0.host.svc.HostService/DeleteHostPool': grpclib.const.Handler(
+                self.DeleteHostPool,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.host.svc.host_svc_pb2.DeleteHostPoolRequest,
+                peloton.api.v0.host.svc.host_svc_pb2.DeleteHostPoolResponse,
+            ),
+            '/peloton.api.v0.host.svc.HostService/ChangeHostPool': grpclib.const.Handler(
+                self.ChangeHostPool,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.host.svc.host_svc_pb2.ChangeHostPoolRequest,
+                peloton.api.v0.host.svc.host_svc_pb2.ChangeHostPoolResponse,
+            ),
+            '/peloton.api.v0.host.svc.HostService/MoveHosts': grpclib.const.Handler(
+                self.MoveHosts,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.v0.host.svc.host_svc_pb2.MoveHostsRequest,
+                peloton.api.v0.host.svc.host_svc_pb2.MoveHostsResponse,
             ),
         }
 
@@ -71,4 +121,34 @@ class HostServiceStub:
             '/peloton.api.v0.host.svc.HostService/CompleteMaintenance',
             peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceRequest,
             peloton.api.v0.host.svc.host_svc_pb2.CompleteMaintenanceResponse,
+        )
+        self.ListHostPools = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.host.svc.HostService/ListHostPools',
+            peloton.api.v0.host.svc.host_svc_pb2.ListHostPoolsRequest,
+            peloton.api.v0.host.svc.host_svc_pb2.ListHostPoolsResponse,
+        )
+        self.CreateHostPool = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.host.svc.HostService/CreateHostPool',
+            peloton.api.v0.host.svc.host_svc_pb2.CreateHostPoolRequest,
+            peloton.api.v0.host.svc.host_svc_pb2.CreateHostPoolResponse,
+        )
+        self.DeleteHostPool = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.host.svc.HostService/DeleteHostPool',
+            peloton.api.v0.host.svc.host_svc_pb2.DeleteHostPoolRequest,
+            peloton.api.v0.host.svc.host_svc_pb2.DeleteHostPoolResponse,
+        )
+        self.ChangeHostPool = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.host.svc.HostService/ChangeHostPool',
+            peloton.api.v0.host.svc.host_svc_pb2.ChangeHostPoolRequest,
+            peloton.api.v0.host.svc.host_svc_pb2.ChangeHostPoolResponse,
+        )
+        self.MoveHosts = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.api.v0.host.svc.HostService/MoveHosts',
+            peloton.api.v0.host.svc.host_svc_pb2.MoveHostsRequest,
+            peloton.api.v0.host.svc.host_svc_pb2.MoveHostsResponse,
         )

@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 from peloton.api.v0.host import host_pb2 as peloton_dot_api_dot_v0_dot_host_dot_host__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&peloton/api/v0/host/svc/host_svc.proto\x12\x17peloton.api.v0.host.svc\x1a\x1epeloton/api/v0/host/host.proto\"H\n\x11QueryHostsRequest\x12\x33\n\x0bhost_states\x18\x01 \x03(\x0e\x32\x1e.peloton.api.v0.host.HostState\"G\n\x12QueryHostsResponse\x12\x31\n\nhost_infos\x18\x01 \x03(\x0b\x32\x1d.peloton.api.v0.host.HostInfo\">\n\x17StartMaintenanceRequest\x12\x11\n\thostnames\x18\x01 \x03(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\",\n\x18StartMaintenanceResponse\x12\x10\n\x08hostname\x18\x01 \x01(\t\"A\n\x1a\x43ompleteMaintenanceRequest\x12\x11\n\thostnames\x18\x01 \x03(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\"/\n\x1b\x43ompleteMaintenanceResponse\x12\x10\n\x08hostname\x18\x01 \x01(\t2\xf0\x02\n\x0bHostService\x12\x65\n\nQueryHosts\x12*.peloton.api.v0.host.svc.QueryHostsRequest\x1a+.peloton.api.v0.host.svc.QueryHostsResponse\x12w\n\x10StartMaintenance\x12\x30.peloton.api.v0.host.svc.StartMaintenanceRequest\x1a\x31.peloton.api.v0.host.svc.StartMaintenanceResponse\x12\x80\x01\n\x13\x43ompleteMaintenance\x12\x33.peloton.api.v0.host.svc.CompleteMaintenanceRequest\x1a\x34.peloton.api.v0.host.svc.CompleteMaintenanceResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&peloton/api/v0/host/svc/host_svc.proto\x12\x17peloton.api.v0.host.svc\x1a\x1epeloton/api/v0/host/host.proto\"H\n\x11QueryHostsRequest\x12\x33\n\x0bhost_states\x18\x01 \x03(\x0e\x32\x1e.peloton.api.v0.host.HostState\"G\n\x12QueryHostsResponse\x12\x31\n\nhost_infos\x18\x01 \x03(\x0b\x32\x1d.peloton.api.v0.host.HostInfo\">\n\x17StartMaintenanceRequest\x12\x11\n\thostnames\x18\x01 \x03(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\",\n\x18StartMaintenanceResponse\x12\x10\n\x08hostname\x18\x01 \x01(\t\"A\n\x1a\x43ompleteMaintenanceRequest\x12\x11\n\thostnames\x18\x01 \x03(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\"/\n\x1b\x43ompleteMaintenanceResponse\x12\x10\n\x08hostname\x18\x01 \x01(\t\"\x16\n\x14ListHostPoolsRequest\"I\n\x15ListHostPoolsResponse\x12\x30\n\x05pools\x18\x01 \x03(\x0b\x32!.peloton.api.v0.host.HostPoolInfo\"%\n\x15\x43reateHostPoolRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x18\n\x16\x43reateHostPoolResponse\"%\n\x15\x44\x65leteHostPoolRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x18\n\x16\x44\x65leteHostPoolResponse\"V\n\x15\x43hangeHostPoolRequest\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\x12\n\nsourcePool\x18\x02 \x01(\t\x12\x17\n\x0f\x64\x65stinationPool\x18\x03 \x01(\t\"\x18\n\x16\x43hangeHostPoolResponse\"z\n\x10MoveHostsRequest\x12\x12\n\nsourcePool\x18\x01 \x01(\t\x12\x1b\n\x13srcPoolDesiredHosts\x18\x02 \x01(\x05\x12\x17\n\x0f\x64\x65stinationPool\x18\x03 \x01(\t\x12\x1c\n\x14\x64\x65stPoolDesiredHosts\x18\x04 \x01(\x05\"\x13\n\x11MoveHostsResponse2\x9d\x07\n\x0bHostService\x12\x65\n\nQueryHosts\x12*.peloton.api.v0.host.svc.QueryHostsRequest\x1a+.peloton.api.v0.host.svc.QueryHostsResponse\x12w\n\x10StartMaintenance\x12\x30.peloton.api.v0.host.svc.StartMaintenanceRequest\x1a\x31.peloton.api.v0.host.svc.StartMaintenanceResponse\x12\x80\x01\n\x13\x43ompleteMaintenance\x12\x33.peloton.api.v0.host.svc.CompleteMaintenanceRequest\x1a\x34.peloton.api.v0.host.svc.CompleteMaintenanceResponse\x12n\n\rListHostPools\x12-.peloton.api.v0.host.svc.ListHostPoolsRequest\x1a..peloton.api.v0.host.svc.ListHostPoolsResponse\x12q\n\x0e\x43reateHostPool\x12..peloton.api.v0.host.svc.CreateHostPoolRequest\x1a/.peloton.api.v0.host.svc.CreateHostPoolResponse\x12q\n\x0e\x44\x65leteHostPool\x12..peloton.api.v0.host.svc.DeleteHostPoolRequest\x1a/.peloton.api.v0.host.svc.DeleteHostPoolResponse\x12q\n\x0e\x43hangeHostPool\x12..peloton.api.v0.host.svc.ChangeHostPoolRequest\x1a/.peloton.api.v0.host.svc.ChangeHostPoolResponse\x12\x62\n\tMoveHosts\x12).peloton.api.v0.host.svc.MoveHostsRequest\x1a*.peloton.api.v0.host.svc.MoveHostsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -45,6 +45,26 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_COMPLETEMAINTENANCEREQUEST']._serialized_end=421
   _globals['_COMPLETEMAINTENANCERESPONSE']._serialized_start=423
   _globals['_COMPLETEMAINTENANCERESPONSE']._serialized_end=470
-  _globals['_HOSTSERVICE']._serialized_start=473
-  _globals['_HOSTSERVICE']._serialized_end=841
+  _globals['_LISTHOSTPOOLSREQUEST']._serialized_start=472
+  _globals['_LISTHOSTPOOLSREQUEST']._serialized_end=494
+  _globals['_LISTHOSTPOOLSRESPONSE']._serialized_start=496
+  _globals['_LISTHOSTPOOLSRESPONSE']._serialized_end=569
+  _globals['_CREATEHOSTPOOLREQUEST']._serialized_start=571
+  _globals['_CREATEHOSTPOOLREQUEST']._serialized_end=608
+  _globals['_CREATEHOSTPOOLRESPONSE']._serialized_start=610
+  _globals['_CREATEHOSTPOOLRESPONSE']._serialized_end=634
+  _globals['_DELETEHOSTPOOLREQUEST']._serialized_start=636
+  _globals['_DELETEHOSTPOOLREQUEST']._serialized_end=673
+  _globals['_DELETEHOSTPOOLRESPONSE']._serialized_start=675
+  _globals['_DELETEHOSTPOOLRESPONSE']._serialized_end=699
+  _globals['_CHANGEHOSTPOOLREQUEST']._serialized_start=701
+  _globals['_CHANGEHOSTPOOLREQUEST']._serialized_end=787
+  _globals['_CHANGEHOSTPOOLRESPONSE']._serialized_start=789
+  _globals['_CHANGEHOSTPOOLRESPONSE']._serialized_end=813
+  _globals['_MOVEHOSTSREQUEST']._serialized_start=815
+  _globals['_MOVEHOSTSREQUEST']._serialized_end=937
+  _globals['_MOVEHOSTSRESPONSE']._serialized_start=939
+  _globals['_MOVEHOSTSRESPONSE']._serialized_end=958
+  _globals['_HOSTSERVICE']._serialized_start=961
+  _globals['_HOSTSERVICE']._serialized_end=1886
 # @@protoc_insertion_point(module_scope)

@@ -47,3 +47,63 @@ class CompleteMaintenanceResponse(_message.Message):
     HOSTNAME_FIELD_NUMBER: _ClassVar[int]
     hostname: str
     def __init__(self, hostname: _Optional[str] = ...) -> None: ...
+
+class ListHostPoolsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListHostPoolsResponse(_message.Message):
+    __slots__ = ("pools",)
+    POOLS_FIELD_NUMBER: _ClassVar[int]
+    pools: _containers.RepeatedCompositeFieldContainer[_host_pb2.HostPoolInfo]
+    def __init__(self, pools: _Optional[_Iterable[_Union[_host_pb2.HostPoolInfo, _Mapping]]] = ...) -> None: ...
+
+class CreateHostPoolRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class CreateHostPoolResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class DeleteHostPoolRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class DeleteHostPoolResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ChangeHostPoolRequest(_message.Message):
+    __slots__ = ("hostname", "sourcePool", "destinationPool")
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    SOURCEPOOL_FIELD_NUMBER: _ClassVar[int]
+    DESTINATIONPOOL_FIELD_NUMBER: _ClassVar[int]
+    hostname: str
+    sourcePool: str
+    destinationPool: str
+    def __init__(self, hostname: _Optional[str] = ..., sourcePool: _Optional[str] = ..., destinationPool: _Optional[str] = ...) -> None: ...
+
+class ChangeHostPoolResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class MoveHostsRequest(_message.Message):
+    __slots__ = ("sourcePool", "srcPoolDesiredHosts", "destinationPool", "destPoolDesiredHosts")
+    SOURCEPOOL_FIELD_NUMBER: _ClassVar[int]
+    SRCPOOLDESIREDHOSTS_FIELD_NUMBER: _ClassVar[int]
+    DESTINATIONPOOL_FIELD_NUMBER: _ClassVar[int]
+    DESTPOOLDESIREDHOSTS_FIELD_NUMBER: _ClassVar[int]
+    sourcePool: str
+    srcPoolDesiredHosts: int
+    destinationPool: str
+    destPoolDesiredHosts: int
+    def __init__(self, sourcePool: _Optional[str] = ..., srcPoolDesiredHosts: _Optional[int] = ..., destinationPool: _Optional[str] = ..., destPoolDesiredHosts: _Optional[int] = ...) -> None: ...
+
+class MoveHostsResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
