@@ -134,7 +134,9 @@ async def test_a_rack_constraint_lands_on_labelled_hosts_only(client: PelotonCli
     hosts = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
     labels = {h.hostname: [(label.key, label.value) for label in h.labels]
               for h in hosts.host_infos}
-    assert labels == {"local-0": [], "local-1": [("rack", "r1")], "local-2": []}
+    common = [("cluster", "local"), ("host_pool", "default")]  # every host's
+    assert labels == {"local-0": common, "local-1": sorted([*common, ("rack", "r1")]),
+                      "local-2": common}
     # What the local backend enforces (what its cgroups can, here as there).
     cgroups, _ = MemoryCgroups.detect()
     want = [*(cgroups.enforced if cgroups else []), "open files", "GPU devices", "disk"]
