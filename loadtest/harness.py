@@ -265,6 +265,11 @@ class LoadTest:
         self.most_unavailable = 0
         self.most_unavailable_job = ""
         self.service_preempting = 0
+        # Host maintenance: host -> when its drain began; when every drained
+        # host was DOWN (0: not yet).
+        self.drained: dict[str, float] = {}
+        self.drain_started = 0.0
+        self.drain_down = 0.0
         self._non_service_active = -1
         self._services_stopping = False
         self._updates_done = not any(g.update for g in scenario.workload)
@@ -321,7 +326,8 @@ class LoadTest:
                          f"`peloton minicluster down --dir {self.run_dir}`")
         self.say(f"reading {store}")
         analysis = measure.analyse_store(str(store), self.jobs,
-                                         host_capacity(self.scenario.cluster))
+                                         host_capacity(self.scenario.cluster),
+                                         drained=self.drained)
         report = reporting.build(self, analysis)
         reporting.write_json(self.run_dir / "report.json", report)
         self._write_timeseries()
@@ -416,6 +422,7 @@ class LoadTest:
                 nursery.start_soon(self._submit_all)
                 nursery.start_soon(self._probe_loop)
                 nursery.start_soon(self._services_loop)
+                nursery.start_soon(self._drain_loop)
                 if threading.current_thread() is threading.main_thread():
                     nursery.start_soon(self._stop_on_signal)
                 with trio.move_on_after(timeout):
@@ -617,6 +624,66 @@ class LoadTest:
                     self.problems.append(f"the update of {job_id} ended {record[3]}")
                 return
 
+    def _services_all_run(self) -> bool:
+        """Every service job is acknowledged and each instance RUNNING."""
+        groups = [g for g in self.scenario.workload if g.type == "service"]
+        return self._submitting_done and all(
+            sum(1 for g in self.service_jobs.values() if g is group) == group.jobs
+            for group in groups) and all(
+            self._job_stats.get(j, {}).get("RUNNING", 0) == g.instances
+            for j, g in self.service_jobs.items())
+
+    async def _drain_loop(self) -> None:
+        """Put ``drain.hosts`` hosts (spread evenly over the sorted names)
+        into maintenance once ``drain.after_s`` has passed and every service
+        instance runs; then follow them until every one is DOWN."""
+        from peloton.api.v0.host import host_pb2
+        from peloton.api.v0.host.svc import host_svc_pb2
+
+        drain = self.scenario.drain
+        if drain is None:
+            return
+        await trio.sleep(max(0.0, self.t0 + drain.after_s - time.time()))
+        while True:
+            if self._services_all_run():
+                break
+            await trio.sleep(POLL_S)
+        reply = await self.client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+        names = sorted(h.hostname for h in reply.host_infos)
+        step = len(names) / drain.hosts
+        chosen = [names[int(i * step)] for i in range(drain.hosts)]
+        self.say(f"[{time.time() - self.t0:6.1f}s] draining {len(chosen)} of {len(names)} "
+                 "hosts for maintenance")
+        self.drain_started = time.time()
+        limiter = trio.Semaphore(32)
+
+        async def one(hostname: str) -> None:
+            async with limiter:
+                self.drained[hostname] = time.time()
+                try:
+                    await self.client.hosts.call("StartMaintenance",
+                                                 host_svc_pb2.StartMaintenanceRequest(
+                                                     hostname=hostname))
+                except PelotonError as error:
+                    self.problems.append(f"StartMaintenance of {hostname}: {error}")
+
+        async with trio.open_nursery() as nursery:
+            for hostname in chosen:
+                nursery.start_soon(one, hostname)
+        wanted = set(chosen)
+        while True:
+            await trio.sleep(POLL_S)
+            try:
+                reply = await self.client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest(
+                    host_states=[host_pb2.HOST_STATE_DOWN]))
+            except PelotonError:
+                continue
+            if wanted <= {h.hostname for h in reply.host_infos}:
+                self.drain_down = time.time()
+                self.say(f"[{self.drain_down - self.t0:6.1f}s] all {len(chosen)} drained "
+                         f"hosts are DOWN ({self.drain_down - self.drain_started:.1f}s)")
+                return
+
     async def _stop_services(self) -> None:
         from peloton.api.v0.job import job_pb2
         from peloton.api.v0.peloton import peloton_pb2
@@ -743,7 +810,9 @@ class LoadTest:
                 self.service_preempting = max(self.service_preempting,
                                               stats.get("PREEMPTING", 0))
                 update = self.updates.get(job_id)
-                if update is not None and update[0] and not update[2] and update[1] <= now:
+                draining = self.drain_started and not self.drain_down
+                if draining or (update is not None and update[0] and not update[2]
+                                and update[1] <= now):
                     down = summary.instanceCount - stats.get("RUNNING", 0)
                     if down > self.most_unavailable:
                         self.most_unavailable, self.most_unavailable_job = down, job_id

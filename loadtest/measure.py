@@ -237,6 +237,10 @@ class StoreAnalysis:
     runs_started_twice: int = 0
     overcommitted_hosts: int = 0
     overcommit_examples: list[dict[str, Any]] = field(default_factory=list)
+    # Runs that started on a host more than DRAIN_GRACE_S after it began
+    # draining for maintenance (nothing new may be placed there).
+    started_on_draining: int = 0
+    draining_examples: list[dict[str, Any]] = field(default_factory=list)
     hosts_used: int = 0
     runs_checked: int = 0
     create_to_running: dict[str, float | None] = field(default_factory=dict)
@@ -252,6 +256,11 @@ class StoreAnalysis:
     seconds: float = 0.0  # how long the analysis took
 
 
+# A launch accepted just before a host began draining may start a moment
+# after: only a run that starts later than this counts as placed there.
+DRAIN_GRACE_S = 1.0
+
+
 def _ts(value: str) -> float:
     """RFC 3339 as the jobmgr writes it (``...Z``) to epoch seconds; 0 for empty."""
     if not value:
@@ -265,8 +274,8 @@ HostCapacity = Callable[[str], tuple[float, ...] | None]
 
 
 def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCapacity, *,
-                  clock: Callable[[], float] | None = None,
-                  examples: int = 5) -> StoreAnalysis:
+                  clock: Callable[[], float] | None = None, examples: int = 5,
+                  drained: Mapping[str, float] | None = None) -> StoreAnalysis:
     """Correctness and latency of every job in ``jobs`` from the jobmgrs' store.
 
     Opens ``db_path`` read-only (``mode=ro``), so it may run while the
@@ -274,6 +283,8 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
     gives a host's ``(cpu, memory_mb, disk_mb, gpu)`` (None: unknown host,
     not checked). Jobs of the store that are not in ``jobs`` are ignored;
     jobs of ``jobs`` whose Create failed count only if the store has them.
+    ``drained`` maps hosts put into maintenance to when that began: a run
+    that started there later (by more than DRAIN_GRACE_S) is counted.
     """
     import time as _time
 
@@ -438,6 +449,13 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
         conn.close()
 
     # -- over-commit ----------------------------------------------------------------------
+    for host, since in (drained or {}).items():
+        runs = host_runs.get(host)
+        late = [s for s in (runs[0] if runs else ()) if s > since + DRAIN_GRACE_S]
+        out.started_on_draining += len(late)
+        if late and len(out.draining_examples) < examples:
+            out.draining_examples.append({"host": host, "draining_since": since,
+                                          "started": min(late)})
     for host, (starts, ends, idx) in host_runs.items():
         out.runs_checked += len(starts)
         cap = capacity(host)

@@ -177,6 +177,14 @@ def format_table(report: Mapping[str, Any]) -> str:
                                   f"(its SLA allows {services['max_unavailable_allowed']})"),
             ("preempted", str(services["preempting_seen"])),
         ])
+    drain = r.get("drain")
+    if drain:
+        lines += _rows("drain", [
+            ("hosts", f"{drain['hosts']} put into maintenance at "
+                      f"{_num(drain['at_s'], '.1f', ' s')}; all DOWN after "
+                      f"{_num(drain['down_after_s'], '.1f', ' s')}"),
+            ("started there after", f"{drain['started_on_draining']} runs (must be 0)"),
+        ])
     for problem in r.get("problems", []):
         lines.append(f"! {problem}")
     return "\n".join(lines)
@@ -301,7 +309,9 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
     correct = (a.tasks_total > 0 and a.tasks_completed == a.tasks_total and a.tasks_lost == 0
                and a.duplicate_runs == 0 and a.overcommitted_hosts == 0
                and not run.timed_out and not run.stopped_early
-               and (services is None or services_ok(services)))
+               and (services is None or services_ok(services))
+               and a.started_on_draining == 0
+               and (run.scenario.drain is None or bool(run.drain_down)))
     problems = list(run.problems)
     if services is not None and not services["within_sla"]:
         problems.append(f"{services['most_unavailable_seen']} instances of one updating service "
@@ -317,6 +327,11 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
     if a.overcommitted_hosts:
         problems.append(f"{a.overcommitted_hosts} hosts over-committed, e.g. "
                         f"{a.overcommit_examples[:1]}")
+    if a.started_on_draining:
+        problems.append(f"{a.started_on_draining} runs started on hosts after they began "
+                        f"draining, e.g. {a.draining_examples[:1]}")
+    if run.scenario.drain is not None and not run.drain_down:
+        problems.append("the drained hosts did not all go DOWN")
     if run.submit_errors:
         problems.append(f"{len(run.submit_errors)} job creates failed, e.g. "
                         f"{run.submit_errors[0]}")
@@ -388,6 +403,12 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         "max_tasks_tracked": run.max_tracked,
         "bytes_per_task_tracked": round_or_none(bytes_per_task, 0),
         "services": services,
+        "drain": None if run.scenario.drain is None else {
+            "hosts": len(run.drained),
+            "at_s": round_or_none(run.drain_started - run.t0 if run.drain_started else None),
+            "down_after_s": round_or_none(run.drain_down - run.drain_started
+                                          if run.drain_down else None),
+            "started_on_draining": a.started_on_draining},
         "harness": {"cpu_s": round(run.harness_cpu_run, 2),
                     "peak_rss_bytes": own.ru_maxrss * 1024,
                     "analysis_s": round(a.seconds, 2)},

@@ -43,6 +43,9 @@
       task: {cpu: 0.1, memory_mb: 32, duration_s: 1}
       pool: /loadtest
       max: 100                       # at most this many probe jobs (default unbounded)
+    drain:                           # optional: host maintenance during the load
+      after_s: 60                    # from the first submission
+      hosts: 10%                     # of the cluster's hosts (or a number), spread evenly
 
 ``duration_s`` is a number of seconds or ``[low, high]``: each job draws its
 own duration uniformly from the range (every instance of a job lasts as
@@ -73,6 +76,7 @@ __all__ = [
     "ClusterSpec",
     "HostShape",
     "PoolSpec",
+    "DrainSpec",
     "ProbeSpec",
     "Quantity",
     "Scenario",
@@ -218,12 +222,21 @@ class ProbeSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class DrainSpec:
+    """Hosts put into maintenance (StartMaintenance) during the load."""
+
+    after_s: float
+    hosts: int
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     name: str
     cluster: ClusterSpec
     pools: tuple[PoolSpec, ...]
     workload: tuple[WorkloadGroup, ...]
     probes: ProbeSpec | None = None
+    drain: DrainSpec | None = None
     timeout_s: float = 600.0
     concurrency: int = 16
     seed: int = 0
@@ -487,6 +500,28 @@ def _probes(data: Any) -> ProbeSpec | None:
                                                                     minimum=1))
 
 
+def _drain(data: Any, hosts: int) -> DrainSpec | None:
+    if data is None:
+        return None
+    d = _mapping(data, "drain")
+    _known(d, ("after_s", "hosts"), "drain.")
+    raw = d.get("hosts")
+    if raw is None:
+        raise InvalidArgument("required", field="drain.hosts")
+    match = _PERCENT.match(raw) if isinstance(raw, str) else None
+    if match is not None:
+        count = math.floor(hosts * float(match.group(1)) / 100)
+    elif isinstance(raw, int) and not isinstance(raw, bool):
+        count = raw
+    else:
+        raise InvalidArgument(f"must be a number of hosts or a percentage, got {raw!r}",
+                              field="drain.hosts")
+    if not 1 <= count < hosts:
+        raise InvalidArgument(f"drains {count} of {hosts} hosts; drain at least one and "
+                              "leave one", field="drain.hosts")
+    return DrainSpec(after_s=_number(d, "after_s", 0.0, "drain."), hosts=count)
+
+
 def parse(data: Any, *, default_name: str = "") -> Scenario:
     """A :class:`Scenario` from parsed YAML; InvalidArgument names the bad field.
 
@@ -497,7 +532,7 @@ def parse(data: Any, *, default_name: str = "") -> Scenario:
     if not isinstance(data, Mapping):
         raise InvalidArgument("a scenario must be a mapping", field="")
     _known(data, ("name", "description", "timeout_s", "concurrency", "seed", "cluster",
-                  "pools", "workload", "probes"), "")
+                  "pools", "workload", "probes", "drain"), "")
     name = data.get("name", default_name)
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise InvalidArgument(f"must be a name of letters, digits, '_', '.', '-', got {name!r}",
@@ -554,6 +589,7 @@ def parse(data: Any, *, default_name: str = "") -> Scenario:
         probes = ProbeSpec(probes.every_s, probes.instances, probes.task, leaf, probes.max)
     return Scenario(
         name=name, cluster=cluster, pools=pools, workload=tuple(groups), probes=probes,
+        drain=_drain(data.get("drain"), cluster.hosts),
         timeout_s=_number(data, "timeout_s", 600.0, "", positive=True),
         concurrency=_integer(data, "concurrency", 16, "", minimum=1, maximum=1024),
         seed=_integer(data, "seed", 0, ""), description=description)

@@ -13,7 +13,15 @@ import yaml
 from loadtest import measure
 from loadtest.harness import cluster_data, host_capacity, job_config, main, pool_config
 from loadtest.report import STABLE_KEYS, format_table
-from loadtest.scenario import SCENARIO_DIR, UpdateSpec, builtin_names, load, parse, resolve
+from loadtest.scenario import (
+    SCENARIO_DIR,
+    DrainSpec,
+    UpdateSpec,
+    builtin_names,
+    load,
+    parse,
+    resolve,
+)
 from peloton import config as cluster_config
 from peloton.core.errors import InvalidArgument
 
@@ -122,6 +130,12 @@ def test_a_service_group_with_an_update() -> None:
         assert error.value.field == f"workload[0].{field}"
 
 
+def test_a_drain_takes_a_share_of_the_hosts() -> None:
+    assert parse(with_("drain", {"after_s": 5, "hosts": "50%"})).drain == DrainSpec(5.0, 2)
+    assert parse(with_("drain", {"hosts": 1})).drain == DrainSpec(0.0, 1)
+    assert parse(MINIMAL).drain is None
+
+
 def test_quantities_and_ranges() -> None:
     data = with_("pools", [
         {"path": "/a", "cpu": "cluster", "memory_mb": "50%", "disk_mb": {"limit": 10}},
@@ -155,6 +169,11 @@ def test_quantities_and_ranges() -> None:
     ("cluster.host_shape", {"cores": 4}, "cluster.host_shape.cores"),
     ("cluster.hots", 4, "cluster.hots"),
     ("workload", [], "workload"),
+    ("drain", {"after_s": 5}, "drain.hosts"),
+    ("drain", {"hosts": "0%"}, "drain.hosts"),
+    ("drain", {"hosts": 4}, "drain.hosts"),  # every host: none left
+    ("drain", {"hosts": "half"}, "drain.hosts"),
+    ("drain", {"hosts": 1, "after": 3}, "drain.after"),
     ("workload.0.jobs", 0, "workload[0].jobs"),
     ("workload.0.instances", 200_000, "workload[0].instances"),
     ("workload.0.name", None, "workload[0].name"),
