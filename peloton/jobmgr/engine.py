@@ -112,6 +112,9 @@ class Context:
     hostmgr_for: Callable[[str], ServiceClient]  # cluster -> client
     hostmgrs: Callable[[], list[tuple[str, ServiceClient]]]  # (cluster, client) pairs
     clock: Callable[[], float] = time.time
+    # True while an operator holds kills back (AdminService lockdown of
+    # Kill): the runs stay KILLING, and their kills go when it is lifted.
+    hold_kills: Callable[[], bool] = lambda: False
 
 
 def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
@@ -357,9 +360,24 @@ class ShardEngine:
         by_cluster: dict[str, list[str]] = defaultdict(list)
         for t in tasks:
             by_cluster[t.cluster].append(t.mesos_task_id)
+        await self._kill_on(by_cluster)
+
+    async def _kill_on(self, by_cluster: Mapping[str, list[str]]) -> None:
+        """KillTasks per cluster, unless an operator holds kills back: then
+        the runs stay as they are (KILLING) until ``resend_kills``."""
+        if self.ctx.hold_kills() and by_cluster:
+            log.warning("shard %d: kills locked down; holding back %d", self.shard,
+                        sum(map(len, by_cluster.values())))
+            return
         for cluster, ids in by_cluster.items():
             await self.ctx.hostmgr_for(cluster).call("KillTasks",
                                                      hpb.KillTasksRequest(mesosTaskIds=ids))
+
+    async def resend_kills(self) -> None:
+        """Send the kill of every run being killed or preempted (after a Kill
+        lockdown: they waited KILLING, PREEMPTING); a repeated kill is harmless."""
+        await self._send_kills([t for job in self.jobs.values() for t in job.tasks
+                                if t.state in (TaskState.KILLING, TaskState.PREEMPTING)])
 
     # -- enqueue --------------------------------------------------------------
     def _hold_over_max_running(self, tasks: Sequence[Task]) -> tuple[list[Task], list[Task]]:
@@ -1067,9 +1085,7 @@ class ShardEngine:
             job.refresh_state(now)
         await self.persist(jobs.values(), tasks)
         await self.report_states(ended)
-        for cluster, ids in on_host.items():
-            await self.ctx.hostmgr_for(cluster).call("KillTasks",
-                                                     hpb.KillTasksRequest(mesosTaskIds=ids))
+        await self._kill_on(on_host)
 
     async def start(self, tasks: Sequence[Task]) -> list[int]:
         """Start a new run of each ended task (goal: succeed)."""

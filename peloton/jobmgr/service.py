@@ -92,6 +92,11 @@ WAIT_REASONS_LIMIT = 10_000
 LAUNCH_BATCHES = 4
 # How often hosts are looked at: draining ones, and new ones for daemon jobs.
 MAINTENANCE_PERIOD = 2.0
+# AdminService's components (Peloton's lockdown), and how often each jobmgr
+# reads the lockdown from storage.
+LOCK_GOAL_STATE, LOCK_READ, LOCK_WRITE, LOCK_KILL, LOCK_LAUNCH = (
+    "GoalStateEngine", "Read", "Write", "Kill", "Launch")
+LOCKDOWN_PERIOD = 1.0
 # GetActiveJobs (a debug call) lists at most this many job ids.
 ACTIVE_JOBS_LIMIT = 1_000_000
 # GetPodEvents answers at most this many events (of up to `limit` runs).
@@ -117,8 +122,11 @@ class Jobmgr:
         self.owner = ShardOwner(name, config.num_shards, self._heartbeat, self.run_shard,
                                 lease=MEMBER_LEASE, period=HEARTBEAT_PERIOD)
         self._hostmgr_clients: dict[str, ServiceClient] = {}
-        self.ctx = Context(storage, self.resmgr, self.hostmgr_for, self.hostmgrs)
+        self.ctx = Context(storage, self.resmgr, self.hostmgr_for, self.hostmgrs,
+                           hold_kills=lambda: LOCK_KILL in self.lockdown)
         self.capabilities: frozenset[str] = frozenset()
+        # Components the operator locked down (AdminService.Lockdown).
+        self.lockdown: frozenset[str] = frozenset()
 
     # -- cluster view ------------------------------------------------------
     def hostmgr_for(self, cluster: str) -> ServiceClient:
@@ -214,6 +222,9 @@ class Jobmgr:
         while not engine.stopped:
             try:
                 # Ask the host managers outside the writer; apply in it.
+                if LOCK_GOAL_STATE in self.lockdown:
+                    await trio.sleep(RECONCILE_PERIOD)
+                    continue
                 answer = await engine.ask_reconcile(full=rounds % FULL_RECONCILE_EVERY == 0)
                 await engine.submit(engine.apply_reconcile, *answer)
             except PelotonError as error:
@@ -225,6 +236,8 @@ class Jobmgr:
         """sla.maxRunningTime and service restart backoffs, every DEADLINE_PERIOD seconds."""
         while not engine.stopped:
             await trio.sleep(DEADLINE_PERIOD)
+            if LOCK_GOAL_STATE in self.lockdown:
+                continue
             try:
                 await engine.submit(engine.run_timers)
             except PelotonError as error:
@@ -275,6 +288,27 @@ class Jobmgr:
         """The shard of a run's job, or None for an id that names no job."""
         return shard_of_run(mesos_task_id, self.config.num_shards)
 
+    async def lockdown_loop(self) -> None:
+        """Follow the operator's lockdown (AdminService), kept in storage so
+        every jobmgr holds the same components back; the kills held back
+        while Kill was locked are sent when it is lifted."""
+        while True:
+            try:
+                await self.apply_lockdown(frozenset(await self.storage.get_lockdown()))
+            except PelotonError as error:
+                log.info("reading the lockdown: %s", error)
+            await trio.sleep(LOCKDOWN_PERIOD)
+
+    async def apply_lockdown(self, components: frozenset[str]) -> None:
+        before, self.lockdown = self.lockdown, components
+        if before != components:
+            log.warning("lockdown: %s", ", ".join(sorted(components)) or "none")
+        if LOCK_KILL in before and LOCK_KILL not in components:
+            for engine in list(self.engines.values()):
+                if engine.ready.is_set() and not engine.stopped:
+                    with contextlib.suppress(PelotonError):
+                        await engine.submit(engine.resend_kills)
+
     async def placement_loop(self) -> None:
         """Pull placements for every owned shard and launch them, with up to
         LAUNCH_BATCHES batches launching while the next one is fetched."""
@@ -282,7 +316,9 @@ class Jobmgr:
         async with trio.open_nursery() as nursery:
             while True:
                 shards = self._acting_shards()
-                if not shards:
+                if not shards or LOCK_LAUNCH in self.lockdown:
+                    # (locked down: placements wait in resmgr, and are placed
+                    # again once their leases lapse)
                     await trio.sleep(0.2)
                     continue
                 await slots.acquire()
@@ -1705,7 +1741,7 @@ async def serve(config: ClusterConfig, name: str, *,
     jm.capabilities = frozenset(me.options.get("capabilities", ()))
     try:
         jobs, tasks, updates = JobHandler(jm), TaskHandler(jm), UpdateHandler(jm)
-        hosts = HostForwarder(jm)
+        hosts, pools = HostForwarder(jm), ResourcePoolService(jm)
         services: list[tuple[type, object]] = [
             (job_grpc.JobManagerBase, jobs),
             (job_svc_grpc.JobServiceBase, JobService(jobs)),
@@ -1714,15 +1750,17 @@ async def serve(config: ClusterConfig, name: str, *,
             (respool_grpc.ResourceManagerBase, RespoolForwarder(jm)),
             (host_svc_grpc.HostServiceBase, hosts),
             (update_svc_grpc.UpdateServiceBase, updates),
-            (respool_svc_grpc.ResourcePoolServiceBase, ResourcePoolService(jm)),
+            (respool_svc_grpc.ResourcePoolServiceBase, pools),
         ]
         # (imported here: these services are built on this module's handlers)
         from peloton.api.v0.volume.svc import volume_svc_grpc
         from peloton.api.v1alpha.host.svc import host_svc_grpc as v1_host_svc_grpc
         from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
         from peloton.api.v1alpha.pod.svc import pod_svc_grpc
+        from peloton.api.v1alpha.respool.svc import respool_svc_grpc as v1_respool_svc_grpc
         from peloton.api.v1alpha.volume.svc import volume_svc_grpc as v1_volume_svc_grpc
         from peloton.jobmgr.hosts_v1alpha import HostServiceV1Alpha
+        from peloton.jobmgr.respool_v1alpha import ResourcePoolServiceV1Alpha
         from peloton.jobmgr.stateless import PodService, StatelessJobService
         from peloton.jobmgr.volumes import VolumeService, VolumeServiceV1Alpha
         services += [
@@ -1731,7 +1769,15 @@ async def serve(config: ClusterConfig, name: str, *,
             (volume_svc_grpc.VolumeServiceBase, VolumeService(jm)),
             (v1_volume_svc_grpc.VolumeServiceBase, VolumeServiceV1Alpha(jm)),
             (v1_host_svc_grpc.HostServiceBase, HostServiceV1Alpha(hosts)),
+            (v1_respool_svc_grpc.ResourcePoolServiceBase, ResourcePoolServiceV1Alpha(pools)),
         ]
+        from peloton.api.v1alpha.admin.svc import admin_svc_grpc
+        from peloton.api.v1alpha.watch.svc import watch_svc_grpc
+        from peloton.jobmgr.admin import AdminService, gated
+        from peloton.jobmgr.watch import WatchService
+        services.append((watch_svc_grpc.WatchServiceBase, WatchService(jm)))
+        services = [(base, gated(impl, jm)) for base, impl in services]
+        services.append((admin_svc_grpc.AdminServiceBase, AdminService(jm)))
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(
                 serve_grpc, max_message_bytes=config.max_message_bytes), services, host,
@@ -1746,6 +1792,7 @@ async def serve(config: ClusterConfig, name: str, *,
             nursery.start_soon(jm.placement_loop)
             nursery.start_soon(jm.preemption_loop)
             nursery.start_soon(jm.maintenance_loop)
+            nursery.start_soon(jm.lockdown_loop)
             task_status.started(address)
     finally:
         jm.channels.close()

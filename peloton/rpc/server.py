@@ -95,17 +95,32 @@ async def _receive(stream: Any, name: str, limit: int | None) -> Any:
 def _adapt(name: str, fn: Handler, limit: int | None, public: bool,
            streams: bool = False) -> Callable[[Any, Any], Awaitable[None]]:
     """grpclib's method for handler ``fn``; a server-streaming one
-    (``streams``) returns the messages to send, in order."""
-    call_in_trio = trio_asyncio.trio_as_aio(fn)
+    (``streams``) returns the messages to send, in order: a list, or an
+    async iterator (a live stream, sent as it yields)."""
+    if streams:
+        async def streaming(stream: Any, request: Any) -> None:
+            send = trio_asyncio.aio_as_trio(stream.send_message)
+            messages = await fn(request)
+            if hasattr(messages, "__aiter__"):
+                async for message in messages:
+                    await send(message)
+            else:
+                for message in messages:
+                    await send(message)
+        call_in_trio = trio_asyncio.trio_as_aio(streaming)
+    else:
+        call_in_trio = trio_asyncio.trio_as_aio(fn)
 
     async def method(self: Any, stream: Any) -> None:
         request = await _receive(stream, name, limit)
         try:
-            response = await call_in_trio(request)
+            response = await (call_in_trio(stream, request) if streams
+                              else call_in_trio(request))
         except PelotonError as error:
             # Peloton's public responses carry most errors in their `error`
             # field (an OK status), which is what its clients read.
-            answer = to_response(error, stream._send_type, request) if public else None
+            answer = (to_response(error, stream._send_type, request)
+                      if public and not streams else None)
             if answer is None:
                 raise to_grpc(error) from None
             response = answer
@@ -115,11 +130,8 @@ def _adapt(name: str, fn: Handler, limit: int | None, public: bool,
             log.exception("handler %s failed", name)
             raise GRPCError(to_grpc(PelotonError(f"{name}: {error!r}")).status,
                             f"internal error in {name}: {error!r}") from None
-        if not streams:
+        if not streams:  # (a stream's messages are sent as they come)
             await stream.send_message(response)
-            return
-        for message in response:
-            await stream.send_message(message)
 
     method.__name__ = name
     return method

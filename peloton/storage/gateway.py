@@ -257,6 +257,23 @@ class Storage(abc.ABC):
         """Every stored config version of a job (version -> JobConfig bytes)."""
 
     @abc.abstractmethod
+    async def jobs_changed(self, since: float) -> list[JobRow]:
+        """Jobs written after ``since`` (their update_time), oldest first."""
+
+    @abc.abstractmethod
+    async def tasks_changed(self, job_id: str, since: float) -> list[TaskRow]:
+        """A job's tasks written after ``since`` (their update_time)."""
+
+    @abc.abstractmethod
+    async def get_lockdown(self) -> list[str]:
+        """The components an operator locked down (AdminService), sorted."""
+
+    @abc.abstractmethod
+    async def set_lockdown(self, components: Sequence[str]) -> None:
+        """Make ``components`` the locked-down ones (not fenced: an
+        operator's act, not a shard owner's)."""
+
+    @abc.abstractmethod
     async def get_update(self, update_id: str) -> UpdateRow | None:
         """The update, or None."""
 

@@ -82,7 +82,7 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def _rewrite_blobs(conn: sqlite3.Connection, table: str, key: str,
@@ -189,6 +189,10 @@ _MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] =
             record      TEXT NOT NULL      -- JSON, peloton.jobmgr.update
         )""",
         "CREATE INDEX updates_by_job ON updates (job_id, create_time)",
+    ),
+    4: (
+        # AdminService's lockdown: the components every jobmgr holds back.
+        "CREATE TABLE lockdown (component TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID",
     ),
 }
 
@@ -791,6 +795,39 @@ class SQLiteStorage(Storage):
                 "SELECT version, config FROM job_configs WHERE job_id = ?", (job_id,))}
 
         return await self._read(run)
+
+    async def jobs_changed(self, since: float) -> list[JobRow]:
+        def run(conn: sqlite3.Connection) -> list[JobRow]:
+            return [_job_from_row(r) for r in conn.execute(
+                f"SELECT {_JOB_SELECT} FROM jobs WHERE update_time > ? ORDER BY update_time",
+                (since,))]
+
+        return await self._read(run)
+
+    async def tasks_changed(self, job_id: str, since: float) -> list[TaskRow]:
+        def run(conn: sqlite3.Connection) -> list[TaskRow]:
+            return [TaskRow(*r) for r in conn.execute(
+                f"SELECT {_TASK_SELECT} FROM tasks WHERE job_id = ? AND update_time > ? "
+                "ORDER BY update_time", (job_id, since))]
+
+        return await self._read(run)
+
+    async def get_lockdown(self) -> list[str]:
+        def run(conn: sqlite3.Connection) -> list[str]:
+            return [c for (c,) in conn.execute(
+                "SELECT component FROM lockdown ORDER BY component")]
+
+        return await self._read(run)
+
+    async def set_lockdown(self, components: Sequence[str]) -> None:
+        wanted = sorted(set(components))
+
+        def run(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM lockdown")
+            conn.executemany("INSERT INTO lockdown (component) VALUES (?)",
+                             [(c,) for c in wanted])
+
+        await self._write(run)
 
     async def get_update(self, update_id: str) -> UpdateRow | None:
         def run(conn: sqlite3.Connection) -> UpdateRow | None:

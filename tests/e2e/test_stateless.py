@@ -4,7 +4,8 @@ Peloton's own ``stateless_testspec.yaml`` shape (a container with both a
 shell command and the same program as its entrypoint) is created, replaced
 in batches (paused, resumed), restarted for one pod, and its pods are
 restarted, stopped and started; writes with a stale EntityVersion are
-refused ABORTED. The job is the same job in the v0 view. Then it is
+refused ABORTED. Then the other v1alpha services: pools, a live watch
+(and its cancel), and an operator's lockdown of writes and kills. The job is the same job in the v0 view. Then it is
 stopped and deleted.
 """
 
@@ -12,22 +13,33 @@ from __future__ import annotations
 
 import json
 import pathlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 import trio
+import trio_asyncio
+from grpclib.client import Channel
+from grpclib.exceptions import GRPCError
 
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
+from peloton.api.v1alpha.admin.svc import admin_svc_grpc, admin_svc_pb2
 from peloton.api.v1alpha.job.stateless import stateless_pb2 as sl
 from peloton.api.v1alpha.job.stateless.svc import stateless_svc_pb2 as svc
 from peloton.api.v1alpha.peloton import peloton_pb2 as v1
 from peloton.api.v1alpha.pod import pod_pb2
 from peloton.api.v1alpha.pod.svc import pod_svc_pb2
+from peloton.api.v1alpha.respool import respool_pb2 as v1respool
+from peloton.api.v1alpha.respool.svc import respool_svc_grpc
+from peloton.api.v1alpha.respool.svc import respool_svc_pb2 as v1respool_svc
+from peloton.api.v1alpha.watch import watch_pb2
+from peloton.api.v1alpha.watch.svc import watch_svc_grpc, watch_svc_pb2
 from peloton.cli.main import main
 from peloton.client import PelotonClient
 from peloton.core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
-from peloton.rpc import open_rpc
+from peloton.core.ids import new_job_id
+from peloton.rpc import ServiceClient, open_rpc
+from peloton.rpc.errors import from_grpc
 from peloton.spec.respool import load_respool_config
 from peloton.spec.v1alpha import load_stateless_spec
 from peloton.testing.cluster import LocalCluster
@@ -81,6 +93,16 @@ async def client(cluster: LocalCluster) -> AsyncIterator[PelotonClient]:
             await client.create_respool("/stateless", config)
         yield client
         client.close()
+
+
+def client_v1alpha_pools(client: PelotonClient) -> ServiceClient:
+    return ServiceClient(client.addresses, respool_svc_grpc.ResourcePoolServiceStub,
+                         channels=client.channels)
+
+
+def client_admin(client: PelotonClient) -> ServiceClient:
+    return ServiceClient(client.addresses, admin_svc_grpc.AdminServiceStub,
+                         channels=client.channels)
 
 
 async def pods(client: PelotonClient, job_id: str) -> list[pod_pb2.PodSummary]:
@@ -296,3 +318,108 @@ async def test_the_cli_runs_pelotons_stateless_example_unchanged(
                   (await get(client, job_id)).job_info.status.version.value)
     with pytest.raises(NotFound):
         await get(client, job_id)
+
+
+async def watch(address: str, request: watch_svc_pb2.WatchRequest,
+                until: Callable[[watch_svc_pb2.WatchResponse], bool],
+                cancel: bool = False) -> list[watch_svc_pb2.WatchResponse]:
+    """A watch's messages, read live over grpclib, up to the first that
+    ``until`` accepts (then the stream is dropped); with ``cancel``, all of
+    them until Cancel ends it."""
+    async def run() -> list[watch_svc_pb2.WatchResponse]:
+        host, port = address.rsplit(":", 1)
+        channel = Channel(host, int(port))
+        stub = watch_svc_grpc.WatchServiceStub(channel)
+        out: list[watch_svc_pb2.WatchResponse] = []
+        try:
+            async with stub.Watch.open() as stream:
+                await stream.send_message(request, end=True)
+                async for reply in stream:
+                    out.append(reply)
+                    if len(out) == 1 and cancel:
+                        await stub_cancel(channel, reply.watch_id)
+                    elif until(reply) and not cancel:
+                        await stream.cancel()
+                        break
+        finally:
+            channel.close()
+        return out
+    try:
+        return await trio_asyncio.aio_as_trio(run)()
+    except GRPCError as error:
+        raise from_grpc(error) from None
+
+
+async def stub_cancel(channel: Channel, watch_id: str) -> None:
+    await watch_svc_grpc.WatchServiceStub(channel).Cancel(
+        watch_svc_pb2.CancelRequest(watch_id=watch_id))
+
+
+async def test_watch_lockdown_and_v1alpha_pools(cluster: LocalCluster,
+                                                client: PelotonClient) -> None:
+    # v1alpha pools: the v0 ones under their v1alpha names.
+    pools = client_v1alpha_pools(client)
+    root = await pools.call("LookupResourcePoolID", v1respool_svc.LookupResourcePoolIDRequest(
+        path=v1respool.ResourcePoolPath(value="/")))
+    made = await pools.call("CreateResourcePool", v1respool_svc.CreateResourcePoolRequest(
+        spec=v1respool.ResourcePoolSpec(name="v1pool", parent=root.respool_id, resources=[
+            v1respool.ResourceSpec(kind=kind, reservation=0.5, limit=1, share=1)
+            for kind in ("cpu", "memory", "disk", "gpu")])))
+    got = await pools.call("GetResourcePool", v1respool_svc.GetResourcePoolRequest(
+        respool_id=made.respool_id))
+    assert (got.respool.path.value, got.respool.spec.name) == ("/v1pool", "v1pool")
+    assert {r.kind for r in got.respool.spec.resources} == {"cpu", "memory", "disk", "gpu"}
+    listed = await pools.call("QueryResourcePools", v1respool_svc.QueryResourcePoolsRequest())
+    assert "/v1pool" in {p.path.value for p in listed.respools}
+    await pools.call("DeleteResourcePool", v1respool_svc.DeleteResourcePoolRequest(
+        respool_id=made.respool_id))
+
+    # A watch of stateless jobs sees one created while it watches.
+    pool = await client.lookup_respool("/stateless")
+    job = spec("watched", 1)
+    job.respool_id.value = pool
+    job_id = new_job_id()
+    async with trio.open_nursery() as nursery:
+        seen: list[watch_svc_pb2.WatchResponse] = []
+
+        async def watching() -> None:
+            seen.extend(await watch(cluster.addresses[0], watch_svc_pb2.WatchRequest(
+                stateless_job_filter=watch_pb2.StatelessJobFilter(
+                    job_ids=[v1.JobID(value=job_id)])), lambda r: bool(r.stateless_jobs)))
+        nursery.start_soon(watching)
+        await trio.sleep(1)
+        await client.stateless.call("CreateJob", svc.CreateJobRequest(
+            job_id=v1.JobID(value=job_id), spec=job))
+    assert seen[0].watch_id and not seen[0].stateless_jobs
+    # (before the create, the job was not found)
+    assert [r.stateless_jobs_not_found[0].value for r in seen[1:-1]] in ([], [job_id])
+    assert seen[-1].stateless_jobs[0].job_id.value == job_id
+    assert seen[-1].watch_id == seen[0].watch_id and seen[-1].revision >= seen[0].revision
+    # Cancel ends a watch.
+    with trio.fail_after(10):
+        ended = await watch(cluster.addresses[0], watch_svc_pb2.WatchRequest(
+            pod_filter=watch_pb2.PodFilter(job_id=v1.JobID(value=job_id))), bool, cancel=True)
+    assert ended[0].watch_id
+    with pytest.raises(InvalidArgument, match=r"pod_filter\.job_id"):
+        await watch(cluster.addresses[0], watch_svc_pb2.WatchRequest(
+            pod_filter=watch_pb2.PodFilter()), bool)
+
+    # Lockdown: writes refused while Write is locked; launches held while Launch is.
+    admin = client_admin(client)
+    await admin.call("Lockdown", admin_svc_pb2.LockdownRequest(
+        components=[admin_svc_pb2.Write]))
+    with pytest.raises(FailedPrecondition, match="locked down"):
+        await client.stateless.call("StopJob", svc.StopJobRequest(
+            job_id=v1.JobID(value=job_id)))
+    await get(client, job_id)  # reads go on
+    await admin.call("RemoveLockdown", admin_svc_pb2.RemoveLockdownRequest(
+        components=[admin_svc_pb2.Write]))
+    await wait_running(client, job_id, 1)
+    await admin.call("Lockdown", admin_svc_pb2.LockdownRequest(
+        components=[admin_svc_pb2.Kill]))
+    await client.stateless.call("StopJob", svc.StopJobRequest(job_id=v1.JobID(value=job_id)))
+    await trio.sleep(2)
+    assert [p.status.state for p in await pods(client, job_id)] == [pod_pb2.POD_STATE_KILLING]
+    await admin.call("RemoveLockdown", admin_svc_pb2.RemoveLockdownRequest(
+        components=[admin_svc_pb2.Kill]))
+    await wait_killed(client, job_id)

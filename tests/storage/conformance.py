@@ -229,6 +229,23 @@ class StorageContract:
         with pytest.raises(NotFound):
             await store.write(0, 1, delete_tasks=[(J3, 0)])
 
+    async def test_what_changed_since(self, store: Storage) -> None:
+        await store.write(0, 1, jobs=[job(J1), job(J2)], tasks=[task(J1, 0), task(J1, 1)])
+        jobs = await store.jobs_changed(0.0)
+        assert {j.job_id for j in jobs} == {J1, J2}
+        latest = max(j.update_time for j in jobs)
+        assert await store.jobs_changed(latest) == []
+        tasks = await store.tasks_changed(J1, 0.0)
+        assert [t.instance_id for t in tasks] == [0, 1]
+        assert await store.tasks_changed(J1, max(t.update_time for t in tasks)) == []
+
+    async def test_lockdown_is_kept(self, store: Storage) -> None:
+        assert await store.get_lockdown() == []
+        await store.set_lockdown(["Write", "Kill", "Write"])
+        assert await store.get_lockdown() == ["Kill", "Write"]
+        await store.set_lockdown([])
+        assert await store.get_lockdown() == []
+
     async def test_write_with_nothing_only_checks_the_fence(self, store: Storage) -> None:
         await store.write(0, 1)
         assert await store.stats() == {"jobs": 0, "tasks": 0, "events": 0, "shards": 1}

@@ -23,15 +23,32 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from peloton.api.v1alpha.peloton import peloton_pb2 as peloton_dot_api_dot_v1alpha_dot_peloton_dot_peloton__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)peloton/api/v1alpha/respool/respool.proto\x12\x1bpeloton.api.v1alpha.respool\"!\n\x10ResourcePoolPath\x12\r\n\x05value\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)peloton/api/v1alpha/respool/respool.proto\x12\x1bpeloton.api.v1alpha.respool\x1a)peloton/api/v1alpha/peloton/peloton.proto\"!\n\x10ResourcePoolPath\x12\r\n\x05value\x18\x01 \x01(\t\"\x8b\x01\n\x0cResourceSpec\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x13\n\x0breservation\x18\x02 \x01(\x01\x12\r\n\x05limit\x18\x03 \x01(\x01\x12\r\n\x05share\x18\x04 \x01(\x01\x12:\n\x04type\x18\x05 \x01(\x0e\x32,.peloton.api.v1alpha.respool.ReservationType\"\xd8\x03\n\x10ResourcePoolSpec\x12\x37\n\x08revision\x18\x01 \x01(\x0b\x32%.peloton.api.v1alpha.peloton.Revision\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0bowning_team\x18\x03 \x01(\t\x12\x13\n\x0bldap_groups\x18\x04 \x03(\t\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12<\n\tresources\x18\x06 \x03(\x0b\x32).peloton.api.v1alpha.respool.ResourceSpec\x12;\n\x06parent\x18\x07 \x01(\x0b\x32+.peloton.api.v1alpha.peloton.ResourcePoolID\x12=\n\x06policy\x18\x08 \x01(\x0e\x32-.peloton.api.v1alpha.respool.SchedulingPolicy\x12\x46\n\x10\x63ontroller_limit\x18\t \x01(\x0b\x32,.peloton.api.v1alpha.respool.ControllerLimit\x12<\n\x0bslack_limit\x18\n \x01(\x0b\x32\'.peloton.api.v1alpha.respool.SlackLimit\"&\n\x0f\x43ontrollerLimit\x12\x13\n\x0bmax_percent\x18\x01 \x01(\x01\" \n\nSlackLimit\x12\x12\n\nmaxPercent\x18\x01 \x01(\x01\"@\n\rResourceUsage\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x12\n\nallocation\x18\x02 \x01(\x01\x12\r\n\x05slack\x18\x03 \x01(\x01\"\x85\x03\n\x10ResourcePoolInfo\x12?\n\nrespool_id\x18\x01 \x01(\x0b\x32+.peloton.api.v1alpha.peloton.ResourcePoolID\x12;\n\x04spec\x18\x02 \x01(\x0b\x32-.peloton.api.v1alpha.respool.ResourcePoolSpec\x12;\n\x06parent\x18\x03 \x01(\x0b\x32+.peloton.api.v1alpha.peloton.ResourcePoolID\x12=\n\x08\x63hildren\x18\x04 \x03(\x0b\x32+.peloton.api.v1alpha.peloton.ResourcePoolID\x12:\n\x06usages\x18\x05 \x03(\x0b\x32*.peloton.api.v1alpha.respool.ResourceUsage\x12;\n\x04path\x18\x06 \x01(\x0b\x32-.peloton.api.v1alpha.respool.ResourcePoolPath*j\n\x0fReservationType\x12\x1c\n\x18RESERVATION_TYPE_INVALID\x10\x00\x12\x1c\n\x18RESERVATION_TYPE_ELASTIC\x10\x01\x12\x1b\n\x17RESERVATION_TYPE_STATIC\x10\x02*V\n\x10SchedulingPolicy\x12\x1d\n\x19SCHEDULING_POLICY_INVALID\x10\x00\x12#\n\x1fSCHEDULING_POLICY_PRIORITY_FIFO\x10\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'peloton.api.v1alpha.respool.respool_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RESOURCEPOOLPATH']._serialized_start=74
-  _globals['_RESOURCEPOOLPATH']._serialized_end=107
+  _globals['_RESERVATIONTYPE']._serialized_start=1301
+  _globals['_RESERVATIONTYPE']._serialized_end=1407
+  _globals['_SCHEDULINGPOLICY']._serialized_start=1409
+  _globals['_SCHEDULINGPOLICY']._serialized_end=1495
+  _globals['_RESOURCEPOOLPATH']._serialized_start=117
+  _globals['_RESOURCEPOOLPATH']._serialized_end=150
+  _globals['_RESOURCESPEC']._serialized_start=153
+  _globals['_RESOURCESPEC']._serialized_end=292
+  _globals['_RESOURCEPOOLSPEC']._serialized_start=295
+  _globals['_RESOURCEPOOLSPEC']._serialized_end=767
+  _globals['_CONTROLLERLIMIT']._serialized_start=769
+  _globals['_CONTROLLERLIMIT']._serialized_end=807
+  _globals['_SLACKLIMIT']._serialized_start=809
+  _globals['_SLACKLIMIT']._serialized_end=841
+  _globals['_RESOURCEUSAGE']._serialized_start=843
+  _globals['_RESOURCEUSAGE']._serialized_end=907
+  _globals['_RESOURCEPOOLINFO']._serialized_start=910
+  _globals['_RESOURCEPOOLINFO']._serialized_end=1299
 # @@protoc_insertion_point(module_scope)
