@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
@@ -101,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     # grpclib logs every cancelled long poll at INFO.
     logging.getLogger("grpclib").setLevel(logging.WARNING)
     sys.setswitchinterval(SWITCH_INTERVAL)
+    # What a daemon writes (jobs.db, the Raft journal and dump, run records,
+    # host pools) is its own: no task, whatever its user, reads it.
+    os.umask(0o077)
     try:
         trio.run(run, args.kind, args.config, args.name)
     except PelotonError as error:

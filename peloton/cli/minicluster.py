@@ -19,7 +19,7 @@ from peloton.cli.common import (
 from peloton.ops import minicluster
 
 SIZE_FLAGS = ("hosts", "cpu", "memory_mb", "disk_mb", "gpu", "jobmgrs", "placements",
-               "resmgrs", "shards", "clusters", "sim_clusters")
+               "resmgrs", "shards", "clusters", "sim_clusters", "isolate_tasks")
 
 
 def attribute_arg(text: str) -> tuple[str, str]:
@@ -107,6 +107,9 @@ def add_commands(commands: Any) -> None:
     p.add_argument("--placements", type=int, help="placement workers (2)")
     p.add_argument("--resmgrs", type=int, help="resource managers, one Raft group (3)")
     p.add_argument("--shards", type=int, help="job shards, fixed once created (16)")
+    p.add_argument("--isolate-tasks", action="store_true", default=None,
+                   help="run each local task as a user of its own, in a sandbox only it "
+                        "can read (needs root; its commands must be reachable by any user)")
     p.add_argument("--clusters", type=int,
                    help="clusters of local processes, a hostmgr each: local, local1, ... (1)")
     p.add_argument("--sim-clusters", type=int,

@@ -14,6 +14,7 @@ import dataclasses
 import json
 import logging
 import math
+import os
 import pathlib
 import secrets
 import time
@@ -74,6 +75,23 @@ def _number(me: DaemonConfig, key: str, default: float, what: str = "a number") 
     return float(value)
 
 
+def _task_users(me: DaemonConfig) -> tuple[int, int] | None:
+    """A local hostmgr's ``task_users``: ``isolated`` (each run a user of
+    its own, in a sandbox only it can read) or ``host manager`` (runs are
+    the host manager's user, the default)."""
+    from peloton.hostmgr.backends.local import TASK_UID_COUNT, TASK_UID_FIRST
+    value = me.options.get("task_users", "host manager")
+    if value == "host manager":
+        return None
+    if value == "isolated":
+        if os.geteuid() != 0:
+            raise InvalidArgument("isolated task users need a host manager running as root",
+                                  field=f"hostmgr[{me.name}].task_users")
+        return TASK_UID_FIRST, TASK_UID_COUNT
+    raise InvalidArgument(f"must be 'isolated' or 'host manager', got {value!r}",
+                          field=f"hostmgr[{me.name}].task_users")
+
+
 def _whole(me: DaemonConfig, key: str, default: int) -> int:
     value = me.options.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -118,7 +136,8 @@ def host_attributes_option(value: Any, field: str) -> dict[str, dict[str, str]]:
 # What a hostmgr entry may set, by backend (beside name and grpc).
 _COMMON_KEYS = ("cluster", "backend", "files")
 LOCAL_KEYS = (*_COMMON_KEYS, "hosts", "cpu", "memory_mb", "disk_mb", "gpu", "first_port",
-              "usage_period", "usage_window", "attributes", "host_attributes", "pids_max")
+              "usage_period", "usage_window", "attributes", "host_attributes", "pids_max",
+              "task_users")
 SIM_KEYS = (*_COMMON_KEYS, "hosts", "shapes", "cpu", "memory_mb", "disk_mb", "gpu",
             "gpu_hosts", "gpu_per_host", "hosts_per_rack", "zones", "attributes",
             "failure_rate", "default_duration", "seed", "first_port", "ports_per_host",
@@ -157,7 +176,8 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
                                                          where + "attributes"),
                             host_attributes=host_attributes_option(
                                 opts.get("host_attributes"), where + "host_attributes"),
-                            pids_max=_whole(me, "pids_max", DEFAULT_PIDS_MAX))
+                            pids_max=_whole(me, "pids_max", DEFAULT_PIDS_MAX),
+                            task_uids=_task_users(me))
     if kind == "sim":
         from peloton.hostmgr.backends.sim import SimBackend
         return SimBackend.from_options({"cluster": "local", **opts})

@@ -53,6 +53,8 @@ class Sizes:
     # simulated ones (sim, sim1, ...), each of ``hosts`` hosts of this shape.
     clusters: int = 1
     sim_clusters: int = 0
+    # Local runs as users of their own, each in a sandbox only it can read.
+    isolate_tasks: bool = False
 
     def check(self) -> None:
         """Raises InvalidArgument naming the flag that is out of range."""
@@ -86,6 +88,8 @@ class Sizes:
         options: dict[str, Any] = {"hosts": self.hosts, "cpu": self.cpu,
                                    "memory_mb": self.memory_mb, "disk_mb": self.disk_mb,
                                    "gpu": self.gpu}
+        if self.isolate_tasks:
+            options["task_users"] = "isolated"
         if self.attributes:
             options["attributes"] = dict(self.attributes)
         if self.host_attributes:
@@ -207,6 +211,7 @@ def sizes_of(config: ClusterConfig) -> Sizes:
     kinds = [h.options.get("backend", "local") for h in hostmgrs]
     return Sizes(
         clusters=max(1, kinds.count("local")), sim_clusters=kinds.count("sim"),
+        isolate_tasks=opts.get("task_users") == "isolated",
         hosts=int(opts.get("hosts", defaults.hosts)), cpu=float(opts.get("cpu", defaults.cpu)),
         memory_mb=float(opts.get("memory_mb", defaults.memory_mb)),
         disk_mb=float(opts.get("disk_mb", defaults.disk_mb)),

@@ -8,12 +8,14 @@ deleted only when its task is stopped, and with its job.
 
 from __future__ import annotations
 
+import os
 import pathlib
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import trio
 
+from peloton.api.v0.host.svc import host_svc_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
@@ -53,7 +55,10 @@ defaultconfig:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    with LocalCluster.start(tmp_path_factory.mktemp("stateful"), hosts=3, cpu=2) as c:
+    # Each run a user of its own (where we may switch users): the volume
+    # follows the task from user to user.
+    with LocalCluster.start(tmp_path_factory.mktemp("stateful"), hosts=3, cpu=2,
+                            isolate_tasks=os.geteuid() == 0) as c:
         yield c
 
 
@@ -110,6 +115,9 @@ def volume_dirs(cluster: LocalCluster) -> list[pathlib.Path]:
 
 async def test_a_stateful_tasks_volume_outlives_its_runs_on_its_host(
         cluster: LocalCluster, client: PelotonClient) -> None:
+    if os.geteuid() == 0:
+        hosts = await client.hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest())
+        assert all("task users" in h.limitsEnforced for h in hosts.host_infos)
     config, _ = load_job_config(JOB)
     job_id = await client.create_job("/stateful", config)
     jid = peloton_pb2.JobID(value=job_id)

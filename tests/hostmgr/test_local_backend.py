@@ -10,9 +10,11 @@ import dataclasses
 import functools
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -404,7 +406,7 @@ async def test_a_sleeping_process_measures_idle_and_a_busy_group_reads_its_time(
         await nursery.start(backend.run, harness.report)
         s = spec(1, "sleep 30")
         await backend.launch([s])
-        with trio.fail_after(10):
+        with trio.fail_after(30):
             await three.wait()
         await backend.kill([s.mesos_task_id], 0)
         assert all(mid == s.mesos_task_id and 0.0 <= cpu < 0.2 for mid, cpu in reports)
@@ -522,7 +524,7 @@ def _left_behind(root: Path, run: int, command: str,
     sandbox.mkdir(parents=True)
     proc = subprocess.Popen(
         [sys.executable, "-S", "-E", local_module.SUPERVISOR,
-         str(runs / f"{s.mesos_task_id}.status"), "", "0", "/bin/sh", "/bin/sh", "-c", command],
+         str(runs / f"{s.mesos_task_id}.status"), "", "0", "0", "/bin/sh", "/bin/sh", "-c", command],
         cwd=sandbox, start_new_session=True)
     local_module._write_record(runs, s, proc.pid, gpus)
     return s, proc
@@ -849,3 +851,62 @@ async def test_a_run_over_its_disk_limit_is_killed(tmp_path: Path, nursery: trio
     assert backend.known(small.mesos_task_id).state == TaskState.RUNNING  # type: ignore[union-attr]
     assert "disk" in backend.enforced()
     await backend.kill([small.mesos_task_id], grace_seconds=0)
+
+
+# --------------------------------------------------------------------------- task users
+
+
+def _data_dir() -> tuple[Path, Path]:
+    """A data directory anyone may pass through (as one anywhere may be),
+    with a daemon's file in it: jobs.db, mode 0600."""
+    top = Path(tempfile.mkdtemp(prefix="peloton-isolation-", dir="/tmp"))
+    top.chmod(0o755)
+    db = top / "jobs.db"
+    db.write_text("secret")
+    db.chmod(0o600)
+    return top, db
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="switching users needs root")
+async def test_isolated_runs_reach_neither_other_sandboxes_nor_the_daemons(nursery: trio.Nursery):
+    """task_uids: each run is a user of its own. A run cannot read another
+    run's sandbox, list the sandboxes, read a daemon's file (jobs.db, mode
+    0600) or signal a daemon; it owns its own sandbox and volume."""
+    top, db = _data_dir()
+    try:
+        root = top / "hostmgr-0"
+        backend = LocalBackend(root, hosts=1, task_uids=(local_module.TASK_UID_FIRST, 4))
+        h = Harness(backend, root)
+        await nursery.start(backend.run, h.report)
+        a = spec(1, "echo mine > secret; sleep 30")
+        await backend.launch([a])
+        with trio.fail_after(10):
+            while True:
+                wrote = await trio.Path(backend.sandbox(a.mesos_task_id), "secret").exists()
+                if wrote:
+                    break
+                await trio.sleep(0.05)
+        other = backend.sandbox(a.mesos_task_id)
+        b = dataclasses.replace(spec(2, f"""
+            id -u
+            cat {other}/secret && echo READ-OTHER
+            ls {root}/sandboxes/local-0 && echo LISTED
+            cat {db} && echo READ-DB
+            kill -0 {os.getpid()} && echo SIGNALLED
+            echo kept > data/file && cat data/file
+        """), volume=("v-1", "data", 10))
+        await backend.launch([b])
+        ended = await h.wait_terminal(b.mesos_task_id)
+        assert ended.state == TaskState.SUCCEEDED, ended
+        out, _, _ = await backend.read_sandbox_file(b.mesos_task_id, "stdout", 0, 10_000)
+        lines = out.decode().split()
+        assert int(lines[0]) >= local_module.TASK_UID_FIRST
+        assert lines[0] != str(os.stat(other).st_uid)  # a user of its own
+        assert not {"READ-OTHER", "LISTED", "READ-DB", "SIGNALLED", "mine", "secret"} & set(
+            lines), lines
+        assert lines[-1] == "kept"  # its own sandbox and volume are its own
+        assert "task users" in backend.enforced()
+        await backend.kill([a.mesos_task_id], grace_seconds=0)
+        await h.wait_terminal(a.mesos_task_id)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

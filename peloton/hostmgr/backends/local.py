@@ -56,7 +56,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import trio
 
@@ -84,6 +84,9 @@ SUPERVISOR = str(Path(__file__).with_name("supervise.py"))
 # The most processes a run may have at once (its pids cgroup); the cluster
 # file's pids_max on a local hostmgr says otherwise.
 DEFAULT_PIDS_MAX = 8192
+# The users runs get, one each while they run (uid = gid): numbers no
+# account of the machine uses, so a run owns nothing but its sandbox.
+TASK_UID_FIRST, TASK_UID_COUNT = 200_000, 65_536
 # Mesos's reason for a task its memory limit ended.
 REASON_MEMORY_LIMIT = "REASON_CONTAINER_LIMITATION_MEMORY"
 # A task's PATH unless it sets one: Mesos's for command tasks.
@@ -146,6 +149,7 @@ class _Run:
     unhealthy: str = ""  # why its health check ended it
     over_disk: str = ""  # why its disk check ended it
     gpus: tuple[int, ...] = ()  # the device indexes it holds on its host
+    uid: int = 0  # the user (and group) it runs as; 0: the host manager's own
     # Its deadline is when SIGTERM escalates to SIGKILL; a later kill with a
     # shorter grace moves it earlier.
     kill_scope: trio.CancelScope | None = None
@@ -167,12 +171,21 @@ class LocalBackend(Backend):
                  attributes: Mapping[str, str] | None = None,
                  host_attributes: Mapping[str, Mapping[str, str]] | None = None,
                  pids_max: int = DEFAULT_PIDS_MAX,
-                 disk_check_period: float = DISK_CHECK_PERIOD) -> None:
+                 disk_check_period: float = DISK_CHECK_PERIOD,
+                 task_uids: tuple[int, int] | None = None) -> None:
         if hosts < 0:
             raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
         if pids_max < 1:
             raise InvalidArgument(f"must be at least 1, got {pids_max}", field="pids_max")
         self._pids_max = pids_max
+        # Each run as a user of its own (uid = gid, from this range: first,
+        # count), in a sandbox only it can read; None: as the host manager.
+        if task_uids is not None and os.geteuid() != 0:
+            raise InvalidArgument("running tasks as users of their own needs a host manager "
+                                  "running as root", field="task_uids")
+        self._uids: range | None = (range(task_uids[0], task_uids[0] + task_uids[1])
+                                    if task_uids is not None else None)
+        self._uid_of: dict[str, int] = {}  # live runs' users
         self._disk_period = disk_check_period
         if not 0 < usage_period < float("inf"):
             raise InvalidArgument(f"must be a positive number of seconds, got {usage_period}",
@@ -227,7 +240,20 @@ class LocalBackend(Backend):
         """Open files and GPU devices always; memory, cpu and processes as
         far as the run's cgroups go (none without cgroups)."""
         return [*(self.cgroups.enforced if self.cgroups is not None else []),
-                "open files", "GPU devices", "disk"]
+                "open files", "GPU devices", "disk",
+                *(["task users"] if self._uids is not None else [])]
+
+    def _take_uid(self, mesos_task_id: str, uid: int = 0) -> int:
+        """A user for the run: ``uid`` (an adopted run's) or the lowest free."""
+        if self._uids is None:
+            return 0
+        if not uid:
+            used = set(self._uid_of.values())
+            uid = next((u for u in self._uids if u not in used), 0)
+            if not uid:
+                raise FailedPrecondition(f"all {len(self._uids)} task users are in use")
+        self._uid_of[mesos_task_id] = uid
+        return uid
 
     async def run(self, report: Report, *,
                   task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -286,7 +312,8 @@ class LocalBackend(Backend):
             if record.pidfd is not None:
                 run = _Run(spec=spec, sandbox=sandbox, status=_status(spec, TaskState.RUNNING),
                            pgid=record.pid, kill_requested=record.killed,
-                           gpus=self._hold_gpus(spec.hostname, record.gpus))
+                           gpus=self._hold_gpus(spec.hostname, record.gpus),
+                           uid=self._take_uid(mid, record.uid) if record.uid else 0)
                 self._runs[mid] = run
                 self._live[mid] = record.pid
                 self._adopted.append(spec)
@@ -370,6 +397,12 @@ class LocalBackend(Backend):
                 continue
             run.gpus = tuple(free[:wanted])
             del free[:wanted]
+            try:
+                run.uid = self._take_uid(spec.mesos_task_id)
+            except FailedPrecondition as full:
+                self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                                          message=full.message))
+                continue
             fresh.append(run)
         if not fresh:
             await trio.lowlevel.checkpoint()
@@ -379,7 +412,8 @@ class LocalBackend(Backend):
         with trio.CancelScope(shield=True):
             # One thread hop for all the sandboxes of the batch.
             errors = await trio.to_thread.run_sync(
-                _make_sandboxes, [(r.sandbox, self._volume_link(r.spec)) for r in fresh])
+                _make_sandboxes, [(r.sandbox, self._volume_link(r.spec), r.uid) for r in fresh],
+                self._root)
             for run, error in zip(fresh, errors, strict=True):
                 if error is not None:
                     self._finish(run, _status(run.spec, TaskState.FAILED,
@@ -425,7 +459,8 @@ class LocalBackend(Backend):
         try:
             process = await trio.lowlevel.open_process(
                 [sys.executable, "-S", "-E", SUPERVISOR, str(status_file),
-                 os.pathsep.join(map(str, cgroups)), str(spec.fd_limit), exe, *argv],
+                 os.pathsep.join(map(str, cgroups)), str(spec.fd_limit), str(run.uid), exe,
+                 *argv],
                 cwd=run.sandbox,
                 env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
                 start_new_session=True)
@@ -444,7 +479,7 @@ class LocalBackend(Backend):
             run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
             return
         await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, process.pid,
-                                      run.gpus)
+                                      run.gpus, run.uid)
         self._set(run, _status(spec, TaskState.RUNNING, health=_first_health(spec)))
         self._live[spec.mesos_task_id] = process.pid
         nursery.start_soon(self._supervise, run, process)
@@ -681,6 +716,7 @@ class LocalBackend(Backend):
 
     def _finish(self, run: _Run, status: StatusUpdate) -> None:
         run.exited.set()
+        self._uid_of.pop(run.spec.mesos_task_id, None)
         if run.gpus:  # back to the host's free devices, lowest first
             free = self._free_gpus.setdefault(run.spec.hostname, [])
             free.extend(run.gpus)
@@ -752,6 +788,7 @@ async def _check(run: _Run, check: HealthCheck) -> tuple[bool, str]:
                else _environment(run.spec, run.sandbox, run.gpus))
         try:
             done = await trio.run_process(["/bin/sh", "-c", check.command], cwd=run.sandbox,
+                                          **_as_user(run.uid),
                                           env=env, check=False, stdin=subprocess.DEVNULL,
                                           capture_stdout=True, capture_stderr=True)
         except OSError as error:
@@ -850,6 +887,7 @@ class _Record:
     killed: bool
     ended: StatusUpdate | None  # how it ended, if it did and that is known
     gpus: tuple[int, ...] = ()  # the GPU device indexes it held
+    uid: int = 0  # the user it ran as
 
 
 _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname", "shell",
@@ -857,7 +895,8 @@ _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname",
                 "revocable", "labels")
 
 
-def _write_record(runs: Path, spec: LaunchSpec, pid: int, gpus: Sequence[int] = ()) -> None:
+def _write_record(runs: Path, spec: LaunchSpec, pid: int, gpus: Sequence[int] = (),
+                  uid: int = 0) -> None:
     """The run's record: enough of its spec to account for it and watch it
     after a restart, and its supervisor's pid and start time (a reused pid
     has another). Not its environment (it may hold secrets)."""
@@ -865,6 +904,7 @@ def _write_record(runs: Path, spec: LaunchSpec, pid: int, gpus: Sequence[int] = 
     data["resources"] = list(spec.resources)
     data["health"] = asdict(spec.health) if spec.health is not None else None
     data["gpus"] = list(gpus)
+    data["uid"] = uid
     data["pid"], data["start"] = pid, _start_ticks(pid)
     tmp = runs / f"{spec.mesos_task_id}.json.tmp"
     tmp.write_text(json.dumps(data))
@@ -924,6 +964,7 @@ def _read_records(runs: Path) -> list[_Record]:
                            labels=tuple((str(k), str(v)) for k, v in spec.labels))
             pid, start = int(data["pid"]), data.get("start")
             gpus = tuple(int(g) for g in data.get("gpus") or ())
+            uid = int(data.get("uid") or 0)
         except (OSError, ValueError, KeyError, TypeError) as error:
             log.warning("run record %s is unreadable (%s); left alone", path, error)
             continue
@@ -944,7 +985,7 @@ def _read_records(runs: Path) -> list[_Record]:
             elif (runs / f"{mid}.lost").exists():
                 ended = _status(spec, TaskState.LOST,
                                 message="killed when its host manager stopped")
-        out.append(_Record(spec, pid, pidfd, killed, ended, gpus))
+        out.append(_Record(spec, pid, pidfd, killed, ended, gpus, uid))
     return out
 
 
@@ -975,30 +1016,71 @@ def _killpg(pgid: int, signum: int) -> None:
         pass  # the group is already gone
 
 
+def _as_user(uid: int) -> dict[str, Any]:
+    """subprocess options that run a command as the run's user (none: as we are)."""
+    return {"user": uid, "group": uid, "extra_groups": []} if uid else {}
+
+
 def _remove_trees(paths: list[Path]) -> None:
     for path in paths:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _make_sandboxes(paths: list[tuple[Path, tuple[Path, Path] | None]]) -> list[str | None]:
+def _make_sandboxes(paths: list[tuple[Path, tuple[Path, Path] | None, int]],
+                    root: Path) -> list[str | None]:
     """Make each sandbox; with a persistent volume, make the volume's
     directory (kept from an earlier run if there is one) and link it into
-    the sandbox at its path."""
+    the sandbox at its path (a relative link: it never climbs above
+    ``root``). A run with a user of its own (``uid``) owns its sandbox and
+    volume, mode 0700: no other run can read or write them; the
+    directories above them (up to ``root``) can be passed through but not
+    listed."""
     errors: list[str | None] = []
-    for path, volume in paths:
+    for path, volume, uid in paths:
         try:
             path.mkdir(parents=True, exist_ok=True)
+            if uid:
+                _passable(path.parent, root)
+                os.chown(path, uid, uid)
+                path.chmod(0o700)
             if volume is not None:
                 directory, inside = volume
                 directory.mkdir(parents=True, exist_ok=True)
                 link = path / inside
                 link.parent.mkdir(parents=True, exist_ok=True)
+                if uid:
+                    _passable(directory.parent, root)
+                    _own_tree(directory, uid)
+                    for d in (link.parent, *link.parent.parents):
+                        if d == path:
+                            break
+                        os.chown(d, uid, uid)
                 if not link.is_symlink():
-                    link.symlink_to(directory, target_is_directory=True)
+                    link.symlink_to(os.path.relpath(directory, link.parent),
+                                    target_is_directory=True)
             errors.append(None)
         except OSError as exc:
             errors.append(str(exc))
     return errors
+
+
+def _passable(directory: Path, root: Path) -> None:
+    """``directory`` and those above it up to ``root``: passable (x), not
+    readable, by others."""
+    for d in (directory, *directory.parents):
+        if d.stat().st_mode & 0o777 != 0o711:
+            d.chmod(0o711)
+        if d == root or root not in d.parents:
+            return
+
+
+def _own_tree(directory: Path, uid: int) -> None:
+    """Give a volume to the run using it now (each run has its own user)."""
+    os.chown(directory, uid, uid)
+    directory.chmod(0o700)
+    for parent, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            os.chown(os.path.join(parent, name), uid, uid, follow_symlinks=False)
 
 
 def _open_outputs(sandbox: Path) -> tuple[BinaryIO, BinaryIO]:

@@ -1,11 +1,12 @@
 """The supervisor of one local run: it outlives a host manager that dies.
 
 The ``local`` backend starts every run as ``python -S -E supervise.py STATUS
-CGROUPS FD_LIMIT EXE ARGV...`` in a session of its own, with the run's
+CGROUPS FD_LIMIT UID EXE ARGV...`` in a session of its own, with the run's
 sandbox, environment and outputs. The supervisor forks the task (which
 joins each cgroup of ``CGROUPS``, directories joined by ``os.pathsep``
-(memory, cpu, pids), and gets RLIMIT_NOFILE
-``FD_LIMIT``, if not 0, before it executes ``EXE`` with ``ARGV``), waits for
+(memory, cpu, pids), gets RLIMIT_NOFILE ``FD_LIMIT``, if not 0, and
+becomes user and group ``UID``, if not 0, before it executes ``EXE`` with
+``ARGV``; the supervisor stays root, to write STATUS), waits for
 it, writes how it ended to ``STATUS`` (JSON, written to a temporary file
 and renamed: ``{"exit_code": n}``, ``{"signal": n}`` or ``{"launch_error":
 "..."}``) and ends the way the task ended (the same exit status, or killed
@@ -42,7 +43,8 @@ def _write(path: str, status: dict[str, object]) -> None:
     os.replace(tmp, path)
 
 
-def _child(cgroup: str, fd_limit: int, exe: str, argv: list[str], status: str) -> None:
+def _child(cgroup: str, fd_limit: int, uid: int, exe: str, argv: list[str],
+           status: str) -> None:
     """In the forked child: become the task (never returns)."""
     try:
         for signum in NOTED:
@@ -53,6 +55,10 @@ def _child(cgroup: str, fd_limit: int, exe: str, argv: list[str], status: str) -
         if fd_limit:
             import resource
             resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
+        if uid:  # the run's own user (and group), with no other groups
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
         os.execvp(exe, argv)
     except OSError as error:
         try:
@@ -63,12 +69,12 @@ def _child(cgroup: str, fd_limit: int, exe: str, argv: list[str], status: str) -
 
 
 def main(args: list[str]) -> None:
-    status, cgroup, fd_limit, exe, *argv = args
+    status, cgroup, fd_limit, uid, exe, *argv = args
     for signum in NOTED:
         signal.signal(signum, lambda *_: None)
     pid = os.fork()
     if pid == 0:
-        _child(cgroup, int(fd_limit), exe, argv, status)
+        _child(cgroup, int(fd_limit), int(uid), exe, argv, status)
     _, code = os.waitpid(pid, 0)  # retried across the noted signals (PEP 475)
     if os.WIFSIGNALED(code):
         died_of = os.WTERMSIG(code)
