@@ -130,3 +130,38 @@ def test_versions_states_and_statuses() -> None:
     assert status.containers_status[0].ports["http"] == 31000
     assert v1alpha_field("defaultConfig.resource") == "spec.default_spec.resource"
     assert v1alpha_field("sla.preemptible") == "spec.sla.preemptible"
+
+
+def test_pelotons_spec_with_a_command_liveness_check_is_valid() -> None:
+    """example/stateless/testspec_sla.yaml's shape (Peloton's CLI keys)."""
+    from peloton.spec.job import validate_job_config
+
+    spec, warnings = load_stateless_spec("""
+name: TestSpec
+owner: testUser
+sla:
+  maximumunavailableinstances: 2
+instancecount: 4
+defaultspec:
+  containers:
+  - resource: {cpulimit: 0.1, memlimitmb: 2.0, disklimitmb: 10}
+    livenesscheck:
+      type: 1
+      enabled: true
+      initialintervalsecs: 1
+      intervalsecs: 3
+      timeoutsecs: 5
+      maxconsecutivefailures: 3
+      commandcheck:
+        command: 'ls'
+    command:
+      shell: true
+      value: 'while :; do echo running 3; sleep 10; done'
+""")
+    config = job_config_of(spec)
+    config.respoolID.value = "pool"
+    validate_job_config(config, capabilities=frozenset())
+    check = config.defaultConfig.healthCheck
+    assert warnings == [] and config.sla.maximumUnavailableInstances == 2
+    assert (check.type, check.commandCheck.command, check.intervalSecs,
+            check.maxConsecutiveFailures) == (task_pb2.HealthCheckConfig.COMMAND, "ls", 3, 3)
