@@ -47,6 +47,7 @@ from typing import Any
 import yaml
 
 from peloton.core.errors import InvalidArgument
+from peloton.core.security import Security, is_loopback, parse_security
 from peloton.shard.partition import DEFAULT_NUM_SHARDS
 
 
@@ -76,6 +77,8 @@ class ClusterConfig:
     preemption_sustain_s: float | None = None
     # rpc.max_message_bytes: the largest request a public service reads.
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    # security: TLS, users and roles, the cluster secret (peloton.rpc.security).
+    security: Security = field(default_factory=Security)
 
     def raft_secret(self) -> str:
         """The Raft group's shared secret; InvalidArgument naming the key
@@ -199,7 +202,7 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
     if not isinstance(data, dict):
         raise InvalidArgument("the cluster file must be a mapping", field="")
     known = {"data_dir", "num_shards", "storage", "raft_password", "raft_password_file",
-             "preemption", "rpc", *KINDS}
+             "preemption", "rpc", "security", *KINDS}
     for key in data:
         if key not in known:
             raise InvalidArgument(f"unknown key; known keys are {', '.join(sorted(known))}",
@@ -259,9 +262,19 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
         raise InvalidArgument(f"unknown storage kind {storage.get('kind')!r}; known: sqlite",
                               field="storage.kind")
     password, password_file = _raft_secret(data, base)
+    security = parse_security(data.get("security"), base or pathlib.Path.cwd())
+    if not security.complete:
+        # Off loopback, anyone who reaches a port could call it.
+        for d in daemons:
+            for name, address in (("grpc", d.grpc), ("http", d.options.get("http", ""))):
+                if address and not is_loopback(address.rsplit(":", 1)[0]):
+                    raise InvalidArgument(
+                        f"{address} is not a loopback address: serving off loopback needs "
+                        "security (tls, auth users and cluster_secret_file)",
+                        field=f"{d.kind}[{d.name}].{name}")
     return ClusterConfig(data_dir, num_shards, storage, tuple(daemons), password, password_file,
                          _preemption_sustain(data.get("preemption")),
-                         _max_message_bytes(data.get("rpc")))
+                         _max_message_bytes(data.get("rpc")), security)
 
 
 def _only_key(section: Any, name: str, key: str) -> Any:

@@ -22,6 +22,7 @@ import trio
 from peloton import config as cluster_config
 from peloton.core.errors import PelotonError
 from peloton.rpc import open_rpc
+from peloton.rpc.client import configure as configure_client
 
 # Every GC_FREEZE_PERIOD the objects alive are moved out of the cyclic
 # collector's reach (gc.freeze): a full collection then walks only what
@@ -72,6 +73,9 @@ async def run(kind: str, config_path: str, name: str) -> None:
     if me.kind != kind:
         raise PelotonError(f"daemon {name!r} is a {me.kind}, not a {kind}")
     serve = _serve_fn(kind)
+    # Every call this daemon makes: over TLS when the cluster has it, with
+    # the cluster secret its peers' internal services ask for.
+    configure_client(config.security.client_ssl(), config.security.daemon_credentials())
     async with open_rpc():
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             async with trio.open_nursery() as nursery:

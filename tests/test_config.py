@@ -63,7 +63,7 @@ def test_a_valid_file_parses() -> None:
 
 def test_defaults() -> None:
     c = config.parse({"data_dir": "/d", "raft_password_file": "secret",
-                      "resmgr": [{"name": "r", "grpc": "h:1", "raft": "h:2"}]})
+                      "resmgr": [{"name": "r", "grpc": "127.0.0.1:1", "raft": "127.0.0.1:2"}]})
     assert (c.num_shards, c.storage) == (16, {"kind": "sqlite"})
     assert (c.raft_password, c.raft_password_file) == (None, pathlib.Path("secret"))
     assert c.preemption_sustain_s is None
@@ -139,7 +139,7 @@ def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
 @pytest.mark.parametrize(("edit", "field", "message"), [
     (set_("grpc_port", 1), "grpc_port", "unknown key; known keys are data_dir, hostmgr, jobmgr, "
                                         "num_shards, placement, preemption, raft_password, "
-                                        "raft_password_file, resmgr, rpc, storage"),
+                                        "raft_password_file, resmgr, rpc, security, storage"),
     (set_("raft_password", None), "raft_password_file",
      "required: the Raft group's shared secret (or raft_password inline); pysyncobj runs what "
      "reaches its port unless every message is authenticated with it"),
@@ -280,3 +280,15 @@ def test_a_missing_raft_secret_file_is_named(tmp_path: pathlib.Path) -> None:
         c.raft_secret()
     assert (info.value.field, info.value.message) == (
         "raft_password_file", f"cannot read {tmp_path / 'nope'}: No such file or directory")
+
+
+def test_serving_off_loopback_needs_security() -> None:
+    """Any address but loopback: refused unless TLS, users and the cluster
+    secret are all configured, naming the daemon's address."""
+    data = valid()
+    data["jobmgr"] = [{"name": "j", "grpc": "10.1.2.3:5000"}]
+    with pytest.raises(InvalidArgument, match="needs security") as e:
+        config.parse(data)
+    assert e.value.field == "jobmgr[j].grpc"
+    data["jobmgr"] = [{"name": "j", "grpc": "[::1]:5000", "http": "localhost:5292"}]
+    config.parse(data)

@@ -206,9 +206,38 @@ class Cli:
         self.from_state_file = not explicit and not os.environ.get(ENV, "").strip()
         return find_cluster(explicit)
 
+    def secure(self) -> None:
+        """TLS and credentials for every call: flags, else the environment,
+        else the local cluster file's security section."""
+        from peloton.core.security import Credentials
+        from peloton.rpc.client import configure
+        a = self.args
+        security = None
+        if self.from_state_file:  # the local minicluster's file, if it has one
+            security = local_security()
+        user = a.user or os.environ.get("PELOTON_USER", "") or (
+            security.client.user if security else "")
+        password = os.environ.get("PELOTON_PASSWORD", "")
+        if a.password_file:
+            password = read_text(a.password_file).strip()
+        elif not password and security and user == security.client.user:
+            password = security.client.password
+        ca = a.ca or os.environ.get("PELOTON_CA", "") or (
+            str(security.ca) if security and security.ca else "")
+        context = None
+        if ca:
+            import ssl
+            try:
+                context = ssl.create_default_context(cafile=ca)
+            except (OSError, ssl.SSLError) as error:
+                raise Failure(f"--ca {ca}: {error}")
+            context.set_alpn_protocols(["h2"])
+        configure(context, Credentials(user, password) if user else None)
+
     def call(self, fn: Callable[[PelotonClient], Awaitable[T]]) -> T:
         """Run ``fn(client)`` against the cluster; its errors come out bare."""
         addresses = self.addresses()
+        self.secure()
         timeout = float(self.args.timeout)
 
         async def run() -> T:
@@ -219,6 +248,18 @@ class Cli:
                 client.close()
 
         return trio.run(within_rpc, run)
+
+
+def local_security() -> Any:
+    """The security section of the local minicluster's cluster file (None
+    when there is none, or it cannot be read)."""
+    from peloton import config as cluster_config
+    from peloton.ops.layout import cluster_path, resolve
+    try:
+        path = cluster_path(resolve(None))
+        return cluster_config.load(path).security if path.exists() else None
+    except (PelotonError, OSError):
+        return None
 
 
 def load_spec(cli: Cli, path: str, load: Callable[[str], tuple[M, list[str]]]) -> M:
@@ -270,6 +311,14 @@ def add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
     parser.add_argument("-t", "--timeout", type=positive_float, metavar="SECONDS",
                         default=20.0 if top else default,
                         help="how long one call may take (default 20)")
+    parser.add_argument("--user", default=None if top else default,
+                        help="the user to call as; else $PELOTON_USER, else the cluster "
+                             "file's security.client")
+    parser.add_argument("--password-file", default=None if top else default,
+                        help="a file holding the user's password; else $PELOTON_PASSWORD")
+    parser.add_argument("--ca", default=None if top else default,
+                        help="the CA certificate of a cluster served over TLS; else "
+                             "$PELOTON_CA, else the cluster file's security.tls.ca")
 
 
 def group(commands: Any, name: str, help: str) -> Any:

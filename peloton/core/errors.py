@@ -82,6 +82,18 @@ class ResourceExhausted(PelotonError):
     code = "RESOURCE_EXHAUSTED"
 
 
+class Unauthenticated(PelotonError):
+    """No credentials, or wrong ones."""
+
+    code = "UNAUTHENTICATED"
+
+
+class PermissionDenied(PelotonError):
+    """The caller's role does not accept the call."""
+
+    code = "PERMISSION_DENIED"
+
+
 class Unimplemented(PelotonError):
     code = "UNIMPLEMENTED"
 
@@ -93,5 +105,6 @@ class Internal(PelotonError):
 BY_CODE: dict[str, type[PelotonError]] = {
     cls.code: cls
     for cls in (InvalidArgument, NotFound, AlreadyExists, FailedPrecondition, Aborted,
-                Unavailable, DeadlineExceeded, ResourceExhausted, Unimplemented, Internal)
+                Unavailable, DeadlineExceeded, ResourceExhausted, Unauthenticated,
+                PermissionDenied, Unimplemented, Internal)
 }

@@ -651,7 +651,8 @@ async def serve(config: ClusterConfig, name: str, *,
         await nursery.start(backend.run, hm.report)
         hm.adopt(backend.adopted())
         address = await nursery.start(partial(
-            serve_grpc, max_message_bytes=config.max_message_bytes), [
+            serve_grpc, max_message_bytes=config.max_message_bytes,
+                security=config.security), [
             (hostmgrsvc_grpc.InternalHostServiceBase, InternalHandler(hm)),
             (host_svc_grpc.HostServiceBase, HostHandler(hm)),
         ], host, int(port))

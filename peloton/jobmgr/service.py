@@ -1780,13 +1780,15 @@ async def serve(config: ClusterConfig, name: str, *,
         services.append((admin_svc_grpc.AdminServiceBase, AdminService(jm)))
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(
-                serve_grpc, max_message_bytes=config.max_message_bytes), services, host,
+                serve_grpc, max_message_bytes=config.max_message_bytes,
+                security=config.security), services, host,
                 int(port))
             if me.options.get("http"):
                 # Peloton's YARPC HTTP/JSON beside gRPC: the same handlers.
                 http_host, http_port = me.options["http"].rsplit(":", 1)
                 await nursery.start(partial(
-                    serve_http_json, max_message_bytes=config.max_message_bytes), services,
+                    serve_http_json, max_message_bytes=config.max_message_bytes,
+                    security=config.security), services,
                     http_host, int(http_port))
             nursery.start_soon(jm.owner.run)
             nursery.start_soon(jm.placement_loop)

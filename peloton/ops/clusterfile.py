@@ -242,7 +242,7 @@ def prepare(directory: pathlib.Path, sizes: Sizes | None = None, *,
     directory.mkdir(parents=True, exist_ok=True)
     data = cluster_data(directory, sizes, free_ports(sizes.ports_needed),
                         pelotons_port=pelotons_port) | dict(extra or {})
-    cluster_config.parse(data)  # a bad extra key fails here, before anything is written
+    cluster_config.parse(data, base=directory)  # a bad extra key fails here, first
     write_raft_secret(directory)
     write_cluster_file(path, data)
     return cluster_config.load(path), True

@@ -115,10 +115,20 @@ class ClusterNotReady(FailedPrecondition):
         self.details = details or []
 
 
+def operate_as_daemon(config: ClusterConfig) -> None:
+    """Who holds the cluster file calls as its daemons do (TLS, the cluster
+    secret): ``minicluster up`` and ``status`` read internal services."""
+    security = config.security
+    if security.tls or security.cluster_secret:
+        from peloton.rpc.client import configure
+        configure(security.client_ssl(), security.daemon_credentials())
+
+
 async def _wait_ready(directory: pathlib.Path, config: ClusterConfig, records: list[DaemonRecord],
                       offsets: dict[str, int], timeout: float) -> None:
     from peloton.rpc import Channels
 
+    operate_as_daemon(config)
     problems = ["nothing checked yet"]
     channels = Channels()
     try:

@@ -126,8 +126,10 @@ async def _replica_digests(channels: Any, addresses: list[str]) -> dict[str, dic
 async def _status_rpc(config: ClusterConfig, jobmgrs: list[str]) -> dict[str, Any]:
     from peloton.api.private.cluster import cluster_grpc, cluster_pb2
     from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
+    from peloton.ops.minicluster import operate_as_daemon
     from peloton.rpc import Channels, ServiceClient
 
+    operate_as_daemon(config)
     info: dict[str, Any] = {}
     channels = Channels()
     try:

@@ -732,7 +732,8 @@ async def serve(config: ClusterConfig, name: str, *,
     try:
         async with trio.open_nursery() as nursery:
             address = await nursery.start(partial(
-                serve_grpc, max_message_bytes=config.max_message_bytes), [
+                serve_grpc, max_message_bytes=config.max_message_bytes,
+                security=config.security), [
                 (respool_grpc.ResourceManagerBase, RespoolHandler(rm)),
                 (resmgrsvc_grpc.ResourceManagerServiceBase, ResmgrServiceHandler(rm)),
                 (cluster_grpc.ClusterServiceBase,

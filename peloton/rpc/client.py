@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from typing import Any
 
 import trio
 import trio_asyncio
 from grpclib.client import Channel
+from grpclib.events import SendRequest, listen
 from grpclib.exceptions import GRPCError, StreamTerminatedError
 
 from peloton.core.errors import DeadlineExceeded, NotLeader, PelotonError, Unavailable
+from peloton.core.security import Credentials
 from peloton.rpc.errorfields import from_response
 from peloton.rpc.errors import from_grpc
 
@@ -35,6 +38,25 @@ def split_address(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+# What every channel of this process uses (``configure``): TLS (the CA it
+# trusts) and the credentials it shows (a user's, or a daemon's secret).
+_SSL: ssl.SSLContext | None = None
+_METADATA: list[tuple[str, str]] = []
+
+
+def configure(context: ssl.SSLContext | None, credentials: Credentials | None) -> None:
+    """Make every channel opened from now on use TLS with ``context`` (None:
+    plain) and send ``credentials`` with each call."""
+    global _SSL, _METADATA
+    _SSL = context
+    _METADATA = credentials.metadata() if credentials is not None else []
+
+
+async def _add_credentials(event: SendRequest) -> None:
+    for key, value in _METADATA:
+        event.metadata[key] = value
+
+
 class Channels:
     """One grpclib channel per address, shared by every client of a process."""
 
@@ -45,7 +67,9 @@ class Channels:
         channel = self._channels.get(address)
         if channel is None:
             host, port = split_address(address)
-            channel = self._channels[address] = Channel(host, port)
+            channel = self._channels[address] = Channel(host, port, ssl=_SSL)
+            if _METADATA:
+                listen(channel, SendRequest, _add_credentials)
         return channel
 
     def drop(self, address: str) -> None:

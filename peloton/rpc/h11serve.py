@@ -10,6 +10,7 @@ one byte more than the limit, so it can refuse it).
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -92,13 +93,22 @@ async def _serve_connection(handler: Handler, max_body: int,
 
 
 async def serve_http(handler: Handler, host: str, port: int, *, max_body: int,
+                     ssl_context: ssl.SSLContext | None = None,
                      task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
                      ) -> None:
-    """Serve ``handler`` on ``host:port`` until cancelled;
-    ``task_status.started((host, port))`` once listening (port 0 picks one)."""
+    """Serve ``handler`` on ``host:port`` until cancelled (HTTPS with
+    ``ssl_context``); ``task_status.started((host, port))`` once listening
+    (port 0 picks one)."""
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(partial(
-            trio.serve_tcp, partial(_serve_connection, handler, max_body), port,
-            host=host.strip("[]")))
-        sockname = listeners[0].socket.getsockname()
+        if ssl_context is None:
+            listeners = await nursery.start(partial(
+                trio.serve_tcp, partial(_serve_connection, handler, max_body), port,
+                host=host.strip("[]")))
+            sockname = listeners[0].socket.getsockname()
+        else:
+            ssl_context.set_alpn_protocols(["http/1.1"])
+            listeners = await nursery.start(partial(
+                trio.serve_ssl_over_tcp, partial(_serve_connection, handler, max_body), port,
+                ssl_context, host=host.strip("[]"), https_compatible=True))
+            sockname = listeners[0].transport_listener.socket.getsockname()
         task_status.started((sockname[0], sockname[1]))

@@ -41,6 +41,7 @@ from peloton.core.errors import (
     ResourceExhausted,
     Unimplemented,
 )
+from peloton.core.security import AUTH_HEADER, SECRET_HEADER, Security
 from peloton.rpc.errorfields import to_response
 from peloton.rpc.h11serve import Answer, serve_http
 
@@ -63,6 +64,8 @@ _YARPC = {
     "RESOURCE_EXHAUSTED": ("resource-exhausted", 429),
     "UNIMPLEMENTED": ("unimplemented", 501),
     "INTERNAL": ("internal", 500),
+    "UNAUTHENTICATED": ("unauthenticated", 401),
+    "PERMISSION_DENIED": ("permission-denied", 403),
 }
 
 
@@ -71,6 +74,7 @@ class Procedure:
     call: Callable[[Any], Awaitable[Any]]
     request_type: type[Message]
     response_type: type[Message]
+    path: str = ""  # /package.Service/Method
 
 
 def procedures(services: Iterable[tuple[type, object]]) -> dict[str, Procedure]:
@@ -84,7 +88,7 @@ def procedures(services: Iterable[tuple[type, object]]) -> dict[str, Procedure]:
             if handler.cardinality.name != "UNARY_UNARY" or not hasattr(impl, method):
                 continue
             procedure = Procedure(getattr(impl, method), handler.request_type,
-                                  handler.reply_type)
+                                  handler.reply_type, path)
             out[f"{service}::{method}"] = procedure
             out.setdefault(f"{service.rpartition('.')[2]}.{method}", procedure)
     return out
@@ -108,7 +112,7 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
 
 
 async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple[bytes, bytes]],
-                 body: bytes, max_bytes: int) -> Answer:
+                 body: bytes, max_bytes: int, security: Security | None = None) -> Answer:
     """The answer to one request (headers lower-cased by h11)."""
     encoding = _header(headers, b"rpc-encoding").lower() or (
         "json" if "json" in _header(headers, b"content-type").lower() else "")
@@ -125,6 +129,15 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
         return _error(Unimplemented(
             f"no procedure {name or '(none)'!r}; this server has "
             f"{', '.join(sorted(n for n in table if '::' not in n))}"), encoding)
+    if security is not None:
+        why = security.check(procedure.path, {
+            AUTH_HEADER: _header(headers, AUTH_HEADER.encode()),
+            SECRET_HEADER: _header(headers, SECRET_HEADER.encode())}, internal=False)
+        if why is not None:
+            code, _, message = why.partition(": ")
+            error = PelotonError(message)
+            error.code = code
+            return _error(error, encoding)
     if len(body) > max_bytes:
         return _error(ResourceExhausted(f"the request has {len(body)} bytes, more than the "
                                         f"{max_bytes} this server takes"), encoding)
@@ -167,15 +180,20 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
 
 
 async def serve_http_json(services: Iterable[tuple[type, object]], host: str, port: int, *,
-                          max_message_bytes: int,
+                          max_message_bytes: int, security: Security | None = None,
                           task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
                           ) -> None:
     """Serve ``services`` (generated ``*Base`` class, implementation) as
-    HTTP/JSON on ``host:port`` until cancelled."""
+    HTTP/JSON on ``host:port`` until cancelled; with ``security``, over TLS
+    when it has a certificate, and each call checked as gRPC's are (the
+    user in an ``Authorization: Basic`` header)."""
     table = procedures(services)
+    checked = security if security is not None and (
+        security.users or security.cluster_secret) else None
 
     async def handle(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
                      body: bytes) -> Answer:
-        return await answer(table, method, headers, body, max_message_bytes)
+        return await answer(table, method, headers, body, max_message_bytes, checked)
 
-    await serve_http(handle, host, port, max_body=max_message_bytes, task_status=task_status)
+    await serve_http(handle, host, port, max_body=max_message_bytes, task_status=task_status,
+                     ssl_context=security.server_ssl() if security is not None else None)

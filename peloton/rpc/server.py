@@ -31,11 +31,13 @@ import trio
 import trio_asyncio
 from google.protobuf.message import DecodeError
 from grpclib.const import Status
+from grpclib.events import RecvRequest, listen
 from grpclib.exceptions import GRPCError
 from grpclib.server import Server
 
 from peloton.config import DEFAULT_MAX_MESSAGE_BYTES
 from peloton.core.errors import PelotonError
+from peloton.core.security import Security
 from peloton.rpc.errorfields import to_response
 from peloton.rpc.errors import to_grpc
 
@@ -167,16 +169,28 @@ async def serve_grpc(
     port: int,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    security: Security | None = None,
     task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve until cancelled; ``task_status.started((host, port))`` once bound.
 
     ``services`` pairs generated ``*Base`` classes with handler objects.
-    Port 0 picks a free port (tests).
+    Port 0 picks a free port (tests). With ``security``: TLS when it has a
+    certificate, and each call checked (``Security.check``) before its
+    handler runs.
     """
     server = Server([bind(base, impl, max_message_bytes=max_message_bytes)  # type: ignore[misc]
                      for base, impl in services])
-    await trio_asyncio.aio_as_trio(server.start)(host, port)
+    if security is not None and (security.users or security.cluster_secret):
+        async def check(event: RecvRequest) -> None:
+            why = security.check(event.method_name, dict(event.metadata),  # type: ignore[arg-type]
+                                 internal=event.method_name.startswith("/peloton.private."))
+            if why is not None:
+                code, _, message = why.partition(": ")
+                raise GRPCError(Status[code], message)
+        listen(server, RecvRequest, check)
+    await trio_asyncio.aio_as_trio(server.start)(
+        host, port, ssl=security.server_ssl() if security is not None else None)
     try:
         bound = server._server.sockets[0].getsockname()  # type: ignore[union-attr]
         task_status.started((bound[0], bound[1]))
