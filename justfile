@@ -25,3 +25,7 @@ loadtest SCENARIO *ARGS:
 # Regenerate protobuf and grpclib modules from peloton/api/**/*.proto.
 proto:
     python tools/genproto.py
+
+# SIGKILL random daemons under a load of real processes; count lost and repeated runs.
+chaos *ARGS:
+    python -m loadtest.chaos {{ARGS}}
