@@ -659,13 +659,15 @@ class LoadTest:
 
         async def one(hostname: str) -> None:
             async with limiter:
-                self.drained[hostname] = time.time()
                 try:
                     await self.client.hosts.call("StartMaintenance",
                                                  host_svc_pb2.StartMaintenanceRequest(
                                                      hostname=hostname))
                 except PelotonError as error:
                     self.problems.append(f"StartMaintenance of {hostname}: {error}")
+                    return
+                # In effect from its answer on: nothing may be placed there after.
+                self.drained[hostname] = time.time()
 
         async with trio.open_nursery() as nursery:
             for hostname in chosen:

@@ -237,8 +237,8 @@ class StoreAnalysis:
     runs_started_twice: int = 0
     overcommitted_hosts: int = 0
     overcommit_examples: list[dict[str, Any]] = field(default_factory=list)
-    # Runs that started on a host more than DRAIN_GRACE_S after it began
-    # draining for maintenance (nothing new may be placed there).
+    # Runs placed on a host (their LAUNCHING record) after its drain was in
+    # effect that then ran there: nothing new may be placed on a draining host.
     started_on_draining: int = 0
     draining_examples: list[dict[str, Any]] = field(default_factory=list)
     hosts_used: int = 0
@@ -254,11 +254,6 @@ class StoreAnalysis:
     running_per_s: float | None = None
     completed_per_s: float | None = None
     seconds: float = 0.0  # how long the analysis took
-
-
-# A launch accepted just before a host began draining may start a moment
-# after: only a run that starts later than this counts as placed there.
-DRAIN_GRACE_S = 1.0
 
 
 def _ts(value: str) -> float:
@@ -283,8 +278,9 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
     gives a host's ``(cpu, memory_mb, disk_mb, gpu)`` (None: unknown host,
     not checked). Jobs of the store that are not in ``jobs`` are ignored;
     jobs of ``jobs`` whose Create failed count only if the store has them.
-    ``drained`` maps hosts put into maintenance to when that began: a run
-    that started there later (by more than DRAIN_GRACE_S) is counted.
+    ``drained`` maps hosts put into maintenance to when their drain was in
+    effect (StartMaintenance had answered): a run placed there later (its
+    LAUNCHING event) that then ran there (a RUNNING event) is counted.
     """
     import time as _time
 
@@ -433,6 +429,30 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
                     add_run(host, start, _ts(runtime.completionTime)
                             or unfinished_end(job_id, start), job_id)
 
+        # -- placed on a draining host --------------------------------------------------
+        if drained:
+            hosts = sorted(drained)
+            late: dict[tuple[str, int, int], tuple[str, float]] = {}
+            for i in range(0, len(hosts), 500):
+                part = hosts[i:i + 500]
+                for job_id, instance, run_id, ts, host in conn.execute(
+                        f"SELECT job_id, instance_id, run_id, timestamp, host FROM task_events "
+                        f"WHERE state = {LAUNCHING} AND host IN ({', '.join('?' * len(part))})",
+                        part):
+                    if ts > drained[host]:
+                        late[(job_id, instance, run_id)] = (host, ts)
+            for (job_id, instance, run_id), (host, ts) in late.items():
+                ran = conn.execute(
+                    f"SELECT 1 FROM task_events WHERE job_id = ? AND instance_id = ? AND "
+                    f"run_id = ? AND state = {RUNNING} AND host = ? LIMIT 1",
+                    (job_id, instance, run_id, host)).fetchone()
+                if ran:
+                    out.started_on_draining += 1
+                    if len(out.draining_examples) < examples:
+                        out.draining_examples.append({"host": host, "drained": drained[host],
+                                                      "placed": ts, "run": f"{job_id}-"
+                                                      f"{instance}-{run_id}"})
+
         # -- ended twice, started twice ---------------------------------------------------
         terminal = ", ".join(map(str, TERMINAL))
         for job_id, _count in conn.execute(
@@ -449,13 +469,6 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
         conn.close()
 
     # -- over-commit ----------------------------------------------------------------------
-    for host, since in (drained or {}).items():
-        runs = host_runs.get(host)
-        late = [s for s in (runs[0] if runs else ()) if s > since + DRAIN_GRACE_S]
-        out.started_on_draining += len(late)
-        if late and len(out.draining_examples) < examples:
-            out.draining_examples.append({"host": host, "draining_since": since,
-                                          "started": min(late)})
     for host, (starts, ends, idx) in host_runs.items():
         out.runs_checked += len(starts)
         cap = capacity(host)

@@ -183,7 +183,8 @@ def format_table(report: Mapping[str, Any]) -> str:
             ("hosts", f"{drain['hosts']} put into maintenance at "
                       f"{_num(drain['at_s'], '.1f', ' s')}; all DOWN after "
                       f"{_num(drain['down_after_s'], '.1f', ' s')}"),
-            ("started there after", f"{drain['started_on_draining']} runs (must be 0)"),
+            ("placed there after", f"{drain['started_on_draining']} runs that then ran "
+                                   "(must be 0)"),
         ])
     for problem in r.get("problems", []):
         lines.append(f"! {problem}")
@@ -328,8 +329,8 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         problems.append(f"{a.overcommitted_hosts} hosts over-committed, e.g. "
                         f"{a.overcommit_examples[:1]}")
     if a.started_on_draining:
-        problems.append(f"{a.started_on_draining} runs started on hosts after they began "
-                        f"draining, e.g. {a.draining_examples[:1]}")
+        problems.append(f"{a.started_on_draining} runs were placed on hosts after their "
+                        f"drain was in effect and ran there, e.g. {a.draining_examples[:1]}")
     if run.scenario.drain is not None and not run.drain_down:
         problems.append("the drained hosts did not all go DOWN")
     if run.submit_errors:
