@@ -104,19 +104,22 @@ def analyse(markers: pathlib.Path, jobs: dict[str, int]) -> dict[str, Any]:
                                         if k + 1 < len(task_runs) else end_of_test)
                 intervals[f["host"]].append((f["start"], end))
     overcommitted = 0
-    for spans in intervals.values():
+    examples: list[dict[str, Any]] = []
+    for host, spans in intervals.items():
         events = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans],
                         key=lambda x: (x[0], x[1]))
         running = 0
-        for _, step in events:
+        for at, step in events:
             running += step
             if running * TASK_CPU > CPU + 1e-9:
                 overcommitted += 1
+                if len(examples) < 5:
+                    examples.append({"host": host, "at": at, "running": running})
                 break
     return {"tasks": sum(jobs.values()), "runs": sum(len(r) for r in runs.values()),
             "lost": lost, "run_again_after_success": len(again),
             "run_again_examples": sorted(set(again))[:5],
-            "overcommitted_hosts": overcommitted}
+            "overcommitted_hosts": overcommitted, "overcommit_examples": examples}
 
 
 async def drive(cluster: LocalCluster, args: argparse.Namespace, markers: pathlib.Path,
