@@ -67,6 +67,7 @@ from peloton.spec.v1alpha import (
     job_config_of,
     job_spec_of,
     job_status_of,
+    job_summary_of,
     parse_entity_version,
     pod_name,
     pod_spec_of,
@@ -393,22 +394,6 @@ class StatelessJobService:
         row = await self.jm.storage.get_update(runtime.updateID.value)
         return JobUpdate.from_row(row) if row is not None else None
 
-    def _summary(self, job_id: str, config: job_pb2.JobConfig, runtime: job_pb2.RuntimeInfo,
-                 workflow: sl.WorkflowStatus | None = None) -> sl.JobSummary:
-        out = sl.JobSummary(name=config.name, owner=config.owner,
-                            owning_team=config.owningTeam,
-                            instance_count=config.instanceCount,
-                            status=job_status_of(runtime, workflow))
-        out.job_id.value = job_id
-        out.labels.extend(v1.Label(key=lab.key, value=lab.value) for lab in config.labels)
-        out.respool_id.value = config.respoolID.value
-        s = config.sla
-        out.sla.CopyFrom(sl.SlaSpec(priority=s.priority, preemptible=s.preemptible,
-                                    revocable=s.revocable,
-                                    maximum_unavailable_instances=(
-                                        s.maximumUnavailableInstances)))
-        return out
-
     async def GetJob(self, request: svc.GetJobRequest) -> Any:
         job_id = _job_id(request.job_id)
         row = await self._row(job_id)
@@ -420,7 +405,7 @@ class StatelessJobService:
             workflow = _workflow_info(update, runtime, config.instanceCount)
         status = job_status_of(runtime, workflow.status if workflow is not None else None)
         if request.summary_only:
-            return svc.GetJobResponse(summary=self._summary(
+            return svc.GetJobResponse(summary=job_summary_of(
                 job_id, config, runtime, workflow.status if workflow is not None else None))
         if request.version.value:
             wanted, _, _ = parse_entity_version(request.version, "version")
@@ -552,7 +537,7 @@ class StatelessJobService:
         reply = await self.jobs.Query(job_pb2.QueryRequest(spec=self._v0_query(request.spec),
                                                            summaryOnly=True))
         return svc.QueryJobsResponse(
-            records=[self._summary(s.id.value, _config_of_summary(s), s.runtime)
+            records=[job_summary_of(s.id.value, _config_of_summary(s), s.runtime)
                      for s in reply.results],
             pagination=v1_pagination(reply.pagination), spec=request.spec)
 
@@ -563,7 +548,7 @@ class StatelessJobService:
             rows, _ = await self.jm.storage.query_jobs(offset=offset, limit=STREAM_CHUNK)
             if not rows:
                 break
-            out.append(svc.ListJobsResponse(jobs=[self._summary(
+            out.append(svc.ListJobsResponse(jobs=[job_summary_of(
                 r.job_id, job_pb2.JobConfig.FromString(r.config),
                 job_pb2.RuntimeInfo.FromString(r.runtime)) for r in rows]))
             offset += len(rows)

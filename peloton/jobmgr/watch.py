@@ -27,7 +27,6 @@ import trio
 
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
-from peloton.api.v1alpha.job.stateless import stateless_pb2 as sl
 from peloton.api.v1alpha.peloton import peloton_pb2 as v1
 from peloton.api.v1alpha.pod import pod_pb2
 from peloton.api.v1alpha.watch.svc import watch_svc_pb2 as svc
@@ -35,7 +34,7 @@ from peloton.core.errors import InvalidArgument, NotFound, ResourceExhausted
 from peloton.core.ids import is_job_id
 from peloton.jobmgr.service import Jobmgr
 from peloton.spec.job import merged_task_config
-from peloton.spec.v1alpha import job_spec_of, job_status_of, pod_name, pod_status_of
+from peloton.spec.v1alpha import job_summary_of, pod_name, pod_status_of
 
 __all__ = ["WatchService"]
 
@@ -133,14 +132,8 @@ class WatchService:
                                                                        config.labels):
                     continue
                 sent[row.job_id] = row.update_time
-                spec = job_spec_of(config)
-                summary = sl.JobSummary(
-                    name=spec.name, owner=spec.owner, owning_team=spec.owning_team,
-                    labels=spec.labels, instance_count=spec.instance_count,
-                    respool_id=spec.respool_id, sla=spec.sla,
-                    status=job_status_of(job_pb2.RuntimeInfo.FromString(row.runtime)))
-                summary.job_id.value = row.job_id
-                reply.stateless_jobs.append(summary)
+                reply.stateless_jobs.append(job_summary_of(
+                    row.job_id, config, job_pb2.RuntimeInfo.FromString(row.runtime)))
             if first:
                 for job_id in sorted(wanted):
                     if await self.jm.storage.get_job(job_id) is None:

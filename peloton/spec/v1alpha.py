@@ -430,6 +430,23 @@ def job_status_of(runtime: job_pb2.RuntimeInfo,
     return out
 
 
+def job_summary_of(job_id: str, config: job_pb2.JobConfig, runtime: job_pb2.RuntimeInfo,
+                   workflow: sl.WorkflowStatus | None = None) -> sl.JobSummary:
+    """A v0 job (its config and runtime) as a v1alpha JobSummary."""
+    s = config.sla
+    out = sl.JobSummary(name=config.name, owner=config.owner, owning_team=config.owningTeam,
+                        instance_count=config.instanceCount,
+                        status=job_status_of(runtime, workflow),
+                        sla=sl.SlaSpec(priority=s.priority, preemptible=s.preemptible,
+                                       revocable=s.revocable,
+                                       maximum_unavailable_instances=(
+                                           s.maximumUnavailableInstances)))
+    out.job_id.value = job_id
+    out.labels.extend(_wire(label, v1.Label) for label in config.labels)
+    out.respool_id.value = config.respoolID.value
+    return out
+
+
 def v0_pagination(spec: v1query.PaginationSpec) -> query_pb2.PaginationSpec:
     """The same wire: offset, limit, order_by (order, property), max_limit."""
     return _wire(spec, query_pb2.PaginationSpec)

@@ -165,3 +165,22 @@ defaultspec:
     assert warnings == [] and config.sla.maximumUnavailableInstances == 2
     assert (check.type, check.commandCheck.command, check.intervalSecs,
             check.maxConsecutiveFailures) == (task_pb2.HealthCheckConfig.COMMAND, "ls", 3, 3)
+
+
+def test_a_job_summary_reads_the_config_and_the_runtime() -> None:
+    from peloton.api.v0.job import job_pb2 as v0job
+    from peloton.spec.v1alpha import job_summary_of
+
+    config = v0job.JobConfig(name="web", owner="o", instanceCount=3,
+                             sla=v0job.SlaConfig(priority=2, maximumUnavailableInstances=1))
+    config.labels.add(key="k", value="v")
+    config.respoolID.value = "pool"
+    runtime = v0job.RuntimeInfo(state=v0job.RUNNING, configurationVersion=2,
+                                workflowVersion=1)
+    runtime.taskStats["RUNNING"] = 3
+    summary = job_summary_of("j", config, runtime)
+    assert (summary.job_id.value, summary.name, summary.instance_count,
+            summary.respool_id.value) == ("j", "web", 3, "pool")
+    assert summary.sla.maximum_unavailable_instances == 1 and summary.labels[0].key == "k"
+    assert summary.status.state == 3 and summary.status.version.value == "2-0-1"
+    assert summary.status.pod_stats["POD_STATE_RUNNING"] == 3
