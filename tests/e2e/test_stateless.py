@@ -38,6 +38,7 @@ from peloton.cli.main import main
 from peloton.client import PelotonClient
 from peloton.core.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.ids import new_job_id
+from peloton.jobmgr.service import LOCKDOWN_PERIOD
 from peloton.rpc import ServiceClient, open_rpc
 from peloton.rpc.errors import from_grpc
 from peloton.spec.respool import load_respool_config
@@ -408,6 +409,7 @@ async def test_watch_lockdown_and_v1alpha_pools(cluster: LocalCluster,
     admin = client_admin(client)
     await admin.call("Lockdown", admin_svc_pb2.LockdownRequest(
         components=[admin_svc_pb2.Write]))
+    await trio.sleep(2 * LOCKDOWN_PERIOD)
     with pytest.raises(FailedPrecondition, match="locked down"):
         await client.stateless.call("StopJob", svc.StopJobRequest(
             job_id=v1.JobID(value=job_id)))
@@ -417,6 +419,8 @@ async def test_watch_lockdown_and_v1alpha_pools(cluster: LocalCluster,
     await wait_running(client, job_id, 1)
     await admin.call("Lockdown", admin_svc_pb2.LockdownRequest(
         components=[admin_svc_pb2.Kill]))
+    # Every jobmgr reads the lockdown each second; the job's owner may be the other one.
+    await trio.sleep(2 * LOCKDOWN_PERIOD)
     await client.stateless.call("StopJob", svc.StopJobRequest(job_id=v1.JobID(value=job_id)))
     await trio.sleep(2)
     assert [p.status.state for p in await pods(client, job_id)] == [pod_pb2.POD_STATE_KILLING]
