@@ -877,6 +877,12 @@ class ShardEngine:
         if kill and live:
             await self.kill(live)
 
+    async def workflow_ended(self, job: Job) -> None:
+        """What a workflow leaves when it ends: its held instances start, and
+        the instances past the count are stopped and go."""
+        await self.release_held(job)
+        await self.trim(job)
+
     async def release_held(self, job: Job, *, enqueue: bool = True) -> None:
         """Start the instances a workflow still holds (it ended)."""
         held = [t for t in job.tasks[:job.config.instanceCount] if t.held]
@@ -895,8 +901,7 @@ class ShardEngine:
             self.updates.pop(job.id, None)
         await self.persist(updates=[update.row()])
         if update.state not in UPDATE_ACTIVE:
-            await self.release_held(job)
-            await self.trim(job)
+            await self.workflow_ended(job)
 
     async def roll_back(self, job: Job, update: JobUpdate) -> None:
         """Roll the update's old config out again, as a newer version."""
@@ -931,12 +936,9 @@ class ShardEngine:
             if update.state not in (UpdateState.ROLLING_FORWARD,
                                     UpdateState.ROLLING_BACKWARD):
                 continue
-            settled = len(update.done), len(update.failed)
-            before_done, before_failed = set(update.done), set(update.failed)
             plan = update_step(job, update)
-            if (len(update.done), len(update.failed)) != settled:
-                update.note(now, update.done - before_done, int(UpdateState.SUCCEEDED))
-                update.note(now, update.failed - before_failed, int(UpdateState.FAILED))
+            update.note(now, plan.done, int(UpdateState.SUCCEEDED))
+            update.note(now, plan.failed, int(UpdateState.FAILED))
             update.note(now, [t.instance for t in plan.take + plan.start])
             for t in plan.start:
                 t.held, t.message = False, ""
@@ -964,8 +966,7 @@ class ShardEngine:
             if plan.drop:
                 await self.trim(job, kill=False)
             if update.state not in UPDATE_ACTIVE:
-                await self.release_held(job)
-                await self.trim(job)
+                await self.workflow_ended(job)
             if plan.rollback:
                 await self.roll_back(job, update)
 

@@ -157,6 +157,8 @@ class Step:
     state: int | None = None  # the update's new state, if it changes
     rollback: bool = False  # roll the old content out as a new version
     changed: bool = False  # the record changed (done, failed, attempts)
+    done: list[int] = field(default_factory=list)  # instances done by this look
+    failed: list[int] = field(default_factory=list)  # instances failed by this look
 
 
 def batch_size(config: update_pb2.UpdateConfig, instances: int) -> int:
@@ -206,6 +208,7 @@ def step(job: Job, update: Update) -> Step:
             continue
         if t.version == target and (available(t) or stopped(t)):
             update.done.add(i)
+            out.done.append(i)
             out.changed = True
             continue
         if (t.version == target and t.state in (TaskState.FAILED, TaskState.LOST)
@@ -216,6 +219,7 @@ def step(job: Job, update: Update) -> Step:
             limit = update.config.maxInstanceAttempts
             if limit and update.attempts[i] >= limit:
                 update.failed.add(i)
+                out.failed.append(i)
                 continue
         moving += 1
     # Instances not serving go first (Peloton: unavailable, killed, then

@@ -147,7 +147,6 @@ _CONTAINER_REFUSED = {
     "image": "container images are not supported (no container runtime): the command runs "
              "on the host",
     "volume_mounts": "volume mounts are not supported",
-    "name": "",  # kept: checked below
 }
 _CHECK_REFUSED = {
     "success_threshold": "a success threshold is not supported",
@@ -194,8 +193,8 @@ def pod_config_of(pod: pod_pb2.PodSpec, at: str) -> task_pb2.TaskConfig:
     container = pod.containers[0]
     c_at = f"{at}.containers[0]"
     for name, why in _CONTAINER_REFUSED.items():
-        if why and (container.HasField(name) if name == "readiness_check"
-                    else getattr(container, name)):
+        if (container.HasField(name) if name == "readiness_check"
+                else getattr(container, name)):
             raise InvalidArgument(why, field=f"{c_at}.{name}")
     if container.name and pod.pod_name.value and container.name != pod.pod_name.value:
         raise InvalidArgument("a task has one name: the container's must be the pod's "
