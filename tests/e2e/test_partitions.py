@@ -46,8 +46,9 @@ pytestmark = [
 NET = "10.231.7"
 # The Raft election timeout is 2-4 s (peloton.raft.node: shorter ones called
 # elections under a million-task load on two cores); a write was served
-# 5.7-7.9 s after the leader was cut off in four runs (issue 14 asks for 5).
-FAILOVER_S = 12.0
+# 2.5-3.7 s after the leader was cut off in seven runs (issue 14 asks for 5;
+# the bound leaves room for a loaded CI machine).
+FAILOVER_S = 8.0
 POOL = """
 name: {name}
 resources:
@@ -186,7 +187,7 @@ async def test_a_cut_off_leader_is_replaced_and_acts_on_nothing(
                 except PelotonError:
                     await trio.sleep(0.1)
         took = time.monotonic() - cut_at
-        print(f"a new leader served {took:.1f}s after the cut")
+        print(f"a new leader served {took:.1f}s after the cut (at {time.time() - took:.3f})")
         assert took < FAILOVER_S, f"a new leader served after {took:.1f}s"
         assert await leader(others) != old
         # The old leader, alone (asked from inside its namespace), commits nothing.

@@ -96,3 +96,38 @@ def test_the_raft_configuration_is_one_pysyncobj_accepts(tmp_path: Any) -> None:
     assert (conf.raftMinTimeout, conf.raftMaxTimeout) == ELECTION_TIMEOUT
     assert conf.connectionTimeout >= conf.raftMaxTimeout
     assert conf.bindAddress == "127.0.0.1:7000"  # not pysyncobj's 0.0.0.0
+
+
+def test_followers_keep_their_connection_to_each_other_alive(tmp_path: Any) -> None:
+    """pysyncobj drops a connection (and the message) when it sends after
+    reading nothing for ``connectionTimeout``; followers say nothing to each
+    other while a leader lives, so without keep-alives the first vote
+    request after a leader's loss was always lost (a split vote, and a
+    second election round 2-4 s later)."""
+    import time
+
+    from peloton.ops.layout import free_ports
+    from peloton.raft.node import KEEPALIVE_S, RaftNode
+
+    addresses = [f"127.0.0.1:{port}" for port in free_ports(3)]
+    nodes = [RaftNode(Machine(), a, [p for p in addresses if p != a],  # type: ignore[arg-type]
+                      data_dir=tmp_path / str(i), password="p" * 16,
+                      election_timeout=(0.3, 0.6))
+             for i, a in enumerate(addresses)]
+    try:
+        deadline = time.monotonic() + 20
+        while not any(n.is_leader() for n in nodes):
+            assert time.monotonic() < deadline, "no leader elected"
+            time.sleep(0.05)
+        followers = [n for n in nodes if not n.is_leader()]
+        timeout = followers[0]._sync._SyncObj__conf.connectionTimeout
+        time.sleep(timeout + 1.0)  # longer than an idle connection may last
+        for follower, other in (followers, followers[::-1]):
+            transport = follower._sync._SyncObj__transport
+            (node,) = [n for n in transport._connections if n.address == other.self_address]
+            connection = transport._connections[node]
+            idle = time.monotonic() - connection._TcpConnection__lastReadTime
+            assert idle < timeout - KEEPALIVE_S, idle
+    finally:
+        for n in nodes:
+            n.close()
