@@ -436,15 +436,8 @@ class ShardEngine:
         """Send tasks to resmgr as gangs (one call per pool and 1,000 gangs).
         Reads only, so callers may run it outside the writer; returns what
         each task was when sent, and the runs resmgr refused, with why."""
-        by_job: dict[str, list[Task]] = defaultdict(list)
-        for t in tasks:
-            by_job[t.job_id].append(t)
         by_pool: dict[str, list[rpb.Gang]] = defaultdict(list)
-        for job_id, job_tasks in by_job.items():
-            job = self.jobs[job_id]
-            for gang in gangs_of(job, sorted(job_tasks, key=lambda t: t.instance)):
-                by_pool[job.respool_id].append(
-                    rpb.Gang(tasks=[resmgr_task(job, t) for t in gang]))
+        self.gangs_by_pool(tasks, by_pool)
         sent = {id(t): (t.run, t.state) for t in tasks}
         failed: dict[str, str] = {}
         for pool, gangs in by_pool.items():
@@ -453,6 +446,17 @@ class ShardEngine:
                     respoolID={"value": pool}, gangs=gangs[i:i + 1000], requeue=requeue))
                 failed.update((f.mesosTaskId, f.message) for f in reply.failed)
         return sent, failed
+
+    def gangs_by_pool(self, tasks: Sequence[Task], by_pool: dict[str, list[rpb.Gang]]) -> None:
+        """Add ``tasks``' gangs (as resmgr takes them) to their pools' lists."""
+        by_job: dict[str, list[Task]] = defaultdict(list)
+        for t in tasks:
+            by_job[t.job_id].append(t)
+        for job_id, job_tasks in by_job.items():
+            job = self.jobs[job_id]
+            for gang in gangs_of(job, sorted(job_tasks, key=lambda t: t.instance)):
+                by_pool[job.respool_id].append(
+                    rpb.Gang(tasks=[resmgr_task(job, t) for t in gang]))
 
     async def record_enqueued(self, tasks: Sequence[Task], sent: dict[int, tuple[int, TaskState]],
                               failed: dict[str, str]) -> None:

@@ -62,6 +62,7 @@ from peloton.jobmgr.engine import (
     daemon_fits,
     is_preemptible,
 )
+from peloton.jobmgr.enqueue import GangBatcher
 from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import Channels, ServiceClient, serve_grpc
@@ -97,6 +98,10 @@ MAINTENANCE_PERIOD = 2.0
 LOCK_GOAL_STATE, LOCK_READ, LOCK_WRITE, LOCK_KILL, LOCK_LAUNCH = (
     "GoalStateEngine", "Read", "Write", "Kill", "Launch")
 LOCKDOWN_PERIOD = 1.0
+# A create checks its pool and the largest host against answers at most this
+# old (a call each per create was a third of a small job's cost in jobmgr);
+# resmgr's admission still holds every task to its pool's current limits.
+CHECK_CACHE_S = 1.0
 # GetActiveJobs (a debug call) lists at most this many job ids.
 ACTIVE_JOBS_LIMIT = 1_000_000
 # GetPodEvents answers at most this many events (of up to `limit` runs).
@@ -117,6 +122,10 @@ class Jobmgr:
         self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
                                      channels=self.channels, deadline=HEARTBEAT_TIMEOUT)
         self.engines: dict[int, ShardEngine] = {}
+        self.gangs = GangBatcher()
+        # What a create checks, as resmgr and the host managers said lately.
+        self._pools: dict[str, tuple[float, respool_pb2.ResourcePoolInfo]] = {}
+        self._largest: tuple[float, Resources] | None = None
         self._heartbeat_request = cpb.HeartbeatRequest(member=cpb.Member(
             id=name, kind="jobmgr", address=address, numShards=config.num_shards))
         self.owner = ShardOwner(name, config.num_shards, self._heartbeat, self.run_shard,
@@ -488,13 +497,40 @@ class Jobmgr:
         raise Unavailable(f"could not reach the owner of job {job_id}; retry")
 
     async def capacity(self) -> tuple[Resources, frozenset[str]]:
-        """The largest host of any cluster, and what the backends can run."""
+        """The largest host of any cluster (as of at most CHECK_CACHE_S
+        ago), and what the backends can run."""
+        now = trio.current_time()
+        if self._largest is not None and now - self._largest[0] < CHECK_CACHE_S:
+            return self._largest[1], self.capabilities
         largest = Resources()
         for _, client in self.hostmgrs():
             reply = await client.call("ClusterCapacity", hpb.ClusterCapacityRequest())
             h = reply.largestHost
             largest = Resources(*map(max, largest, Resources(h.cpu, h.memMb, h.diskMb, h.gpu)))
+        self._largest = (now, largest)
         return largest, self.capabilities
+
+    async def pool_info(self, pool_id: str) -> respool_pb2.ResourcePoolInfo:
+        """Resource pool ``pool_id`` as resmgr has it (as of at most
+        CHECK_CACHE_S ago, unless changed through this jobmgr)."""
+        now = trio.current_time()
+        hit = self._pools.get(pool_id)
+        if hit is not None and now - hit[0] < CHECK_CACHE_S:
+            return hit[1]
+        reply = await self.respool.call("GetResourcePool", respool_pb2.GetRequest(
+            id=peloton_pb2.ResourcePoolID(value=pool_id)))
+        if len(self._pools) > 10_000:
+            self._pools.clear()
+        self._pools[pool_id] = (now, reply.poolinfo)
+        return reply.poolinfo  # type: ignore[no-any-return]
+
+    async def respool_call(self, method: str, request: Any) -> Any:
+        """A v0 ResourceManager call, at the resmgr leader."""
+        try:
+            return await self.respool.call(method, request)
+        finally:
+            if method in ("UpdateResourcePool", "DeleteResourcePool"):
+                self._pools.clear()
 
 
 def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
@@ -694,9 +730,7 @@ class JobHandler:
         pool_id = config.respoolID.value
         if not pool_id:
             raise InvalidArgument("the job needs a resource pool", field="respoolID")
-        reply = await self.jm.respool.call("GetResourcePool", respool_pb2.GetRequest(
-            id=peloton_pb2.ResourcePoolID(value=pool_id)))
-        info = reply.poolinfo
+        info = await self.jm.pool_info(pool_id)
         if info.children or not info.parent.value:
             raise InvalidArgument(f"resource pool {info.path.value} is not a leaf; submit jobs "
                                   "to a leaf pool", field="respoolID")
@@ -765,14 +799,6 @@ class JobHandler:
         same create (its reply was lost) changes nothing. With ``workflow``
         its instances start in that workflow's batches (v1alpha create)."""
         validate_job_config(config, capabilities=self.jm.capabilities)
-        existing = await self.jm.storage.get_job(job_id)
-        if existing is not None:
-            # A client that retries a create (its reply was lost) with the
-            # same id and config gets the same answer: create is idempotent.
-            if _as_submitted(existing.config) == config.SerializeToString(
-                    deterministic=True):
-                return
-            raise AlreadyExists(f"job {job_id} already exists with another config")
         job_config = config
         if config.type == job_pb2.DAEMON:
             hosts = [name for name, capacity, labels in await self.jm.up_hosts()
@@ -787,16 +813,23 @@ class JobHandler:
         if workflow is not None:
             for t in job.tasks:
                 t.held, t.message = True, HELD_MESSAGE % workflow.id
-        if await engine.submit(engine.create, job):
+        try:
+            created = await engine.submit(engine.create, job)
+        except AlreadyExists:
+            # A client that retries a create (its reply was lost) with the
+            # same id and config gets the same answer: create is idempotent.
+            existing = await self.jm.storage.get_job(job_id)
+            if existing is not None and _as_submitted(existing.config) == \
+                    config.SerializeToString(deterministic=True):
+                return
+            raise AlreadyExists(f"job {job_id} already exists with another config") from None
+        if created:
             if workflow is not None:
                 await engine.submit(engine.start_create_workflow, job, workflow)
                 return
-            # Written PENDING in the writer; handed to resmgr outside it
-            # (a Raft commit per 1,000 gangs: the shard's events go on).
-            started = [t for t in job.tasks if t.state == TaskState.PENDING]
-            sent, failed = await engine.send_gangs(started)
-            if failed:
-                await engine.submit(engine.record_enqueued, started, sent, failed)
+            # Written PENDING: that is durable (a new owner enqueues PENDING
+            # tasks). The batcher hands them to resmgr with other creates'.
+            self.jm.gangs.add(engine, [t for t in job.tasks if t.state == TaskState.PENDING])
 
     async def Create(self, request: job_pb2.CreateRequest) -> Any:
         config = request.config
@@ -1421,7 +1454,7 @@ class RespoolForwarder:
 
     def _forward(self, name: str) -> Callable[[Any], Awaitable[Any]]:
         async def call(request: Any) -> Any:
-            return await self.jm.respool.call(name, request)
+            return await self.jm.respool_call(name, request)
         return call
 
 
@@ -1587,7 +1620,7 @@ class ResourcePoolService:
         self.jm = jm
 
     async def _call(self, method: str, request: Any) -> Any:
-        return await self.jm.respool.call(method, request)
+        return await self.jm.respool_call(method, request)
 
     async def CreateResourcePool(self, request: respool_svc_pb2.CreateResourcePoolRequest
                                  ) -> Any:
@@ -1795,6 +1828,7 @@ async def serve(config: ClusterConfig, name: str, *,
             nursery.start_soon(jm.preemption_loop)
             nursery.start_soon(jm.maintenance_loop)
             nursery.start_soon(jm.lockdown_loop)
+            nursery.start_soon(jm.gangs.run)
             task_status.started(address)
     finally:
         jm.channels.close()
