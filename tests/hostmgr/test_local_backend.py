@@ -602,6 +602,129 @@ async def test_a_clean_stop_kills_its_runs_and_the_next_start_knows_them_lost(
         nursery.cancel_scope.cancel()
 
 
+# A host manager that launches one run (argv: root, mesos task id, command)
+# and is SIGKILLed by the run itself as soon as it starts (the task gets
+# HOSTMGR, this process's pid). The record naming the run's supervisor, if
+# it waits for one, is never written: the host manager dies first.
+HOSTMGR_KILLED_BY_ITS_RUN = """
+import os, sys, time
+from pathlib import Path
+import trio
+from peloton.core.resources import Resources
+from peloton.hostmgr.backends import local
+from peloton.hostmgr.backends.base import LaunchSpec
+
+root, mid, command = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+write_record = local._write_record
+
+def stuck_before_the_pid(runs, spec, pid, *args):
+    if pid is not None:
+        time.sleep(60)
+    write_record(runs, spec, pid, *args)
+
+local._write_record = stuck_before_the_pid
+
+async def main():
+    backend = local.LocalBackend(root, hosts=2)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(backend.run, lambda update: None)
+        await backend.launch([LaunchSpec(
+            mesos_task_id=mid, task_id=mid.rsplit("-", 1)[0], job_id=mid[:36], instance_id=0,
+            hostname="local-0", shell=True, command=command,
+            environment={"HOSTMGR": str(os.getpid())}, resources=Resources(cpu=0.1, memory=32))])
+        await trio.sleep_forever()
+
+trio.run(main)
+"""
+
+
+async def test_a_run_whose_host_manager_died_as_it_started_is_adopted_not_run_twice(
+        tmp_path: Path, nursery: trio.Nursery):
+    """A host manager SIGKILLed the moment its run started leaves the next
+    one knowing the run: adopted (so its host counts it), and a launch of
+    the same run (the jobmgr places a run its host manager does not know
+    again, same id) starts nothing. Before, the record was written only
+    once the supervisor had started: the run went on unknown and
+    uncounted, its cpu was placed again, and the jobmgr's relaunch ran it a
+    second time beside it (the chaos test's over-committed host)."""
+    started, root = tmp_path / "started", tmp_path / "hostmgr"
+    s = spec(1, f"echo $$ >> {started}; kill -KILL $HOSTMGR; exec sleep 30")
+    with trio.fail_after(20):
+        hostmgr = await trio.run_process(
+            [sys.executable, "-c", HOSTMGR_KILLED_BY_ITS_RUN, str(root), s.mesos_task_id,
+             s.command], check=False)
+    assert hostmgr.returncode == -signal.SIGKILL
+    [pid] = [int(p) for p in started.read_text().split()]
+    try:
+        backend = LocalBackend(root, hosts=2)
+        harness = Harness(backend, root)
+        await nursery.start(backend.run, harness.report)
+        assert [a.mesos_task_id for a in backend.adopted()] == [s.mesos_task_id]
+        assert backend.known(s.mesos_task_id).state == TaskState.RUNNING  # type: ignore[union-attr]
+        await backend.launch([s])
+        await backend.kill([s.mesos_task_id], grace_seconds=0)
+        assert (await harness.wait_terminal(s.mesos_task_id)).state == TaskState.KILLED
+        assert started.read_text().split() == [str(pid)]  # it started once
+        assert _gone(pid)
+    finally:
+        try:
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _supervise(root: Path, s: LaunchSpec) -> list[str]:
+    """The command that starts the supervisor of ``s`` as the local backend does."""
+    return [sys.executable, "-S", "-E", local_module.SUPERVISOR,
+            str(root / "runs" / f"{s.mesos_task_id}.status"), "", "0", "0", "/bin/sh",
+            "/bin/sh", "-c", s.command]
+
+
+async def test_a_launch_recorded_but_not_started_is_given_up_and_never_starts_later(
+        tmp_path: Path, nursery: trio.Nursery):
+    """A host manager that died after it recorded a run and before the run's
+    supervisor claimed it leaves a launch the next one gives up: the run is
+    LOST, and neither its supervisor, should it come late, nor a launch of
+    the same run starts it."""
+    ran = tmp_path / "ran"
+    s = spec(1, f"touch {ran}")
+    (tmp_path / "runs").mkdir()
+    local_module._write_record(tmp_path / "runs", s, None)  # no supervisor yet
+    backend = LocalBackend(tmp_path, hosts=2)
+    await nursery.start(backend.run, Harness(backend, tmp_path).report)
+    status = backend.known(s.mesos_task_id)
+    assert status is not None and status.state == TaskState.LOST, status
+    assert "never ran" in status.message
+    assert backend.adopted() == []
+    sandbox = tmp_path / "sandboxes" / s.hostname / s.mesos_task_id
+    sandbox.mkdir(parents=True)
+    with trio.fail_after(10):
+        late = await trio.run_process(_supervise(tmp_path, s), cwd=sandbox, check=False)
+    assert late.returncode == 127 and not ran.exists()
+    await backend.launch([s])
+    assert not ran.exists()
+    assert backend.known(s.mesos_task_id) == status
+
+
+async def test_a_run_claimed_after_its_record_and_ended_unwatched_is_known_as_it_ended(
+        tmp_path: Path, nursery: trio.Nursery):
+    """Recorded without a pid, then claimed by its supervisor, which ran it
+    to its end while no host manager watched: the next one knows the real end."""
+    s = spec(1, "exit 3")
+    (tmp_path / "runs").mkdir()
+    local_module._write_record(tmp_path / "runs", s, None)
+    sandbox = tmp_path / "sandboxes" / s.hostname / s.mesos_task_id
+    sandbox.mkdir(parents=True)
+    with trio.fail_after(10):
+        done = await trio.run_process(_supervise(tmp_path, s), cwd=sandbox, check=False)
+    assert done.returncode == 3
+    backend = LocalBackend(tmp_path, hosts=2)
+    await nursery.start(backend.run, Harness(backend, tmp_path).report)
+    status = backend.known(s.mesos_task_id)
+    assert status is not None and (status.state, status.exit_code) == (TaskState.FAILED, 3)
+    assert backend.adopted() == []
+
+
 # --------------------------------------------------------------------------- health checks
 
 

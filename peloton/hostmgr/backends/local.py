@@ -19,12 +19,18 @@ Each virtual host hands out its own block of ports (``ports_per_host`` from
 **Runs outlive a host manager that dies.** Each run is started through a
 small supervisor (``supervise.py``) that waits for the task and writes how
 it ended to ``<root>/runs/<mesos_task_id>.status``; the run's record
-(``.json``: its spec, the supervisor's pid and start time) is written at
-launch, and a kill first leaves a ``.kill`` mark. A ``run()`` that starts
-reads the records: a run still alive (same pid, same start time) is adopted
-(RUNNING, watched through a pidfd, killable, its usage sampled; ``adopted``
-lists them for the host pool), and one that ended meanwhile is known with
-its real end (``known``: the jobmgr's reconcile asks). When ``run()`` is
+(``.json``: its spec) is written before the supervisor starts (and again
+with the supervisor's pid and start time once it has), the supervisor
+claims the run (``.pid``: its pid and start time) before it starts the
+task, and a kill first leaves a ``.kill`` mark. So a host manager killed
+at any moment of a launch leaves no run that the next one neither knows
+nor counts: a record without a pid or a claim is given up (the run is
+LOST, and its supervisor, should it come late, starts nothing). A
+``run()`` that starts reads the records: a run still alive (same pid,
+same start time) is adopted (RUNNING, watched through a pidfd, killable,
+its usage sampled; ``adopted`` lists them for the host pool), and one that
+ended meanwhile is known with its real end (``known``: the jobmgr's
+reconcile asks). When ``run()`` is
 cancelled (the host manager stops cleanly) every live run is SIGKILLed and
 reaped, and known as LOST from then on. When a run's main process exits,
 whatever it left behind in its process group is SIGKILLed too, as Mesos
@@ -64,6 +70,7 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_TASK_STATES, TaskState
+from peloton.hostmgr.backends import spawner, supervise
 from peloton.hostmgr.backends.base import (
     MAX_READ_BYTES,
     REASON_COMMAND_FAILED,
@@ -77,10 +84,11 @@ from peloton.hostmgr.backends.base import (
     StatusUpdate,
 )
 from peloton.hostmgr.backends.cgroups import MIN_MEMORY_MB, MemoryCgroups
+from peloton.hostmgr.backends.spawner import Spawned, Spawner, SpawnFailed
 from peloton.hostmgr.hostpool import HostSpec
 
 log = logging.getLogger(__name__)
-SUPERVISOR = str(Path(__file__).with_name("supervise.py"))
+SUPERVISOR = spawner.SUPERVISOR
 # The most processes a run may have at once (its pids cgroup); the cluster
 # file's pids_max on a local hostmgr says otherwise.
 DEFAULT_PIDS_MAX = 8192
@@ -143,7 +151,7 @@ class _Run:
     spec: LaunchSpec
     sandbox: Path
     status: StatusUpdate
-    process: trio.Process | None = None
+    process: trio.Process | Spawned | None = None
     pgid: int = 0  # the supervisor's pid: it leads the run's process group
     kill_requested: bool = False
     unhealthy: str = ""  # why its health check ended it
@@ -221,6 +229,7 @@ class LocalBackend(Backend):
         self._free_gpus: dict[str, list[int]] = {name: list(range(int(gpu))) for name in names}
         self._runs: dict[str, _Run] = {}
         self._nursery: trio.Nursery | None = None
+        self._spawner = Spawner()
         self._report: Report | None = None
         self._usage_period = usage_period
         self._usage_window = usage_window
@@ -286,13 +295,19 @@ class LocalBackend(Backend):
 
             await trio.to_thread.run_sync(remove_all)
         try:
-            async with trio.open_nursery() as nursery:
-                self._nursery = nursery
-                self._take_over(found, nursery)
-                nursery.start_soon(self._usage_loop)
-                nursery.start_soon(self._disk_loop)
-                task_status.started()
-                await trio.sleep_forever()
+            async with trio.open_nursery() as outer:
+                # Outlives the runs' nursery: their ends arrive through it.
+                await outer.start(self._spawner.run)
+                try:
+                    async with trio.open_nursery() as nursery:
+                        self._nursery = nursery
+                        self._take_over(found, nursery)
+                        nursery.start_soon(self._usage_loop)
+                        nursery.start_soon(self._disk_loop)
+                        task_status.started()
+                        await trio.sleep_forever()
+                finally:
+                    self._spawner.close()
         finally:
             self._nursery = None
             self._report = None
@@ -456,14 +471,33 @@ class LocalBackend(Backend):
                 self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
                                           message=f"cannot make the task's cgroups: {exc}"))
                 return
+        # Recorded before its supervisor exists (which claims it before the
+        # task starts): a host manager that dies from here on leaves the next
+        # one the run to adopt, or to give up before it ever starts; never a
+        # run it neither knows nor counts (see supervise.py).
         try:
-            process = await trio.lowlevel.open_process(
-                [sys.executable, "-S", "-E", SUPERVISOR, str(status_file),
-                 os.pathsep.join(map(str, cgroups)), str(spec.fd_limit), str(run.uid), exe,
-                 *argv],
-                cwd=run.sandbox,
-                env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                start_new_session=True)
+            await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, None,
+                                          run.gpus, run.uid)
+        except OSError as exc:
+            stdout.close()
+            stderr.close()
+            self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                                      message=f"cannot record the run: {exc}"))
+            return
+        args = [str(status_file), os.pathsep.join(map(str, cgroups)), str(spec.fd_limit),
+                str(run.uid), exe, *argv]
+        process: trio.Process | Spawned
+        try:
+            try:  # forked by the spawner: ~1 ms of cpu, not an interpreter's start
+                process = await self._spawner.spawn(
+                    args, cwd=run.sandbox, env=env, stdout=stdout.fileno(),
+                    stderr=stderr.fileno(), status_file=status_file)
+            except SpawnFailed as why:
+                log.info("starting %s's supervisor on its own: %s", spec.mesos_task_id, why)
+                process = await trio.lowlevel.open_process(
+                    [sys.executable, "-S", "-E", SUPERVISOR, *args], cwd=run.sandbox,
+                    env=env, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                    start_new_session=True)
         except OSError as exc:
             self._finish(run, _status(
                 spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
@@ -478,6 +512,8 @@ class LocalBackend(Backend):
             _killpg(run.pgid, signal.SIGKILL)
             run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
             return
+        # Its pid recorded too (the claim has it as well: a host manager that
+        # dies before this line leaves the run known all the same).
         await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, process.pid,
                                       run.gpus, run.uid)
         self._set(run, _status(spec, TaskState.RUNNING, health=_first_health(spec)))
@@ -489,7 +525,7 @@ class LocalBackend(Backend):
             await trio.to_thread.run_sync(_mark, self._runs_dir / f"{spec.mesos_task_id}.kill")
             self._begin_kill(run)
 
-    async def _supervise(self, run: _Run, process: trio.Process) -> None:
+    async def _supervise(self, run: _Run, process: trio.Process | Spawned) -> None:
         try:
             await process.wait()
         except BaseException:
@@ -895,17 +931,19 @@ _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname",
                 "revocable", "labels")
 
 
-def _write_record(runs: Path, spec: LaunchSpec, pid: int, gpus: Sequence[int] = (),
+def _write_record(runs: Path, spec: LaunchSpec, pid: int | None, gpus: Sequence[int] = (),
                   uid: int = 0) -> None:
     """The run's record: enough of its spec to account for it and watch it
     after a restart, and its supervisor's pid and start time (a reused pid
-    has another). Not its environment (it may hold secrets)."""
+    has another), or None: written before the supervisor starts, whose
+    claim then holds them (supervise.py). Not its environment (it may hold
+    secrets)."""
     data = {name: getattr(spec, name) for name in _SPEC_FIELDS}
     data["resources"] = list(spec.resources)
     data["health"] = asdict(spec.health) if spec.health is not None else None
     data["gpus"] = list(gpus)
     data["uid"] = uid
-    data["pid"], data["start"] = pid, _start_ticks(pid)
+    data["pid"], data["start"] = pid, _start_ticks(pid) if pid is not None else None
     tmp = runs / f"{spec.mesos_task_id}.json.tmp"
     tmp.write_text(json.dumps(data))
     tmp.replace(runs / f"{spec.mesos_task_id}.json")
@@ -962,7 +1000,8 @@ def _read_records(runs: Path) -> list[_Record]:
                               health=HealthCheck(**health) if health else None)
             spec = replace(spec, arguments=tuple(spec.arguments),
                            labels=tuple((str(k), str(v)) for k, v in spec.labels))
-            pid, start = int(data["pid"]), data.get("start")
+            pid = int(data["pid"]) if data.get("pid") is not None else None
+            start = data.get("start")
             gpus = tuple(int(g) for g in data.get("gpus") or ())
             uid = int(data.get("uid") or 0)
         except (OSError, ValueError, KeyError, TypeError) as error:
@@ -971,8 +1010,21 @@ def _read_records(runs: Path) -> list[_Record]:
         mid = spec.mesos_task_id
         killed = (runs / f"{mid}.kill").exists()
         ended = _read_status(runs, spec, killed)
+        given_up = False
+        if ended is None and pid is None:
+            # Recorded before its supervisor started: the supervisor's claim
+            # says which process it is, or, with none, the launch is given up
+            # here, atomically against a supervisor claiming it just now.
+            try:
+                claim = supervise.abandon(str(runs / f"{mid}.status"))
+                if claim is not None:
+                    pid, start = int(claim["pid"]), claim.get("start")
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                log.warning("the claim of run %s is unreadable (%s); left alone", mid, error)
+                continue
+            given_up = claim is None
         pidfd = None
-        if ended is None and start is not None and _start_ticks(pid) == start:
+        if ended is None and pid is not None and start is not None and _start_ticks(pid) == start:
             try:
                 pidfd = os.pidfd_open(pid)
             except OSError:
@@ -985,7 +1037,10 @@ def _read_records(runs: Path) -> list[_Record]:
             elif (runs / f"{mid}.lost").exists():
                 ended = _status(spec, TaskState.LOST,
                                 message="killed when its host manager stopped")
-        out.append(_Record(spec, pid, pidfd, killed, ended, gpus, uid))
+            elif given_up:
+                ended = _status(spec, TaskState.LOST,
+                                message="its host manager died while starting it; it never ran")
+        out.append(_Record(spec, pid or 0, pidfd, killed, ended, gpus, uid))
     return out
 
 

@@ -1,0 +1,219 @@
+"""The local backend's side of the spawner (``supervise.py --serve``).
+
+One spawner process per local backend forks each run's supervisor, so a
+run costs a fork instead of an interpreter start (~1 ms of cpu instead of
+~19 ms). :class:`Spawner` sends it requests and reads its answers; a
+:class:`Spawned` is what :func:`trio.lowlevel.open_process` would have
+given: the supervisor's ``pid``, ``await wait()`` and ``returncode``
+(negative: the signal that ended it).
+
+If the spawner dies while runs it forked are alive (they carry on in their
+own sessions), each such run is watched through a pidfd and its end read
+from the status file its supervisor writes, and the next launch starts a
+new spawner.
+"""
+
+from __future__ import annotations
+
+import array
+import itertools
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from peloton.hostmgr.backends import supervise
+
+log = logging.getLogger(__name__)
+
+SUPERVISOR = str(Path(supervise.__file__))
+
+
+class SpawnFailed(OSError):
+    """The spawner could not take the request (too large, or it is gone):
+    start the supervisor the slow way."""
+
+
+class Spawned:
+    """A supervisor the spawner forked."""
+
+    def __init__(self, pid: int, status_file: Path) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._status_file = status_file
+        self._ended = trio.Event()
+
+    def _exited(self, waitstatus: int) -> None:
+        self.returncode = os.waitstatus_to_exitcode(waitstatus)
+        self._ended.set()
+
+    async def wait(self) -> int:
+        await self._ended.wait()
+        assert self.returncode is not None
+        return self.returncode
+
+    async def _watch_orphaned(self) -> None:
+        """The spawner died: learn the end through a pidfd and the status file."""
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except ProcessLookupError:
+            pidfd = None
+        if pidfd is not None:
+            try:
+                await trio.lowlevel.wait_readable(pidfd)
+            finally:
+                os.close(pidfd)
+        code = -signal.SIGKILL  # no status: as a supervisor killed outright
+        try:
+            status = json.loads(await trio.to_thread.run_sync(self._status_file.read_text))
+            if "exit_code" in status:
+                code = int(status["exit_code"])
+            elif "signal" in status:
+                code = -int(status["signal"])
+            elif "launch_error" in status:
+                code = supervise.LAUNCH_FAILED
+        except (OSError, ValueError):
+            pass
+        self.returncode = code
+        self._ended.set()
+
+
+class Spawner:
+    """Forks supervisors through one long-lived spawner process."""
+
+    def __init__(self) -> None:
+        self._sock: trio.socket.SocketType | None = None
+        self._process: trio.Process | None = None
+        self._ids = itertools.count(1)
+        # request id -> (answered, the answer, the run's status file)
+        self._asked: dict[int, tuple[trio.Event, list[Any], Path]] = {}
+        self._running: dict[int, Spawned] = {}
+        self._send_lock = trio.Lock()
+        self._nursery: trio.Nursery | None = None
+        self._closed = False
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        """Serve until :meth:`close` (shielded: the runs' ends must still
+        arrive while the backend winds down)."""
+        with trio.CancelScope(shield=True) as scope:
+            self._scope = scope
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                task_status.started()
+                await trio.sleep_forever()
+
+    def close(self) -> None:
+        self._closed = True
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        scope = getattr(self, "_scope", None)
+        if scope is not None:
+            scope.cancel()
+
+    async def _ensure(self) -> trio.socket.SocketType:
+        if self._sock is not None:
+            return self._sock
+        if self._nursery is None or self._closed:
+            raise SpawnFailed("the spawner is not running")
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        for s in (ours, theirs):
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, supervise.MAX_REQUEST)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, supervise.MAX_REQUEST)
+        try:
+            self._process = await trio.lowlevel.open_process(
+                [sys.executable, "-S", "-E", SUPERVISOR, "--serve", str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()
+        sock = trio.socket.from_stdlib_socket(ours)
+        self._sock = sock
+        self._nursery.start_soon(self._read, sock, self._process)
+        return sock
+
+    async def spawn(self, args: list[str], *, cwd: Path, env: dict[str, str],
+                    stdout: int, stderr: int, status_file: Path) -> Spawned:
+        """Fork a supervisor with ``args`` (supervise.py's); raises SpawnFailed
+        when the spawner cannot (start it the slow way then)."""
+        ident = next(self._ids)
+        request = json.dumps({"id": ident, "args": args, "cwd": str(cwd), "env": env}).encode()
+        if len(request) > supervise.MAX_REQUEST:
+            raise SpawnFailed(f"a {len(request)}-byte request is too large for the spawner")
+        answered = trio.Event()
+        answer: list[Any] = []
+        self._asked[ident] = (answered, answer, status_file)
+        try:
+            async with self._send_lock:
+                sock = await self._ensure()
+                fds = array.array("i", [stdout, stderr])
+                try:
+                    await sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                                    fds.tobytes())])
+                except OSError as error:
+                    raise SpawnFailed(f"cannot reach the spawner: {error}") from None
+            await answered.wait()
+        finally:
+            self._asked.pop(ident, None)
+        if not answer:
+            raise SpawnFailed("the spawner ended before it answered")
+        reply = answer[0]
+        if "error" in reply:
+            raise OSError(reply["error"])
+        spawned: Spawned = reply["spawned"]
+        return spawned
+
+    async def _read(self, sock: trio.socket.SocketType, process: trio.Process) -> None:
+        try:
+            while True:
+                try:
+                    data = await sock.recv(65536)
+                except (OSError, trio.ClosedResourceError):
+                    data = b""
+                if not data:
+                    break
+                message = json.loads(data)
+                if "exit" in message:
+                    spawned = self._running.pop(message["exit"], None)
+                    if spawned is not None:
+                        spawned._exited(message["status"])
+                    continue
+                waiting = self._asked.get(message["id"])
+                if waiting is None:  # its caller is gone: a run nobody would know of
+                    if "pid" in message:
+                        try:
+                            os.killpg(message["pid"], signal.SIGKILL)
+                        except OSError:
+                            pass
+                    continue
+                event, answer, status_file = waiting
+                if "pid" in message:
+                    # Registered here, before the spawner's word of its exit.
+                    message["spawned"] = self._running[message["pid"]] = Spawned(
+                        message["pid"], status_file)
+                answer.append(message)
+                event.set()
+        finally:
+            if self._sock is sock:
+                self._sock = None
+            sock.close()
+            with trio.CancelScope(shield=True):
+                if process.returncode is None:
+                    process.kill()
+                await process.wait()
+            for event, _, _ in list(self._asked.values()):
+                event.set()  # (unanswered: SpawnFailed)
+            orphans, self._running = self._running, {}
+            if orphans and not self._closed:
+                log.warning("the spawner ended (%s) with %d runs alive; watching them "
+                            "through pidfds", process.returncode, len(orphans))
+            if self._nursery is not None:
+                for spawned in orphans.values():
+                    self._nursery.start_soon(spawned._watch_orphaned)
