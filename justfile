@@ -29,3 +29,7 @@ proto:
 # SIGKILL random daemons under a load of real processes; count lost and repeated runs.
 chaos *ARGS:
     python -m loadtest.chaos {{ARGS}}
+
+# How long `peloton --help`, `job get`, `task list` and `job create` take (medians, p90) on a local cluster.
+cli-latency *ARGS:
+    python -m loadtest.cli_latency {{ARGS}}

@@ -1,32 +1,39 @@
 """What every ``peloton`` command shares: the command context, exit
-statuses, argument types, and how a noun's commands are registered.
+statuses, argument types, and how a command is registered.
 
 Each noun has a module (``respool``, ``resmgr``, ``job``, ``task``,
-``host``, ``minicluster``, ``demo``) with its handlers and an
-``add_commands(commands)`` that registers them; ``main`` assembles the
-parser and runs one command.
+``host``, ``update``, ``stateless``, ``minicluster``, ``demo``) with its
+handlers; ``peloton.cli.commands`` registers them by name (a
+:class:`Handler`), and ``main`` assembles the parser and runs one command.
+
+This module is imported by every command, ``peloton --help`` included, so
+it imports neither trio, grpclib nor protobuf: an argument type or a
+method that needs one imports it when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import pathlib
 import re
 import signal
 from collections.abc import Awaitable, Callable
-from typing import IO, Any, NoReturn, TypeVar
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
-import trio
-
-from peloton.api.v0.peloton import peloton_pb2
-from peloton.api.v0.query import query_pb2
-from peloton.api.v0.task import task_pb2
-from peloton.cli.output import message_json
-from peloton.client import PelotonClient, within_rpc
-from peloton.client.discovery import ENV, find_cluster
 from peloton.core.errors import PelotonError
 from peloton.core.ids import is_job_id
+
+if TYPE_CHECKING:
+    import ssl
+
+    from peloton.api.v0.peloton import peloton_pb2
+    from peloton.api.v0.query import query_pb2
+    from peloton.api.v0.task import task_pb2
+    from peloton.client import PelotonClient
+    from peloton.config import ClusterConfig
+    from peloton.rpc.http_client import HttpClient, Target
 
 T = TypeVar("T")
 M = TypeVar("M")
@@ -52,6 +59,7 @@ def parse_range(text: str) -> task_pb2.InstanceRange:
     """``from:to`` (``to`` exclusive; either side may be left out; ``:`` is
     every instance) or a single instance ``N``. ``to`` 0 in the result means
     "to the last instance". Raises ArgumentTypeError with the reason."""
+    from peloton.api.v0.task import task_pb2
     value = text.strip()
     if value.isdigit():
         return task_pb2.InstanceRange(**{"from": int(value), "to": int(value) + 1})
@@ -92,10 +100,13 @@ def positive_float(text: str) -> float:
     return value
 
 
-def enum_list(enum: Any, prefix: str = "") -> Callable[[str], list[int]]:
-    names = list(enum.keys())
+def enum_list(module: str, enum_name: str, prefix: str = "") -> Callable[[str], list[int]]:
+    """Comma-separated names of the protobuf enum ``enum_name`` of ``module``
+    (imported when an argument is parsed), with or without ``prefix``."""
 
     def parse(text: str) -> list[int]:
+        enum = getattr(importlib.import_module(module), enum_name)
+        names = list(enum.keys())
         out = []
         for raw in (p.strip() for p in text.split(",")):
             if not raw:
@@ -113,6 +124,7 @@ def enum_list(enum: Any, prefix: str = "") -> Callable[[str], list[int]]:
 
 
 def labels_arg(text: str) -> list[peloton_pb2.Label]:
+    from peloton.api.v0.peloton import peloton_pb2
     out = []
     for raw in (p.strip() for p in text.split(",")):
         if not raw:
@@ -142,6 +154,7 @@ def order_spec(sort: list[str], direction: str, *, default: str
                ) -> list[query_pb2.OrderBy]:
     """--sort/--order as PaginationSpec.orderBy (the server refuses an
     unknown property by name)."""
+    from peloton.api.v0.query import query_pb2
     order = query_pb2.OrderBy.DESC if direction.upper() == "DESC" else query_pb2.OrderBy.ASC
     return [query_pb2.OrderBy(order=order, property=query_pb2.PropertyPath(value=name))
             for name in (sort or [default])]
@@ -175,7 +188,52 @@ def signal_number(text: str) -> int:
         raise argparse.ArgumentTypeError(f"unknown signal {text!r}; e.g. KILL, TERM, STOP, CONT")
 
 
+def version_arg(text: str) -> str:
+    """A v1alpha entity version: ``<config>-<desiredState>-<workflow>``."""
+    parts = text.strip().split("-")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an entity version (<config>-<desiredState>-<workflow>, such as "
+            "1-0-0; `peloton job stateless get JOB` shows it)")
+    return text.strip()
+
+
+def pod_arg(text: str) -> str:
+    """A pod's name: ``<job id>-<instance>``."""
+    job, _, instance = text.strip().rpartition("-")
+    try:
+        job_id_arg(job)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a pod name (<job id>-<instance>)")
+    if not instance.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a pod name (<job id>-<instance>)")
+    return text.strip().lower()
+
+
+def attribute_arg(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
+
+
+def host_attribute_arg(text: str) -> tuple[str, str, str]:
+    host, sep, rest = text.partition(":")
+    if not sep or not host:
+        raise argparse.ArgumentTypeError(f"expected HOST:KEY=VALUE, got {text!r}")
+    return (host, *attribute_arg(rest))
+
+
 # --------------------------------------------------------------------------- the command context
+
+
+class Auth(NamedTuple):
+    """Whom a command calls as (no ``user``: nobody) and the CA it trusts
+    (empty: plain, no TLS)."""
+
+    user: str = ""
+    password: str = ""
+    ca: str = ""
 
 
 class Cli:
@@ -186,6 +244,8 @@ class Cli:
         self.stdout = stdout
         self.stderr = stderr
         self.from_state_file = False
+        self._auth: Auth | None = None
+        self._local: tuple[ClusterConfig | None] | None = None
 
     def print(self, text: str = "") -> None:
         print(text, file=self.stdout)
@@ -199,22 +259,40 @@ class Cli:
 
     def emit(self, message: Any, text: Callable[[], str]) -> None:
         """``message`` as protobuf JSON with ``--json``, else ``text()``."""
-        self.print(message_json(message) if self.json else text())
+        if self.json:
+            from peloton.cli.output import message_json
+            self.print(message_json(message))
+        else:
+            self.print(text())
 
     def addresses(self) -> list[str]:
+        from peloton.ops.discovery import ENV, find_cluster
         explicit = self.args.cluster
         self.from_state_file = not explicit and not os.environ.get(ENV, "").strip()
         return find_cluster(explicit)
 
-    def secure(self) -> None:
-        """TLS and credentials for every call: flags, else the environment,
-        else the local cluster file's security section."""
-        from peloton.core.security import Credentials
-        from peloton.rpc.client import configure
+    def local_config(self) -> ClusterConfig | None:
+        """The local minicluster's cluster file (None when there is none, or
+        it cannot be read); read once."""
+        if self._local is None:
+            from peloton import config as cluster_config
+            from peloton.ops.layout import cluster_path, resolve
+            try:
+                path = cluster_path(resolve(None))
+                self._local = (cluster_config.load(path) if path.exists() else None,)
+            except (PelotonError, OSError):
+                self._local = (None,)
+        return self._local[0]
+
+    def auth(self) -> Auth:
+        """The user, password and CA of every call: flags, else the
+        environment, else the local cluster file's security section (when
+        the cluster was found by its state file)."""
+        if self._auth is not None:
+            return self._auth
         a = self.args
-        security = None
-        if self.from_state_file:  # the local minicluster's file, if it has one
-            security = local_security()
+        config = self.local_config() if self.from_state_file else None
+        security = config.security if config is not None else None
         user = a.user or os.environ.get("PELOTON_USER", "") or (
             security.client.user if security else "")
         password = os.environ.get("PELOTON_PASSWORD", "")
@@ -224,21 +302,88 @@ class Cli:
             password = security.client.password
         ca = a.ca or os.environ.get("PELOTON_CA", "") or (
             str(security.ca) if security and security.ca else "")
-        context = None
-        if ca:
-            import ssl
-            try:
-                context = ssl.create_default_context(cafile=ca)
-            except (OSError, ssl.SSLError) as error:
-                raise Failure(f"--ca {ca}: {error}")
-            context.set_alpn_protocols(["h2"])
-        configure(context, Credentials(user, password) if user else None)
+        self._auth = Auth(user, password, ca)
+        return self._auth
 
-    def call(self, fn: Callable[[PelotonClient], Awaitable[T]]) -> T:
-        """Run ``fn(client)`` against the cluster; its errors come out bare."""
+    def tls(self, protocol: str) -> ssl.SSLContext | None:
+        """A client TLS context trusting the CA (None: plain), offering the
+        ALPN ``protocol`` (``h2`` for gRPC, ``http/1.1``)."""
+        ca = self.auth().ca
+        if not ca:
+            return None
+        import ssl
+        try:
+            context = ssl.create_default_context(cafile=ca)
+        except (OSError, ssl.SSLError) as error:
+            raise Failure(f"--ca {ca}: {error}")
+        context.set_alpn_protocols([protocol])
+        return context
+
+    def secure(self) -> None:
+        """TLS and credentials for every gRPC call (see :meth:`auth`)."""
+        from peloton.core.security import Credentials
+        from peloton.rpc.client import configure
+        auth = self.auth()
+        context = self.tls("h2")
+        configure(context, Credentials(auth.user, auth.password) if auth.user else None)
+
+    def http_targets(self, addresses: list[str]) -> list[Target]:
+        """The jobmgrs among ``addresses`` that serve HTTP/JSON, by the file
+        of the running local cluster (it lists them with an ``http:``
+        address); none for any other cluster."""
+        from peloton.ops.layout import default_dir
+        from peloton.ops.processes import read_state_lenient
+        from peloton.rpc.http_client import Target
+        if not self.from_state_file:
+            state = read_state_lenient(default_dir())
+            if state is None or not set(addresses) <= set(state.jobmgr_addresses):
+                return []
+        config = self.local_config()
+        if config is None:
+            return []
+        http = {d.grpc: str(d.options.get("http") or "") for d in config.of_kind("jobmgr")}
+        return [Target(a, http[a]) for a in addresses if http.get(a)]
+
+    def call(self, fn: Callable[[PelotonClient], Awaitable[T]], *,
+             http: Callable[[HttpClient], T] | None = None) -> T:
+        """Run ``fn(client)`` against the cluster; its errors come out bare.
+
+        With ``http``, a blocking ``http(client)`` over the jobmgrs'
+        HTTP/JSON API makes the same calls when the cluster file gives
+        their ``http:`` addresses: the same answers and errors, without
+        starting trio and grpclib. Until a jobmgr answers over HTTP, one
+        that cannot be reached so sends the command to gRPC (``fn``), which
+        says what it always said of a cluster it cannot reach; so does a
+        request larger than the servers take (see
+        ``peloton.rpc.http_client``). ``http`` may be run and then ``fn``:
+        its calls must be safe to make again.
+        """
         addresses = self.addresses()
-        self.secure()
         timeout = float(self.args.timeout)
+        if http is not None:
+            auth = self.auth()
+            context = self.tls("http/1.1")
+            targets = self.http_targets(addresses)
+            if targets:
+                from peloton.rpc.http_client import HttpClient, NotOverHttp
+                headers: list[tuple[str, str]] = []
+                if auth.user:
+                    from peloton.core.security import Credentials
+                    headers = Credentials(auth.user, auth.password).metadata()
+                config = self.local_config()
+                client = HttpClient(targets, timeout=timeout, ssl_context=context,
+                                    headers=headers, max_request_bytes=(
+                                        config.max_message_bytes if config else None))
+                try:
+                    return http(client)
+                except NotOverHttp:
+                    pass  # not answered over HTTP: the same calls over gRPC
+                finally:
+                    client.close()
+        self.secure()
+        import trio
+
+        from peloton.client import PelotonClient, within_rpc
 
         async def run() -> T:
             client = PelotonClient(addresses, timeout=timeout)
@@ -248,18 +393,6 @@ class Cli:
                 client.close()
 
         return trio.run(within_rpc, run)
-
-
-def local_security() -> Any:
-    """The security section of the local minicluster's cluster file (None
-    when there is none, or it cannot be read)."""
-    from peloton import config as cluster_config
-    from peloton.ops.layout import cluster_path, resolve
-    try:
-        path = cluster_path(resolve(None))
-        return cluster_config.load(path).security if path.exists() else None
-    except (PelotonError, OSError):
-        return None
 
 
 def load_spec(cli: Cli, path: str, load: Callable[[str], tuple[M, list[str]]]) -> M:
@@ -328,8 +461,33 @@ def group(commands: Any, name: str, help: str) -> Any:
     return p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
 
 
+class Handler:
+    """A command's implementation by name: the function ``function`` of
+    ``peloton.cli.<module>``, or with ``args`` (and ``kwargs``, as pairs)
+    what that factory returns for them. The module is imported when the
+    command runs, not when the parser is built."""
+
+    __slots__ = ("args", "function", "kwargs", "module")
+
+    def __init__(self, module: str, function: str, args: tuple[Any, ...] = (),
+                 kwargs: tuple[tuple[str, Any], ...] = ()) -> None:
+        self.module, self.function, self.args, self.kwargs = module, function, args, kwargs
+
+    def __repr__(self) -> str:
+        return f"Handler({self.module!r}, {self.function!r}, {self.args!r}, {self.kwargs!r})"
+
+    def resolve(self) -> Callable[[Cli], int]:
+        found = getattr(importlib.import_module(f"peloton.cli.{self.module}"), self.function)
+        if self.args or self.kwargs:
+            found = found(*self.args, **dict(self.kwargs))
+        return found  # type: ignore[no-any-return]
+
+    def __call__(self, cli: Cli) -> int:
+        return self.resolve()(cli)
+
+
 def leaf(sub: Any, name: str, func: Callable[[Cli], int], help: str) -> Any:
-    """A command that runs ``func``."""
+    """A command that runs ``func`` (a :class:`Handler`, or any callable)."""
     p = sub.add_parser(name, help=help, description=help)
     add_globals(p, top=False)
     p.set_defaults(func=func)

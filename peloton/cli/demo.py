@@ -9,20 +9,17 @@ progress, then prints each instance's output. Exit 0 only if it SUCCEEDED.
 
 from __future__ import annotations
 
-import argparse
 import importlib.resources
 import pathlib
 import time
-from typing import Any
 
 import trio
 
 from peloton.api.v0.job import job_pb2
-from peloton.cli.common import EXIT_ERROR, EXIT_OK, Cli, add_globals, positive_float
+from peloton.cli.common import EXIT_ERROR, EXIT_OK, Cli
 from peloton.cli.minicluster import SIZE_FLAGS, minicluster_up
 from peloton.client import PelotonClient
 from peloton.core.errors import NotFound
-from peloton.ops import minicluster
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
 
@@ -36,7 +33,7 @@ def example(name: str) -> str:
 
 def run(cli: Cli) -> int:
     cli.args.clean = False
-    for flag in SIZE_FLAGS:
+    for flag in (*SIZE_FLAGS, "attribute", "host_attribute"):
         setattr(cli.args, flag, None)
     if minicluster_up(cli) != EXIT_OK:
         return EXIT_ERROR
@@ -82,16 +79,3 @@ def run(cli: Cli) -> int:
 
     state = cli.call(demo)
     return EXIT_OK if state == "SUCCEEDED" else EXIT_ERROR
-
-
-def add_commands(commands: Any) -> None:
-    """Register ``peloton demo``."""
-    p = commands.add_parser("demo", help="start the local cluster and run Peloton's example "
-                            "job to the end", description=__doc__)
-    add_globals(p, top=False)
-    p.set_defaults(func=run)
-    p.add_argument("job_file", nargs="?", default="testjob.yaml",
-                   help="a job YAML to run instead of Peloton's examples/testjob.yaml")
-    p.add_argument("--dir", default=None, help="the cluster's directory")
-    p.add_argument("--ready-timeout", type=positive_float, default=minicluster.READY_TIMEOUT,
-                   metavar="SECONDS", help=argparse.SUPPRESS)

@@ -11,9 +11,6 @@ from peloton.cli.common import (
     EXIT_OK,
     Cli,
     Failure,
-    enum_list,
-    group,
-    leaf,
 )
 from peloton.cli.output import (
     number,
@@ -50,7 +47,8 @@ def host_query(cli: Cli) -> int:
     return EXIT_OK
 
 
-def _maintenance(method: str, done: str) -> Any:
+def maintenance(method: str, done: str) -> Any:
+    """``host maintenance start|complete``: ``method``, then ``done``."""
     def action(cli: Cli) -> int:
         a = cli.args
         request = getattr(host_svc_pb2, f"{method}Request")(hostname=a.hostname)
@@ -77,7 +75,9 @@ def pool_list(cli: Cli) -> int:
     return EXIT_OK
 
 
-def _pool_call(method: str, done: str, **fields: str) -> Any:
+def pool_call(method: str, done: str, **fields: str) -> Any:
+    """A host pool call: ``method``'s request fields from the arguments
+    (``field=argument``), then ``done`` formatted with the arguments."""
     def action(cli: Cli) -> int:
         a = cli.args
         request = getattr(host_svc_pb2, f"{method}Request")(
@@ -86,48 +86,3 @@ def _pool_call(method: str, done: str, **fields: str) -> Any:
         cli.emit(reply, lambda: done.format(**vars(a)))
         return EXIT_OK
     return action
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``host`` commands."""
-    hs = group(commands, "host", "hosts")
-    p = leaf(hs, "query", host_query, "list hosts with what they have and what is in use")
-    p.add_argument("-s", "--states", type=enum_list(host_pb2.HostState, "HOST_STATE_"),
-                   help="comma-separated host states, e.g. HOST_STATE_UP")
-    mt = group(hs, "maintenance", "take hosts out for maintenance and back")
-    p = leaf(mt, "start", _maintenance("StartMaintenance", "draining for maintenance; DOWN "
-                                                           "once nothing runs there"),
-             "drain a host: nothing new goes there, what runs moves off")
-    p.add_argument("hostname")
-    p = leaf(mt, "complete", _maintenance("CompleteMaintenance", "UP"),
-             "bring a drained (DOWN) host back")
-    p.add_argument("hostname")
-    leaf(mt, "query", maintenance_query, "list the hosts draining or down")
-    pl = group(hs, "pool", "host pools: named sets of hosts (attribute host_pool)")
-    leaf(pl, "list", pool_list, "every host pool and its hosts")
-    p = leaf(pl, "list-hosts", pool_list, "the hosts of one pool")
-    p.add_argument("name")
-    p = leaf(pl, "create", _pool_call("CreateHostPool", "Host pool {name} created", name="name"),
-             "create an empty host pool")
-    p.add_argument("name")
-    p = leaf(pl, "delete", _pool_call("DeleteHostPool", "Host pool {name} deleted; its hosts "
-                                      "are in default", name="name"),
-             "delete a host pool (its hosts go to default)")
-    p.add_argument("name")
-    p = leaf(pl, "change", _pool_call("ChangeHostPool", "Host {hostname} is in pool {dest}",
-                                      hostname="hostname", sourcePool="source",
-                                      destinationPool="dest"),
-             "move a host to another pool")
-    p.add_argument("hostname")
-    p.add_argument("dest", metavar="destination")
-    p.add_argument("-s", "--source", default="default", help="the host's pool now (default)")
-    p = leaf(pl, "move", _pool_call("MoveHosts", "Pools {source}: {source_hosts} hosts, "
-                                    "{dest}: {dest_hosts}", sourcePool="source",
-                                    srcPoolDesiredHosts="source_hosts",
-                                    destinationPool="dest",
-                                    destPoolDesiredHosts="dest_hosts"),
-             "move hosts from one pool to another until they hold these numbers")
-    p.add_argument("source")
-    p.add_argument("source_hosts", type=int, metavar="source-hosts")
-    p.add_argument("dest", metavar="destination")
-    p.add_argument("dest_hosts", type=int, metavar="destination-hosts")

@@ -1,25 +1,23 @@
-"""``peloton job``: create, get, status, query, stop, delete and update jobs."""
+"""``peloton job``: create, get, status, query, stop, delete and update jobs.
+
+``get``, ``status`` and ``create`` go over the jobmgrs' HTTP/JSON API when
+the cluster file gives their ``http:`` addresses (``Cli.call``), so they
+start neither trio nor grpclib; this module imports neither at its top.
+"""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
+from peloton.api.v0.respool import respool_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
-    add_paging,
-    count_arg,
-    enum_list,
-    group,
-    job_id_arg,
-    labels_arg,
-    leaf,
-    list_arg,
     load_spec,
     order_spec,
     page_note,
@@ -29,29 +27,86 @@ from peloton.cli.output import (
     short_time,
     table,
 )
-from peloton.client import PelotonClient
-from peloton.spec.job import load_job_config
-from peloton.spec.respool import split_respool_path
+from peloton.core.errors import AlreadyExists, DeadlineExceeded, NotFound, Unavailable
+from peloton.core.ids import new_job_id
+
+if TYPE_CHECKING:
+    from peloton.client import PelotonClient
+    from peloton.rpc.http_client import HttpClient
+
+JOB_MANAGER = "peloton.api.v0.job.JobManager"
+RESOURCE_MANAGER = "peloton.api.v0.respool.ResourceManager"
+# Sends of one create (same id) before giving up, as PelotonClient.create_job.
+CREATE_ATTEMPTS = 3
 
 
 def _load_job(cli: Cli, path: str) -> job_pb2.JobConfig:
+    from peloton.spec.job import load_job_config
     return load_spec(cli, path, lambda text: load_job_config(text, capabilities=frozenset()))
 
 
 def job_create(cli: Cli) -> int:
+    from peloton.spec.respool import split_respool_path
     a = cli.args
     split_respool_path(a.respool)
     config = _load_job(cli, a.file)
-    job_id = cli.call(lambda c: c.create_job(a.respool, config, job_id=a.id))
+    # The id is chosen here, before the first send, so the gRPC path after
+    # an HTTP attempt that got no answer sends the same create again.
+    chosen = a.id or new_job_id()
+
+    async def over_grpc(c: PelotonClient) -> str:
+        try:
+            return await c.create_job(a.respool, config, job_id=chosen)
+        except AlreadyExists:
+            if a.id is not None:
+                raise
+            return chosen  # our id, fresh: an earlier send of ours went through
+
+    job_id = cli.call(over_grpc, http=lambda h: create_over_http(
+        h, a.respool, config, chosen, given=a.id is not None))
     cli.emit(job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id)),
              lambda: f"Job {job_id} created")
     return EXIT_OK
 
 
+def create_over_http(h: HttpClient, respool: str, config: job_pb2.JobConfig, chosen: str, *,
+                     given: bool) -> str:
+    """``PelotonClient.create_job`` over HTTP/JSON: the pool's id, then the
+    create of job ``chosen``, sent again (same id) when an attempt is not
+    answered in time, up to CREATE_ATTEMPTS times. ``given``: the user chose
+    the id, so an AlreadyExists is theirs to see."""
+    from peloton.rpc.http_client import is_transport_error
+    reply = h.call(RESOURCE_MANAGER, "LookupResourcePoolID", respool_pb2.LookupRequest(
+        path=respool_pb2.ResourcePoolPath(value=respool)), respool_pb2.LookupResponse)
+    if not reply.id.value:
+        raise NotFound(f"resource pool {respool} does not exist")
+    request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=chosen), config=config)
+    request.config.respoolID.value = reply.id.value
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            created = h.call(JOB_MANAGER, "Create", request, job_pb2.CreateResponse)
+        except AlreadyExists:
+            if given:
+                raise
+            return chosen  # our id, fresh: an earlier send of ours went through
+        except (DeadlineExceeded, Unavailable) as error:
+            if not is_transport_error(error):
+                raise
+            if attempt == CREATE_ATTEMPTS:
+                raise DeadlineExceeded(
+                    f"no answer to {CREATE_ATTEMPTS} creates of job {chosen} ({error}); "
+                    f"it may exist: `peloton job get {chosen}` tells, and the same "
+                    f"create with `--id {chosen}` is safe to repeat") from None
+            continue
+        return str(created.jobId.value or chosen)
+
+
 def _get_job(cli: Cli, job_id: str) -> job_pb2.GetResponse:
-    async def get(c: PelotonClient) -> job_pb2.GetResponse:
-        return await c.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
-    return cli.call(get)
+    request = job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id))
+    return cli.call(lambda c: c.jobs.call("Get", request),
+                    http=lambda h: h.call(JOB_MANAGER, "Get", request, job_pb2.GetResponse))
 
 
 def job_get(cli: Cli) -> int:
@@ -183,45 +238,3 @@ def job_update(cli: Cli) -> int:
     cli.emit(reply, lambda: f"Job {a.job} updated" + (f": {reply.message}"
                                                       if reply.message else ""))
     return EXIT_OK
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``job`` commands."""
-    jb = group(commands, "job", "jobs")
-    p = leaf(jb, "create", job_create, "create a job in the pool RESPOOL from a YAML file")
-    p.add_argument("respool", help="the pool's path, e.g. /DefaultResPool")
-    p.add_argument("file")
-    p.add_argument("-i", "--id", type=job_id_arg, default=None, help="the new job's id (a UUID)")
-    p = leaf(jb, "get", job_get, "show a job's config and runtime")
-    p.add_argument("job", type=job_id_arg)
-    p = leaf(jb, "status", job_status, "show a job's state and task counts")
-    p.add_argument("job", type=job_id_arg)
-    p = leaf(jb, "query", job_query, "list jobs")
-    p.add_argument("-s", "--states", type=enum_list(job_pb2.JobState),
-                   help="comma-separated job states, e.g. RUNNING,PENDING")
-    p.add_argument("-r", "--respool", help="only jobs of this pool (path)")
-    p.add_argument("--name", help="only jobs with this name")
-    p.add_argument("--owner", help="only jobs of this owner")
-    p.add_argument("-l", "--labels", type=labels_arg, help="key=value[,key=value...]")
-    p.add_argument("-k", "--keywords", type=list_arg,
-                   help="words each found in the name, owner or a label (a,b,...)")
-    p.add_argument("-d", "--days", type=count_arg, default=0,
-                   help="only jobs created in the last DAYS days")
-    add_paging(p, sort="creation_time (the default), completion_time, name, owner, state "
-               "or instance_count", order="DESC")
-    p.add_argument("-q", "--total", type=count_arg, default=100,
-                   help="at most this many over all pages (100; 0: no bound)")
-    p = leaf(jb, "refresh", job_refresh, "ask the hosts about a job's runs again (debug)")
-    p.add_argument("job", type=job_id_arg)
-    p = leaf(jb, "cache", job_cache, "show a job as its shard's owner holds it (debug)")
-    p.add_argument("job", type=job_id_arg)
-    leaf(jb, "active-list", job_active_list, "list the ids of jobs not ended (debug)")
-    p = leaf(jb, "stop", job_stop, "stop every task of a job")
-    p.add_argument("job", type=job_id_arg)
-    p = leaf(jb, "delete", job_delete, "delete a job (it must have ended)")
-    p.add_argument("job", type=job_id_arg)
-    p = leaf(jb, "update", job_update, "update a job from a YAML file (batch: add instances)")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("file")
-    from peloton.cli.stateless import add_job_commands
-    add_job_commands(jb)

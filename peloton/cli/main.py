@@ -17,9 +17,13 @@ error ends the command with a non-zero status and one line on stderr,
 ``peloton: <what went wrong>``.
 
 Each noun's commands are in their own module (``peloton.cli.respool``,
-``resmgr``, ``job``, ``task``, ``host``, ``minicluster``, ``demo``; what they
-share is ``peloton.cli.common``); this one assembles the parser and runs one
-command.
+``resmgr``, ``job``, ``task``, ``host``, ``update``, ``stateless``,
+``minicluster``, ``demo``; what they share is ``peloton.cli.common``), and
+``peloton.cli.commands`` is the tree of their arguments; this one
+assembles the parser and runs one command. Only the nouns named on the
+command line are built in full, and a command's module is imported when it
+runs, so ``peloton --help`` imports neither trio, grpclib nor protobuf, and
+the quick commands (``job get``, ``task list``, ...) no more than they use.
 """
 
 from __future__ import annotations
@@ -27,19 +31,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from peloton.cli import (
-    demo,
-    host,
-    job,
-    minicluster,
-    resmgr,
-    respool,
-    stateless,
-    task,
-    update,
-)
+from peloton.cli.commands import add_nouns
 from peloton.cli.common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -52,13 +46,23 @@ from peloton.cli.common import (
     add_globals,
     parse_range,
 )
-from peloton.client import ClusterUnreachable
 from peloton.core.errors import PelotonError
 
 __all__ = ["build_parser", "main", "parse_range"]
 
-# The nouns, in the order ``peloton --help`` lists them.
-NOUNS = (respool, resmgr, job, task, stateless, update, host, demo, minicluster)
+
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, looked up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        parser._print_message(f"peloton {_version()}\n", sys.stdout)
+        parser.exit()
 
 
 def _version() -> str:
@@ -69,15 +73,16 @@ def _version() -> str:
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(wanted: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with ``wanted``, only those nouns in
+    full (the others are listed, with their help)."""
     parser = Parser(prog="peloton", description="The command line of a Peloton cluster.",
                     formatter_class=argparse.RawDescriptionHelpFormatter,
                     epilog="Start a local cluster with `peloton minicluster up`.")
     add_globals(parser, top=True)
-    parser.add_argument("--version", action="version", version=f"peloton {_version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for noun in NOUNS:
-        noun.add_commands(commands)
+    add_nouns(commands, wanted)
     return parser
 
 
@@ -91,7 +96,15 @@ def _leaf_error(error: BaseException) -> BaseException:
     return error
 
 
-def _unreachable(cli: Cli, error: ClusterUnreachable) -> str:
+def _is_unreachable(error: PelotonError) -> bool:
+    """A ``peloton.client.ClusterUnreachable``: only the gRPC path raises
+    it, so only a command that imported ``peloton.client`` can have one
+    (and one that did not need not import it to tell)."""
+    client = sys.modules.get("peloton.client")
+    return client is not None and isinstance(error, client.ClusterUnreachable)
+
+
+def _unreachable(cli: Cli, error: PelotonError) -> str:
     if cli.from_state_file:
         return f"{error.message} (is it running? try peloton minicluster status)"
     return f"{error.message} (is it running? for a local cluster try peloton minicluster status)"
@@ -100,7 +113,10 @@ def _unreachable(cli: Cli, error: ClusterUnreachable) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``peloton`` command; returns the exit status."""
     stdout, stderr = sys.stdout, sys.stderr
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # A noun is built in full only when it is on the command line (as any
+    # word: a value that happens to be a noun's name costs only its build).
+    parser = build_parser(wanted=set(argv))
     try:
         args = parser.parse_args(argv)
     except UsageError as error:
@@ -123,10 +139,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.func(cli))
         except BaseExceptionGroup as group:
             raise _leaf_error(group) from None
-    except ClusterUnreachable as error:
-        print(f"peloton: {_unreachable(cli, error)}", file=stderr)
     except PelotonError as error:
-        print(f"peloton: {error}", file=stderr)
+        if _is_unreachable(error):
+            print(f"peloton: {_unreachable(cli, error)}", file=stderr)
+        else:
+            print(f"peloton: {error}", file=stderr)
     except Failure as error:
         print(f"peloton: {error}", file=stderr)
     except KeyboardInterrupt:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import signal
 from typing import Any
@@ -11,29 +10,11 @@ from peloton.cli.common import (
     EXIT_ERROR,
     EXIT_OK,
     Cli,
-    group,
-    leaf,
-    positive_float,
-    signal_number,
 )
 from peloton.ops import minicluster
 
 SIZE_FLAGS = ("hosts", "cpu", "memory_mb", "disk_mb", "gpu", "jobmgrs", "placements",
                "resmgrs", "shards", "clusters", "sim_clusters", "isolate_tasks")
-
-
-def attribute_arg(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    return key, value
-
-
-def host_attribute_arg(text: str) -> tuple[str, str, str]:
-    host, sep, rest = text.partition(":")
-    if not sep or not host:
-        raise argparse.ArgumentTypeError(f"expected HOST:KEY=VALUE, got {text!r}")
-    return (host, *attribute_arg(rest))
 
 
 def minicluster_up(cli: Cli) -> int:
@@ -90,51 +71,3 @@ def minicluster_restart(cli: Cli) -> int:
         return EXIT_ERROR
     cli.print(f"{a.name} restarted (pid {pid})")
     return EXIT_OK
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``minicluster`` commands."""
-    mc = group(commands, "minicluster", "a local cluster on this machine")
-    dir_help = "the cluster's directory (default $PELOTON_HOME/minicluster or ~/.peloton/minicluster)"
-    p = leaf(mc, "up", minicluster_up, "start the local cluster and wait until it takes jobs")
-    p.add_argument("--dir", default=None, help=dir_help)
-    p.add_argument("--hosts", type=int, help="virtual hosts (3)")
-    p.add_argument("--cpu", type=float, help="CPUs per host (4)")
-    p.add_argument("--memory-mb", type=float, help="memory per host in MiB (8192)")
-    p.add_argument("--disk-mb", type=float, help="disk per host in MiB (102400)")
-    p.add_argument("--gpu", type=float, help="GPUs per host (0)")
-    p.add_argument("--jobmgrs", type=int, help="job managers (2)")
-    p.add_argument("--placements", type=int, help="placement workers (2)")
-    p.add_argument("--resmgrs", type=int, help="resource managers, one Raft group (3)")
-    p.add_argument("--shards", type=int, help="job shards, fixed once created (16)")
-    p.add_argument("--isolate-tasks", action="store_true", default=None,
-                   help="run each local task as a user of its own, in a sandbox only it "
-                        "can read (needs root; its commands must be reachable by any user)")
-    p.add_argument("--clusters", type=int,
-                   help="clusters of local processes, a hostmgr each: local, local1, ... (1)")
-    p.add_argument("--sim-clusters", type=int,
-                   help="simulated clusters besides: sim, sim1, ... (0); each has --hosts "
-                        "hosts of this shape")
-    p.add_argument("--attribute", type=attribute_arg, action="append", metavar="KEY=VALUE",
-                   help="an attribute of every host (HOST-kind constraints match it); repeatable")
-    p.add_argument("--host-attribute", type=host_attribute_arg, action="append",
-                   metavar="HOST:KEY=VALUE",
-                   help="an attribute of one host, e.g. local-0:rack=r1; repeatable")
-    p.add_argument("--clean", action="store_true",
-                   help="delete the directory first: new ports, no pools, no jobs")
-    p.add_argument("--ready-timeout", type=positive_float, default=minicluster.READY_TIMEOUT,
-                   metavar="SECONDS", help="how long to wait for the cluster (90)")
-    p = leaf(mc, "status", minicluster_status, "show the daemons, the leader, shards, hosts")
-    p.add_argument("--dir", default=None, help=dir_help)
-    p = leaf(mc, "down", minicluster_down, "stop every daemon of the local cluster")
-    p.add_argument("--dir", default=None, help=dir_help)
-    p.add_argument("--clean", action="store_true", help="also delete the directory (all data)")
-    p = leaf(mc, "kill", minicluster_kill, "send a signal to one daemon (failure tests)")
-    p.add_argument("name", help="e.g. resmgr-0, jobmgr-1, hostmgr-0")
-    p.add_argument("--signal", type=signal_number, default=signal.SIGKILL,
-                   help="KILL (default), TERM, STOP, CONT, ...")
-    p.add_argument("--dir", default=None, help=dir_help)
-    p = leaf(mc, "restart", minicluster_restart, "start one daemon again (stopping it first)")
-    p.add_argument("name")
-    p.add_argument("--dir", default=None, help=dir_help)
-    p.add_argument("--ready-timeout", type=positive_float, default=30.0, metavar="SECONDS")

@@ -1,16 +1,17 @@
-"""How the ``peloton`` command prints things: JSON, YAML, tables, times."""
+"""How the ``peloton`` command prints things: JSON, YAML, tables, times.
+
+YAML and protobuf's JSON printer are imported by the functions that use
+them: a command that prints a table needs neither.
+"""
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from google.protobuf import json_format
-from google.protobuf.message import Message
-
-from peloton.spec.yamlproto import message_to_dict
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
 
 __all__ = ["message_json", "message_yaml", "number", "short_time", "spans", "table", "to_yaml",
            "to_yaml_flow"]
@@ -19,21 +20,25 @@ __all__ = ["message_json", "message_yaml", "number", "short_time", "spans", "tab
 def message_json(message: Message) -> str:
     """Protobuf JSON with camelCase names and enum names (``"state": "SUCCEEDED"``);
     fields at their default are left out."""
+    from google.protobuf import json_format
     return json_format.MessageToJson(message, indent=2, preserving_proto_field_name=False)
 
 
 def to_yaml(data: Any) -> str:
+    import yaml
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def to_yaml_flow(data: Any) -> str:
     """YAML with the innermost mappings and lists on one line each."""
+    import yaml
     return yaml.safe_dump(data, sort_keys=False, default_flow_style=None,
                           allow_unicode=True).rstrip("\n")
 
 
 def message_yaml(message: Message) -> str:
     """The set fields of ``message`` as YAML (enum names, integers as integers)."""
+    from peloton.spec.yamlproto import message_to_dict
     return to_yaml(message_to_dict(message)).rstrip("\n")
 
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
-    group,
-    leaf,
 )
 from peloton.cli.output import (
     message_json,
@@ -57,12 +54,3 @@ def resmgr_pending(cli: Cli) -> int:
     else:
         cli.print(text())
     return EXIT_OK
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``resmgr`` commands."""
-    rm = group(commands, "resmgr", "the resource manager")
-    p = leaf(rm, "pending", resmgr_pending,
-             "list the gangs waiting for admission or placement in the leaf pool PATH, and why")
-    p.add_argument("path", help="e.g. /DefaultResPool")
-    p.add_argument("-l", "--limit", type=int, default=100, help="at most this many (100)")

@@ -10,8 +10,6 @@ from peloton.api.v0.respool import respool_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
-    group,
-    leaf,
     load_spec,
 )
 from peloton.cli.output import (
@@ -133,23 +131,3 @@ def respool_delete(cli: Cli) -> int:
     cli.call(lambda c: c.delete_respool(a.path))
     cli.emit(respool_pb2.DeleteResponse(), lambda: f"Resource pool {a.path} deleted")
     return EXIT_OK
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``respool`` commands."""
-    rp = group(commands, "respool", "resource pools")
-    p = leaf(rp, "create", respool_create, "create a resource pool at PATH from a YAML file")
-    p.add_argument("path", help="e.g. /DefaultResPool")
-    p.add_argument("file")
-    p = leaf(rp, "update", respool_update, "replace the config of the pool at PATH")
-    p.add_argument("path")
-    p.add_argument("file")
-    p.add_argument("-f", "--force", action="store_true",
-                   help="apply even if the new reservations do not fit")
-    p = leaf(rp, "get", respool_get, "show the pool at PATH")
-    p.add_argument("path")
-    p = leaf(rp, "dump", respool_dump, "show every pool: reservation, limit, share, "
-             "entitlement, allocation, demand, slack")
-    p.add_argument("--format", choices=("table", "yaml", "yml", "json"), default="table")
-    p = leaf(rp, "delete", respool_delete, "delete the (empty) pool at PATH")
-    p.add_argument("path")

@@ -9,7 +9,6 @@ it); a stale one is refused, and the job is read again. A pod is
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 import trio
@@ -23,10 +22,6 @@ from peloton.cli.common import (
     EXIT_OK,
     Cli,
     Failure,
-    count_arg,
-    group,
-    job_id_arg,
-    leaf,
     load_spec,
     parse_range,
 )
@@ -47,26 +42,6 @@ def _jid(value: str) -> v1.JobID:
 
 def _ver(value: str) -> v1.EntityVersion:
     return v1.EntityVersion(value=value)
-
-
-def version_arg(text: str) -> str:
-    parts = text.strip().split("-")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an entity version (<config>-<desiredState>-<workflow>, such as "
-            "1-0-0; `peloton job stateless get JOB` shows it)")
-    return text.strip()
-
-
-def pod_arg(text: str) -> str:
-    job, _, instance = text.strip().rpartition("-")
-    try:
-        job_id_arg(job)
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a pod name (<job id>-<instance>)")
-    if not instance.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a pod name (<job id>-<instance>)")
-    return text.strip().lower()
 
 
 def _spec(cli: Cli, path: str) -> sl.JobSpec:
@@ -215,7 +190,8 @@ def restart(cli: Cli) -> int:
     return EXIT_OK
 
 
-def _versioned(method: str, done: str) -> Any:
+def versioned(method: str, done: str) -> Any:
+    """A write that takes the job's entity version: ``method``, then ``done``."""
     def action(cli: Cli) -> int:
         a = cli.args
         request = getattr(svc, f"{method}Request")(job_id=_jid(a.job),
@@ -307,9 +283,10 @@ def list_pods(cli: Cli) -> int:
     return EXIT_OK
 
 
-def _debug(method: str, request_type: Any) -> Any:
+def debug(method: str, request_type: str) -> Any:
+    """A debug call of the job: ``method`` with the ``svc`` request ``request_type``."""
     def action(cli: Cli) -> int:
-        reply = cli.call(lambda c: c.stateless.call(method, request_type(
+        reply = cli.call(lambda c: c.stateless.call(method, getattr(svc, request_type)(
             job_id=_jid(cli.args.job))))
         cli.emit(reply, lambda: message_yaml(reply) or f"Job {cli.args.job} refreshed")
         return EXIT_OK
@@ -318,7 +295,9 @@ def _debug(method: str, request_type: Any) -> Any:
 
 # -- pod ----------------------------------------------------------------------------
 
-def _pod_call(method: str, **fields: Any) -> Any:
+def pod_call(method: str, **fields: Any) -> Any:
+    """A pod call: ``method``, its request's fields from the arguments
+    (``field=argument``)."""
     def action(cli: Cli) -> int:
         a = cli.args
         request = getattr(pod_svc_pb2, f"{method}Request")(
@@ -348,131 +327,3 @@ def pod_logs(cli: Cli) -> int:
     data = cli.call(lambda c: c.read_task_file(job, int(instance), a.filename, a.pod_id or ""))
     write_bytes(cli, data)
     return EXIT_OK
-
-
-def add_job_commands(jb: Any) -> None:
-    """Register ``job stateless`` under the ``job`` commands."""
-    st = group(jb, "stateless", "stateless (service) jobs through the v1alpha API")
-    p = leaf(st, "create", create, "create a stateless job in RESPOOL from a v1alpha JobSpec")
-    p.add_argument("respool", help="the pool (path), a leaf")
-    p.add_argument("file", help="the JobSpec (YAML)")
-    p.add_argument("batch_size", type=count_arg, metavar="batch-size",
-                   help="pods started at once (0: all); the next start when these run "
-                        "(and are healthy, with a health check)")
-    p.add_argument("-i", "--jobID", type=job_id_arg, help="the job's id (a UUID)")
-    p.add_argument("--start-paused", action="store_true",
-                   help="create it paused: no pod starts before `workflow resume`")
-    p.add_argument("--opaque-data", default="", help="data kept with the create workflow")
-    p.add_argument("--maxInstanceRetries", type=count_arg, default=0,
-                   help="failed runs per pod before it counts as failed (0: no limit)")
-    p.add_argument("--maxTolerableInstanceFailures", type=count_arg, default=0,
-                   help="failed pods that fail the create workflow (0: no limit)")
-    p = leaf(st, "get", get, "show a stateless job (spec, status, version, workflow)")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("--jobversion", type=version_arg, help="the spec of this entity version")
-    p.add_argument("--summaryonly", action="store_true", help="a summary only")
-    p.add_argument("-w", "--watch", action="store_true",
-                   help="follow its workflow to the end: instances done, unavailable now and "
-                        "allowed")
-    p = leaf(st, "replace", replace, "roll the job out to the JobSpec in FILE")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("file")
-    p.add_argument("batch_size", type=count_arg, metavar="batch-size",
-                   help="pods moving at once (0: all)")
-    p.add_argument("respool", help="the job's pool (path)")
-    p.add_argument("entity_version", type=version_arg, metavar="entity-version")
-    p.add_argument("--maxInstanceRetries", type=count_arg, default=0,
-                   help="failed runs of the new spec per pod before it counts as failed "
-                        "(0: no limit)")
-    p.add_argument("--maxTolerableInstanceFailures", type=count_arg, default=0,
-                   help="failed pods that fail the workflow (0: no limit)")
-    p.add_argument("--rollbackOnFailure", action="store_true",
-                   help="roll back to the old spec if it fails")
-    p.add_argument("--start-paused", action="store_true", help="create it paused")
-    p.add_argument("--opaque-data", default="", help="data kept with the workflow")
-    p.add_argument("--in-place", action="store_true", help="(refused: not supported yet)")
-    p.add_argument("--start-pods", action="store_true", help="(refused: not supported yet)")
-    p = leaf(st, "replace-diff", replace_diff, "the pods a replace would add, remove, update")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("file")
-    p.add_argument("respool", help="the job's pool (path)")
-    p.add_argument("entity_version", type=version_arg, metavar="entity-version")
-    p = leaf(st, "restart", restart, "restart pods, in batches, as a workflow")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("entity_version", type=version_arg, metavar="entity-version")
-    p.add_argument("-r", "--range", action="append",
-                   help="instances FROM:TO (TO exclusive; repeatable; default: all)")
-    p.add_argument("--batch-size", type=count_arg, default=0, help="pods at once (0: all)")
-    p.add_argument("--opaque-data", default="", help="data kept with the workflow")
-    p.add_argument("--in-place", action="store_true", help="(refused: not supported yet)")
-    for name, method, done in (("start", "StartJob", "starting"),
-                               ("stop", "StopJob", "stopping")):
-        p = leaf(st, name, _versioned(method, done), f"{name} every pod of the job")
-        p.add_argument("job", type=job_id_arg)
-        p.add_argument("entity_version", type=version_arg, metavar="entity-version")
-    p = leaf(st, "delete", _versioned("DeleteJob", "deleted"), "delete the job")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("entity_version", type=version_arg, metavar="entity-version")
-    p.add_argument("--force", action="store_true", help="delete it even while it runs")
-    wf = group(st, "workflow", "the job's current workflow (update or restart)")
-    for name, method, done in (("pause", "PauseJobWorkflow", "workflow paused"),
-                               ("resume", "ResumeJobWorkflow", "workflow resumed"),
-                               ("abort", "AbortJobWorkflow", "workflow aborted")):
-        p = leaf(wf, name, _versioned(method, done), f"{name} the job's workflow")
-        p.add_argument("job", type=job_id_arg)
-        p.add_argument("entity_version", type=version_arg, metavar="entity-version")
-        p.add_argument("--opaque-data", default="", help="data kept with the workflow")
-    p = leaf(wf, "events", workflow_events, "a pod's events in the job's last workflow")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("instance", type=count_arg)
-    p.add_argument("-n", "--limit", type=count_arg, default=0, help="at most this many (0: all)")
-    p = leaf(st, "list-updates", list_workflows, "the job's workflows, newest first")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("--limit", type=count_arg, default=10, help="at most this many (10)")
-    p = leaf(st, "query", query, "search jobs")
-    p.add_argument("-n", "--name")
-    p.add_argument("-o", "--owner")
-    p.add_argument("-k", "--keyword", action="append")
-    p.add_argument("-s", "--states", help="comma-separated job states (RUNNING,KILLED,...)")
-    p.add_argument("-p", "--respool", help="a pool's path")
-    p.add_argument("-l", "--limit", type=count_arg, default=100)
-    p.add_argument("--offset", type=count_arg, default=0)
-    leaf(st, "list", list_jobs, "every job")
-    p = leaf(st, "list-pods", list_pods, "the job's pods")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("-r", "--range", help="instances FROM:TO (TO exclusive)")
-    for name, method, request_type in (("cache", "GetJobCache", svc.GetJobCacheRequest),
-                                       ("refresh", "RefreshJob", svc.RefreshJobRequest)):
-        p = leaf(st, name, _debug(method, request_type), f"{method} (debug)")
-        p.add_argument("job", type=job_id_arg)
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``pod`` commands."""
-    pd = group(commands, "pod", "pods (instances) of stateless jobs, through the v1alpha API")
-    p = leaf(pd, "get", _pod_call("GetPod", status_only="statusonly", limit="limit"),
-             "a pod's current run and its earlier ones")
-    p.add_argument("pod", type=pod_arg, help="<job id>-<instance>")
-    p.add_argument("--statusonly", action="store_true", help="leave out the spec")
-    p.add_argument("--limit", type=count_arg, default=0, help="earlier runs (0: all)")
-    p = leaf(pd, "events", pod_events, "a run's state changes (default: the current run)")
-    p.add_argument("pod", type=pod_arg)
-    p.add_argument("-p", "--pod-id", help="the run: <pod name>-<run>")
-    p = leaf(pd, "logs", pod_logs, "a file of a run's sandbox (default: stdout)")
-    p.add_argument("pod", type=pod_arg)
-    p.add_argument("-f", "--filename", default="stdout")
-    p.add_argument("-p", "--pod-id", help="the run: <pod name>-<run>")
-    for name, method in (("start", "StartPod"), ("stop", "StopPod")):
-        p = leaf(pd, name, _pod_call(method), f"{name} a pod")
-        p.add_argument("pod", type=pod_arg)
-    p = leaf(pd, "restart", _pod_call("RestartPod", check_sla="check_sla"), "restart a pod")
-    p.add_argument("pod", type=pod_arg)
-    p.add_argument("--check-sla", action="store_true",
-                   help="wait while the job is at sla.maximumUnavailableInstances")
-    for name, method in (("refresh", "RefreshPod"), ("cache", "GetPodCache")):
-        p = leaf(pd, name, _pod_call(method), f"{method} (debug)")
-        p.add_argument("pod", type=pod_arg)
-    p = leaf(pd, "delete-events", _pod_call("DeletePodEvents", pod_id="pod_id"),
-             "delete a pod's events up to a run")
-    p.add_argument("pod", type=pod_arg)
-    p.add_argument("pod_id", metavar="pod-id", type=lambda s: v1.PodID(value=s))

@@ -1,9 +1,14 @@
-"""``peloton task``: list, get, logs, stop, start and restart tasks of a job."""
+"""``peloton task``: list, get, logs, stop, start and restart tasks of a job.
+
+``list`` and ``get`` go over the jobmgrs' HTTP/JSON API when the cluster
+file gives their ``http:`` addresses (``Cli.call``), so they start neither
+trio nor grpclib; this module imports neither at its top.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.query import query_pb2
@@ -11,17 +16,8 @@ from peloton.api.v0.task import task_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
-    add_paging,
-    count_arg,
-    enum_list,
-    group,
-    instance_arg,
-    job_id_arg,
-    leaf,
-    list_arg,
     order_spec,
     page_note,
-    parse_range,
 )
 from peloton.cli.output import (
     message_yaml,
@@ -29,7 +25,11 @@ from peloton.cli.output import (
     spans,
     table,
 )
-from peloton.client import PelotonClient
+
+if TYPE_CHECKING:
+    from peloton.client import PelotonClient
+
+TASK_MANAGER = "peloton.api.v0.task.TaskManager"
 
 
 def _task_message(rt: task_pb2.RuntimeInfo) -> str:
@@ -45,11 +45,8 @@ def task_list(cli: Cli) -> int:
     request = task_pb2.ListRequest(jobId=peloton_pb2.JobID(value=a.job))
     if a.range is not None:
         request.range.CopyFrom(a.range)
-
-    async def list_tasks(c: PelotonClient) -> task_pb2.ListResponse:
-        return await c.tasks.call("List", request)
-
-    reply = cli.call(list_tasks)
+    reply = cli.call(lambda c: c.tasks.call("List", request), http=lambda h: h.call(
+        TASK_MANAGER, "List", request, task_pb2.ListResponse))
 
     cli.emit(reply, lambda: _task_rows(
         reply.result.value[i] for i in sorted(reply.result.value)))
@@ -118,12 +115,9 @@ def task_events(cli: Cli) -> int:
 
 def task_get(cli: Cli) -> int:
     a = cli.args
-
-    async def get(c: PelotonClient) -> task_pb2.GetResponse:
-        return await c.tasks.call("Get", task_pb2.GetRequest(
-            jobId=peloton_pb2.JobID(value=a.job), instanceId=a.instance))
-
-    reply = cli.call(get)
+    request = task_pb2.GetRequest(jobId=peloton_pb2.JobID(value=a.job), instanceId=a.instance)
+    reply = cli.call(lambda c: c.tasks.call("Get", request), http=lambda h: h.call(
+        TASK_MANAGER, "Get", request, task_pb2.GetResponse))
     cli.emit(reply, lambda: message_yaml(reply.result))
     return EXIT_OK
 
@@ -148,7 +142,8 @@ def write_bytes(cli: Cli, data: bytes) -> None:
         cli.stdout.write(data.decode(errors="replace"))
 
 
-def _task_action(verb: str) -> Callable[[Cli], int]:
+def task_action(verb: str) -> Callable[[Cli], int]:
+    """``task stop|start|restart``: the TaskManager method of that name."""
     method = verb.capitalize()
     request_cls = getattr(task_pb2, f"{method}Request")
 
@@ -176,50 +171,3 @@ def _task_action(verb: str) -> Callable[[Cli], int]:
 def _range_text(r: task_pb2.InstanceRange) -> str:
     lo = getattr(r, "from")
     return f"{lo}:{r.to if r.to else ''}"
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``task`` commands."""
-    tk = group(commands, "task", "tasks of a job")
-    p = leaf(tk, "list", task_list, "list a job's tasks")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("-r", "--range", type=parse_range, default=None, metavar="FROM:TO",
-                   help="only these instances (to exclusive)")
-    p = leaf(tk, "query", task_query, "search a job's tasks")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("-s", "--states", type=enum_list(task_pb2.TaskState),
-                   help="comma-separated task states, e.g. RUNNING,FAILED")
-    p.add_argument("--names", type=list_arg, help="task names (a,b,...)")
-    p.add_argument("--hosts", type=list_arg, help="hosts (a,b,...)")
-    add_paging(p, sort="instance_id (the default), creation_time, host, message, name, "
-               "reason or state", order="ASC")
-    p = leaf(tk, "refresh", task_refresh, "ask the hosts about tasks' runs again (debug)")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("-r", "--range", type=parse_range, default=None, metavar="FROM:TO",
-                   help="only these instances (to exclusive)")
-    p = leaf(tk, "cache", task_cache, "show a task as its shard's owner holds it (debug)")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("instance", type=instance_arg)
-    p = leaf(tk, "events", task_events, "a task's state changes, newest run first")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("instance", type=instance_arg)
-    p.add_argument("-r", "--run", default=None, metavar="MESOS_TASK_ID",
-                   help="only this run (<job>-<instance>-<run>)")
-    p.add_argument("-l", "--limit", type=count_arg, default=10,
-                   help="of the last LIMIT runs (10)")
-    p = leaf(tk, "get", task_get, "show one task")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("instance", type=instance_arg)
-    p = leaf(tk, "logs", task_logs, "print a task's stdout (or another sandbox file)")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("instance", type=instance_arg)
-    p.add_argument("run_id", nargs="?", default=None, metavar="MESOS_TASK_ID",
-                   help="a past run (default: the current one)")
-    p.add_argument("--stderr", action="store_true", help="print stderr instead of stdout")
-    p.add_argument("-f", "--file", default=None, help="a sandbox file by name")
-    p.add_argument("--run", default=None, metavar="MESOS_TASK_ID", help="a past run")
-    for verb in ("stop", "start", "restart"):
-        p = leaf(tk, verb, _task_action(verb), f"{verb} tasks of a job (default: all)")
-        p.add_argument("job", type=job_id_arg)
-        p.add_argument("-r", "--range", dest="ranges", action="append", type=parse_range,
-                       metavar="FROM:TO", help="instances from <= i < to; repeatable")

@@ -14,10 +14,6 @@ from peloton.api.v0.update.svc import update_svc_pb2
 from peloton.cli.common import (
     EXIT_OK,
     Cli,
-    count_arg,
-    group,
-    job_id_arg,
-    leaf,
     load_spec,
 )
 from peloton.cli.output import message_json, message_yaml, table
@@ -124,7 +120,8 @@ def update_cache(cli: Cli) -> int:
     return EXIT_OK
 
 
-def _control(verb: str, method: str) -> Any:
+def control(verb: str, method: str) -> Any:
+    """``update pause|resume|abort|rollback``: ``method``, then ``verb``."""
     def action(cli: Cli) -> int:
         a = cli.args
         request = getattr(update_svc_pb2, f"{method}Request")(updateId=_id(a.update))
@@ -134,42 +131,3 @@ def _control(verb: str, method: str) -> Any:
         cli.emit(reply, lambda: f"Update {a.update}: {verb}")
         return EXIT_OK
     return action
-
-
-def add_commands(commands: Any) -> None:
-    """Register the ``update`` commands."""
-    up = group(commands, "update", "roll service jobs out to a new config")
-    p = leaf(up, "create", update_create, "update a service job to the config in FILE")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("file")
-    p.add_argument("batch_size", type=count_arg, metavar="batch-size",
-                   help="instances moving at once (0: all)")
-    p.add_argument("respool", help="the job's pool (path)")
-    p.add_argument("--maxattempts", type=count_arg, default=0,
-                   help="runs of the new config that may fail per instance (0: no limit)")
-    p.add_argument("--maxfailureInstances", type=count_arg, default=0,
-                   help="failed instances that fail the update (0: no limit)")
-    p.add_argument("--rollbackOnFailure", action="store_true",
-                   help="roll back to the old config if the update fails")
-    p.add_argument("--start-paused", action="store_true", help="create it paused")
-    p.add_argument("--opaque-data", default="", help="data kept with the update")
-    p.add_argument("--in-place", action="store_true",
-                   help="keep each instance on its host (not supported yet: refused)")
-    p = leaf(up, "get", update_get, "show an update")
-    p.add_argument("update", metavar="update-id")
-    p.add_argument("--status-only", action="store_true", help="leave out its config")
-    p.add_argument("-w", "--watch", action="store_true",
-                   help="follow it to its end: instances done, unavailable now and allowed")
-    p = leaf(up, "list", update_list, "list a job's updates, newest first")
-    p.add_argument("job", type=job_id_arg)
-    p.add_argument("-n", "--limit", type=count_arg, default=10, help="at most this many (10)")
-    p = leaf(up, "cache", update_cache, "a running update as its owner holds it (debug)")
-    p.add_argument("update", metavar="update-id")
-    for verb, method, done in (("pause", "PauseUpdate", "paused"),
-                               ("resume", "ResumeUpdate", "resumed"),
-                               ("abort", "AbortUpdate", "aborted"),
-                               ("rollback", "RollbackUpdate", "rolling back")):
-        p = leaf(up, verb, _control(done, method), f"{verb} an update")
-        p.add_argument("update", metavar="update-id")
-        if verb != "rollback":
-            p.add_argument("--opaque-data", default="", help="data kept with the update")

@@ -9,10 +9,10 @@ of that task (Peloton's Mesos task id) is ``<job>-<instance>-<run>`` with
 from __future__ import annotations
 
 import re
-import uuid
 
 
 def new_job_id() -> str:
+    import uuid  # (here: the CLI checks ids at every start, and uuid imports platform)
     return str(uuid.uuid4())
 
 

@@ -20,11 +20,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from peloton.config import DaemonConfig
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.ops.layout import log_path, state_path
+
+if TYPE_CHECKING:  # (the CLI reads the state file without the cluster file's parser)
+    from peloton.config import DaemonConfig
 
 STOP_GRACE = 10.0
 

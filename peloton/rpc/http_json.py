@@ -44,6 +44,7 @@ from peloton.core.errors import (
 from peloton.core.security import AUTH_HEADER, SECRET_HEADER, Security
 from peloton.rpc.errorfields import to_response
 from peloton.rpc.h11serve import Answer, serve_http
+from peloton.rpc.yarpc import CODES, error_text
 
 __all__ = ["Procedure", "procedures", "serve_http_json"]
 
@@ -52,22 +53,6 @@ log = logging.getLogger(__name__)
 # A call without Context-TTL-MS gets this long.
 DEFAULT_TTL = 60.0
 
-# YARPC's code names and the HTTP status its transport gives each.
-_YARPC = {
-    "INVALID_ARGUMENT": ("invalid-argument", 400),
-    "NOT_FOUND": ("not-found", 404),
-    "ALREADY_EXISTS": ("already-exists", 409),
-    "FAILED_PRECONDITION": ("failed-precondition", 400),
-    "ABORTED": ("aborted", 409),
-    "UNAVAILABLE": ("unavailable", 503),
-    "DEADLINE_EXCEEDED": ("deadline-exceeded", 504),
-    "RESOURCE_EXHAUSTED": ("resource-exhausted", 429),
-    "UNIMPLEMENTED": ("unimplemented", 501),
-    "INTERNAL": ("internal", 500),
-    "UNAUTHENTICATED": ("unauthenticated", 401),
-    "PERMISSION_DENIED": ("permission-denied", 403),
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Procedure:
@@ -75,6 +60,7 @@ class Procedure:
     request_type: type[Message]
     response_type: type[Message]
     path: str = ""  # /package.Service/Method
+    name: str = ""  # its handler as gRPC names it in errors: JobManagerBase.Get
 
 
 def procedures(services: Iterable[tuple[type, object]]) -> dict[str, Procedure]:
@@ -88,15 +74,15 @@ def procedures(services: Iterable[tuple[type, object]]) -> dict[str, Procedure]:
             if handler.cardinality.name != "UNARY_UNARY" or not hasattr(impl, method):
                 continue
             procedure = Procedure(getattr(impl, method), handler.request_type,
-                                  handler.reply_type, path)
+                                  handler.reply_type, path, f"{base.__name__}.{method}")
             out[f"{service}::{method}"] = procedure
             out.setdefault(f"{service.rpartition('.')[2]}.{method}", procedure)
     return out
 
 
 def _error(error: PelotonError, encoding: str) -> Answer:
-    code, status = _YARPC.get(error.code, ("unknown", 500))
-    message = error.message if not error.field else f"{error.field}: {error.message}"
+    code, status = CODES.get(error.code, ("unknown", 500))
+    message = error_text(error)
     if encoding == "json":
         body = json.dumps({"code": code, "message": message}).encode() + b"\n"
         return Answer(status, body, "application/json", [("Rpc-Status", code)])
@@ -172,7 +158,9 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
             return _error(error, encoding)
     except Exception as error:
         log.exception("HTTP %s failed", name)
-        return _error(PelotonError(f"internal error in {name}: {error!r}"), encoding)
+        # In the gRPC server's words, so a client reads the same error either way.
+        return _error(PelotonError(f"internal error in {procedure.name or name}: {error!r}"),
+                      encoding)
     if encoding == "json":
         return Answer(200, json_format.MessageToJson(response).encode() + b"\n",
                        "application/json")

@@ -9,6 +9,7 @@ import pathlib
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -26,9 +27,13 @@ from peloton.cli import update as cli_update
 from peloton.cli.main import main, parse_range
 from peloton.cli.output import message_json, short_time, spans, table
 from peloton.client.discovery import NO_CLUSTER, find_cluster
+from peloton.config import DEFAULT_MAX_MESSAGE_BYTES
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from peloton.core.security import Security
 from peloton.ops import minicluster
 from peloton.rpc import open_rpc, serve_grpc
+from peloton.rpc.errorfields import InstanceOutOfRange
+from peloton.rpc.http_json import serve_http_json
 from peloton.spec.job import load_job_config
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "peloton" / "examples"
@@ -422,6 +427,17 @@ class FakeTasks(_Unimplemented):
         reply.result.value[0].runtime.state = task_pb2.RUNNING
         return reply
 
+    async def Get(self, request: task_pb2.GetRequest) -> Any:
+        if request.jobId.value != JOB:
+            raise NotFound(f"job {request.jobId.value} does not exist")
+        if request.instanceId >= 2:
+            raise InstanceOutOfRange(JOB, 2, request.instanceId)
+        reply = task_pb2.GetResponse()
+        reply.result.instanceId = request.instanceId
+        reply.result.runtime.state = task_pb2.RUNNING
+        reply.result.runtime.host = "local-0"
+        return reply
+
     async def GetPodEvents(self, request: task_pb2.GetPodEventsRequest) -> Any:
         self.queries.append(request)
         reply = task_pb2.GetPodEventsResponse()
@@ -450,12 +466,16 @@ class FakeUpdates(_Unimplemented):
 
 class FakeJobmgr:
     """JobManager, TaskManager and ResourceManager on a loopback port, served
-    by a trio run of its own in a thread."""
+    by a trio run of its own in a thread; with ``http``, also as HTTP/JSON
+    (``http_address``), by the same handlers, as a jobmgr serves them."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, http: bool = False, security: Security | None = None) -> None:
         self.jobs, self.pools, self.tasks = FakeJobs(), FakePools(), FakeTasks()
         self.updates = FakeUpdates()
         self.address = ""
+        self.http = http
+        self.http_address = ""
+        self.security = security
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
@@ -466,13 +486,20 @@ class FakeJobmgr:
             self._token = trio.lowlevel.current_trio_token()
             with trio.CancelScope() as self._scope:
                 async with trio.open_nursery() as nursery:
-                    host, port = await nursery.start(serve_grpc, [
+                    services = [
                         (job_grpc.JobManagerBase, self.jobs),
                         (task_grpc.TaskManagerBase, self.tasks),
                         (respool_grpc.ResourceManagerBase, self.pools),
                         (update_svc_grpc.UpdateServiceBase, self.updates),
-                    ], "127.0.0.1", 0)
+                    ]
+                    host, port = await nursery.start(partial(
+                        serve_grpc, security=self.security), services, "127.0.0.1", 0)
                     self.address = f"{host}:{port}"
+                    if self.http:
+                        host, port = await nursery.start(partial(
+                            serve_http_json, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES,
+                            security=self.security), services, "127.0.0.1", 0)
+                        self.http_address = f"{host}:{port}"
                     self._ready.set()
 
     def __enter__(self) -> FakeJobmgr:

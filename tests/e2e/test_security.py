@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import os
 import pathlib
 import ssl
 import sys
@@ -158,16 +159,48 @@ async def test_tls_users_roles_and_the_cluster_secret(cluster: LocalCluster,
     assert status == 200 and body["jobInfo"]["runtime"]["state"] == "SUCCEEDED"
     assert post(None)[0] == 401
 
-    # The CLI: its CA and user from flags.
+    # The CLI: its CA and user from flags (gRPC: no local cluster it knows runs there).
+    nowhere = {**os.environ, "PELOTON_HOME": str(cluster.directory.parent / "nowhere")}
     base = [sys.executable, "-m", "peloton.cli.main", "--cluster", cluster.addresses[0],
             "--ca", str(cluster.directory / "tls/ca.crt")]
-    ok = await trio.run_process([*base, "--user", "reader", "--password-file",
-                                 str(cluster.directory / "reader.password"), "job", "get",
-                                 job_id], capture_stdout=True, capture_stderr=True, check=False)
+    reader_flags = ["--user", "reader", "--password-file",
+                    str(cluster.directory / "reader.password")]
+    ok = await trio.run_process([*base, *reader_flags, "job", "get", job_id], env=nowhere,
+                                capture_stdout=True, capture_stderr=True, check=False)
     out, err = ok.stdout.decode(), ok.stderr.decode()
     assert ok.returncode == 0 and "SUCCEEDED" in out, err
-    refused = await trio.run_process([*base, "job", "get", job_id], capture_stdout=True,
-                                     capture_stderr=True, check=False)
+    refused = await trio.run_process([*base, "job", "get", job_id], env=nowhere,
+                                     capture_stdout=True, capture_stderr=True, check=False)
     assert refused.returncode != 0
     assert "user and password are required" in refused.stderr.decode()
     assert "security" in yaml.safe_load((cluster.directory / "cluster.yaml").read_text())
+
+    # The CLI finding the cluster by its state file: HTTP/JSON over TLS (the
+    # CA from the cluster file), the user from flags; what gRPC answered,
+    # without trio.
+    home = cluster.directory.parent / f"{cluster.directory.name}-home"
+    home.mkdir(exist_ok=True)
+    if not (home / "minicluster").exists():
+        (home / "minicluster").symlink_to(cluster.directory)
+    found = {**os.environ, "PELOTON_HOME": str(home)}
+    found.pop("PELOTON_CLUSTER", None)
+    quick = [sys.executable, "-c", "import sys\nfrom peloton.cli.main import main\n"
+             "code = main(sys.argv[1:])\nprint('trio:', 'trio' in sys.modules, file=sys.stderr)"
+             "\nsys.exit(code)"]
+
+    async def cli(*argv: str) -> tuple[int, str, str]:
+        done = await trio.run_process([*quick, *argv], env=found, capture_stdout=True,
+                                      capture_stderr=True, check=False)
+        return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+    code, out_http, err = await cli(*reader_flags, "job", "get", job_id)
+    assert code == 0 and out_http == out, err
+    assert err.endswith("trio: False\n"), err
+    code, _, err = await cli("job", "get", job_id)
+    assert code == 1 and err.splitlines()[0] == refused.stderr.decode().strip()
+    assert err.endswith("trio: False\n"), err
+    (cluster.directory / "job.yaml").write_text(JOB)
+    code, _, err = await cli(*reader_flags, "job", "create", "/secure",
+                             str(cluster.directory / "job.yaml"))
+    assert code == 1
+    assert "role reader may not call peloton.api.v0.job.JobManager.Create" in err, err

@@ -1,0 +1,289 @@
+"""Peloton's HTTP/JSON API from a blocking client, on the standard library
+alone: no trio, asyncio or grpclib.
+
+The ``peloton`` command's quick commands (``job get``, ``job status``,
+``task list``, ``job create``) use it when the cluster file gives the
+jobmgrs ``http:`` addresses, so a new process answers without importing
+and starting the gRPC machinery. :class:`HttpClient` calls the unary
+methods of the public services the way ``peloton.rpc.http_json`` serves
+them: protobuf bytes both ways (YARPC's ``Rpc-Encoding: proto``), the full
+procedure name (``peloton.api.v0.job.JobManager::Get``), ``Context-TTL-MS``,
+the caller's credentials as headers (``Authorization: Basic ...``), HTTPS
+with ``ssl_context``. Each jobmgr is reached over one keep-alive connection.
+
+Its answers and failures are the gRPC client's (``peloton.client``):
+
+- a failure in the response's error field (``GetResponse.error.notFound``)
+  or an ``Rpc-Status`` error comes out as the same ``PelotonError``, with
+  the same text (``peloton.rpc.errorfields``, ``peloton.rpc.yarpc``);
+- UNAVAILABLE moves on to the next jobmgr, then tries them again with a
+  backoff (50 ms doubling to 1 s) until ``deadline``; a ``NotLeader``
+  hint is followed. A jobmgr forwards a write to its shard's owner itself,
+  so no other redirect reaches a client;
+- an attempt longer than ``timeout`` is DeadlineExceeded (``Get to
+  <address> took longer than 20s``) and a jobmgr that stops answering is
+  Unavailable (``cannot reach <address>: ...``), named by its gRPC address.
+
+Two differences are on purpose, both :class:`NotOverHttp`, after which
+the caller makes the call over gRPC instead: until some jobmgr has
+answered, a round of them that cannot be reached over HTTP raises it at
+once rather than waiting (gRPC then says the cluster cannot be reached in
+its usual words, after its usual wait); and a request larger than
+``max_request_bytes`` (the servers' ``rpc.max_message_bytes``) is not sent
+(gRPC's refusal names its size and the setting). A request may have
+reached a jobmgr whose answer was lost, so only a call that is safe to
+repeat may be made again that way (a create with its id chosen before its
+first send is).
+
+Blocking (``time.sleep`` between retries; ``clock`` and ``sleep`` can be
+given): for a command's one thread, never inside trio.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import ssl
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from google.protobuf.message import DecodeError, Message
+
+from peloton.core.errors import (
+    DeadlineExceeded,
+    Internal,
+    NotLeader,
+    PelotonError,
+    ResourceExhausted,
+    Unavailable,
+)
+from peloton.rpc.errorfields import from_response
+from peloton.rpc.yarpc import from_status
+
+__all__ = ["HttpClient", "NotOverHttp", "Target", "is_transport_error"]
+
+M = TypeVar("M", bound=Message)
+
+PATH = "/api/v1"
+PROTO = "application/x-protobuf"
+# How much longer than the client the server lets a call run: the client's
+# own timeout speaks first, in the gRPC client's words.
+TTL_MARGIN = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A jobmgr: its gRPC address (what errors name it by) and its HTTP/JSON one."""
+
+    grpc: str
+    http: str
+
+
+class NotOverHttp(Exception):
+    """The call was not answered over HTTP and may be made over gRPC: no
+    jobmgr has answered yet and none of a round could be reached, or the
+    request is too large (``cause`` says which)."""
+
+    def __init__(self, cause: PelotonError) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def is_transport_error(error: PelotonError) -> bool:
+    """Raised by the transport (nothing answered), not sent by a server;
+    the same test as the gRPC client's."""
+    if isinstance(error, Unavailable):
+        return error.message.startswith("cannot reach ")
+    if isinstance(error, DeadlineExceeded):
+        return "took longer than" in error.message
+    return False
+
+
+def _split(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+class HttpClient:
+    """Calls to the jobmgrs at ``targets``, over their HTTP/JSON API.
+
+    ``timeout`` bounds one attempt; ``deadline`` (default: ``timeout``)
+    bounds the retries of UNAVAILABLE; ``connect_deadline`` bounds a
+    connection's opening while no jobmgr has answered. ``headers`` go with
+    every call (``Credentials.metadata()``). Call :meth:`close` when done.
+    """
+
+    def __init__(self, targets: Sequence[Target], *, timeout: float = 20.0,
+                 deadline: float | None = None, connect_deadline: float = 3.0,
+                 max_request_bytes: int | None = None,
+                 ssl_context: ssl.SSLContext | None = None,
+                 headers: Sequence[tuple[str, str]] = (),
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        if not targets:
+            raise ValueError("no HTTP/JSON addresses to call")
+        self.targets = list(targets)
+        self.timeout = timeout
+        self.deadline = timeout if deadline is None else deadline
+        self.connect_deadline = min(connect_deadline, timeout)
+        self.max_request_bytes = max_request_bytes
+        self.ssl_context = ssl_context
+        self.headers = list(headers)
+        self.answered = False  # has any jobmgr answered (anything) yet?
+        self._clock, self._sleep = clock, sleep
+        self._preferred = self.targets[0]
+        self._connections: dict[str, http.client.HTTPConnection] = {}
+
+    def close(self) -> None:
+        for connection in self._connections.values():
+            connection.close()
+        self._connections.clear()
+
+    def call(self, service: str, method: str, request: Message, response_type: type[M]) -> M:
+        """``service``'s ``method`` (``"peloton.api.v0.job.JobManager"``, ``"Get"``)
+        with ``request``; its ``response_type`` answer, or the PelotonError
+        it stands for. NotOverHttp: see the module docstring."""
+        size = request.ByteSize()
+        if self.max_request_bytes is not None and size > self.max_request_bytes:
+            raise NotOverHttp(ResourceExhausted(
+                f"{method}: the request has {size} bytes, more than the "
+                f"{self.max_request_bytes} the servers take"))
+        start = self._clock()
+        while True:
+            first = not self.answered
+            try:
+                return self._round_robin(service, method, request, response_type,
+                                         max(0.0, self.deadline - (self._clock() - start)))
+            except PelotonError as error:
+                # A server asks to retry before any other has answered: now
+                # the call gets its whole deadline (as the gRPC client does).
+                if first and isinstance(error, Unavailable) and not is_transport_error(error) \
+                        and self._clock() - start < self.deadline:
+                    continue
+                raise
+
+    def _round_robin(self, service: str, method: str, request: Message,
+                     response_type: type[M], window: float) -> M:
+        """As ``peloton.rpc.ServiceClient.call``: the preferred jobmgr, then
+        the others; after a round of UNAVAILABLE, again with a backoff until
+        ``window`` seconds have passed."""
+        give_up = self._clock() + window
+        delay = 0.05
+        last: PelotonError | None = None
+        target = self._preferred
+        tried: set[Target] = set()
+        while True:
+            try:
+                response = self._once(target, service, method, request, response_type)
+                self._preferred = target
+                return response
+            except NotLeader as error:
+                last = error
+                tried.add(target)
+                hinted = next((t for t in self.targets if t.grpc == error.leader), None)
+                if hinted is not None and hinted != target:
+                    target = hinted
+                    continue
+            except (Unavailable, DeadlineExceeded) as error:
+                if not self.answered and is_transport_error(error):
+                    last = error
+                    tried.add(target)
+                    untried = [t for t in self.targets if t not in tried]
+                    if untried:
+                        target = untried[0]
+                        continue
+                    raise NotOverHttp(error) from None
+                if isinstance(error, DeadlineExceeded):
+                    raise
+                last = error
+                tried.add(target)
+            untried = [t for t in self.targets if t not in tried]
+            if untried:
+                target = untried[0]
+                continue
+            if self._clock() + delay > give_up:
+                assert last is not None
+                raise last
+            self._sleep(delay)
+            delay = min(delay * 2, 1.0)
+            tried.clear()
+            target = self.targets[(self.targets.index(target) + 1) % len(self.targets)]
+
+    def _connection(self, target: Target) -> http.client.HTTPConnection:
+        """The open connection to ``target`` (opened now if none)."""
+        connection = self._connections.get(target.http)
+        if connection is not None and connection.sock is not None:
+            return connection
+        host, port = _split(target.http)
+        opening = self.timeout if self.answered else self.connect_deadline
+        if self.ssl_context is not None:
+            connection = http.client.HTTPSConnection(host, port, timeout=opening,
+                                                     context=self.ssl_context)
+        else:
+            connection = http.client.HTTPConnection(host, port, timeout=opening)
+        self._connections[target.http] = connection
+        try:
+            connection.connect()
+        except (OSError, http.client.HTTPException) as error:
+            self._drop(target)
+            raise Unavailable(f"cannot reach {target.grpc}: {error}") from None
+        assert connection.sock is not None
+        connection.sock.settimeout(self.timeout)
+        return connection
+
+    def _drop(self, target: Target) -> None:
+        connection = self._connections.pop(target.http, None)
+        if connection is not None:
+            connection.close()
+
+    def _once(self, target: Target, service: str, method: str, request: Message,
+              response_type: type[M]) -> M:
+        """One attempt at one jobmgr; every failure comes out as a PelotonError."""
+        connection = self._connection(target)
+        headers = {"Rpc-Procedure": f"{service}::{method}", "Rpc-Encoding": "proto",
+                   "Content-Type": PROTO, "Rpc-Service": "peloton-jobmgr",
+                   "Rpc-Caller": "peloton-cli",
+                   "Context-TTL-MS": str(int((self.timeout + TTL_MARGIN) * 1000))}
+        headers.update(self.headers)
+        try:
+            connection.request("POST", PATH, request.SerializeToString(), headers)
+            answer = connection.getresponse()
+            body = answer.read()
+        except TimeoutError:
+            self._drop(target)
+            raise DeadlineExceeded(f"{method} to {target.grpc} took longer than "
+                                   f"{self.timeout:g}s") from None
+        except (OSError, http.client.HTTPException) as error:
+            self._drop(target)
+            raise Unavailable(f"cannot reach {target.grpc}: {error or type(error).__name__}"
+                              ) from None
+        if answer.will_close:
+            self._drop(target)
+        status = answer.getheader("Rpc-Status")
+        content_type = answer.getheader("Content-Type") or ""
+        if status:
+            self.answered = True
+            text = body.decode("utf-8", "replace")
+            if "json" in content_type:
+                try:
+                    text = str(json.loads(text).get("message", text))
+                except (ValueError, AttributeError):
+                    pass
+            raise from_status(status, text)
+        if answer.status != 200 or not content_type.startswith(PROTO):
+            self._drop(target)
+            raise Unavailable(f"cannot reach {target.grpc}: {target.http} answered HTTP "
+                              f"{answer.status} ({content_type or 'no content type'}), not "
+                              "Peloton's HTTP/JSON API")
+        self.answered = True
+        try:
+            response = response_type.FromString(body)
+        except DecodeError as error:
+            raise Internal(f"{method} from {target.grpc}: the answer is not a "
+                           f"{response_type.DESCRIPTOR.full_name}: {error}") from None
+        answered = from_response(response)
+        if answered is not None:
+            raise answered
+        return response
