@@ -4,10 +4,17 @@ A create is acknowledged once its job is in storage with its tasks PENDING:
 that is all durability needs, because an owner that starts a shard hands
 every PENDING task to resmgr again (``ShardEngine.recover``), and resmgr
 takes a run it already has as a no-op. Sending the gangs is left to this
-batcher, so a create no longer waits for a Raft commit, and the creates
-that arrive while one ``EnqueueGangs`` is in flight (from any shard of this
-jobmgr) go in the next one: one Raft command for many jobs, however many
-clients create at once.
+batcher, so a create does not wait for a Raft commit, and the creates that
+arrive while calls are in flight (from any shard of this jobmgr) go in the
+next ones: one Raft command for many jobs, however many clients create at
+once.
+
+Up to ``IN_FLIGHT`` calls are in flight at once, each of one pool and at
+most ``CHUNK`` tasks, and the pools take turns: a probe job's ten tasks go
+in the next call, not behind the hundred thousand tasks another pool's
+creates left waiting (one call at a time, in arrival order, made both the
+pace of a large load and a small job's wait the length of one Raft commit
+per thousand tasks of the whole backlog).
 
 A call that fails is sent again (the tasks are still PENDING); a task that
 changed meanwhile (killed, or already sent by a recovery) is left out, and
@@ -17,7 +24,7 @@ runs resmgr refuses are written FAILED by their shard's writer.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Sequence
 
 import trio
@@ -30,50 +37,91 @@ from peloton.jobmgr.model import Task
 
 log = logging.getLogger(__name__)
 
-# Gangs per EnqueueGangs call (the engine's own chunk size).
+# Tasks per EnqueueGangs call (more when one create has more: its gangs are
+# never cut here), and calls in flight.
 CHUNK = 1000
-# After a failed call, the next attempt waits this long (doubling to the cap).
+IN_FLIGHT = 4
+# After a failed call, its sender waits this long (doubling to the cap).
 RETRY_S, RETRY_CAP_S = 0.2, 5.0
+
+Batch = list[tuple[ShardEngine, list[Task]]]
 
 
 class GangBatcher:
     """Collects new PENDING tasks from the shard engines; sends them."""
 
-    def __init__(self) -> None:
-        self._pending: list[tuple[ShardEngine, list[Task]]] = []
-        self._wake = trio.Event()
+    def __init__(self, *, in_flight: int = IN_FLIGHT) -> None:
+        self._in_flight = in_flight
+        self._by_pool: dict[str, deque[tuple[ShardEngine, list[Task]]]] = {}
+        self._turn: deque[str] = deque()  # pools with tasks waiting, in turn
+        self._waiting = 0
+        self._lot = trio.lowlevel.ParkingLot()
 
-    def add(self, engine: ShardEngine, tasks: Sequence[Task]) -> None:
-        """Send ``tasks`` (PENDING, just written by ``engine``'s writer) soon."""
+    def add(self, engine: ShardEngine, pool: str, tasks: Sequence[Task]) -> None:
+        """Send ``tasks`` (of pool ``pool``, PENDING, just written by
+        ``engine``'s writer) soon, together: a gang is never cut."""
         if tasks:
-            self._pending.append((engine, list(tasks)))
-            self._wake.set()
+            self._put(pool, [(engine, list(tasks))])
+            self._lot.unpark_all()
 
     @property
     def waiting(self) -> int:
         """Tasks not yet handed to resmgr."""
-        return sum(len(tasks) for _, tasks in self._pending)
+        return self._waiting
+
+    def _put(self, pool: str, batch: Batch, *, front: bool = False) -> None:
+        queue = self._by_pool.get(pool)
+        if queue is None:
+            queue = self._by_pool[pool] = deque()
+            self._turn.append(pool)
+        if front:
+            queue.extendleft(reversed(batch))
+        else:
+            queue.extend(batch)
+        self._waiting += sum(len(tasks) for _, tasks in batch)
+
+    def _take(self) -> tuple[str, Batch]:
+        """The next pool in turn and up to CHUNK of its tasks (never none)."""
+        pool = self._turn.popleft()
+        queue = self._by_pool[pool]
+        batch: Batch = [queue.popleft()]
+        size = len(batch[0][1])
+        while queue and size + len(queue[0][1]) <= CHUNK:
+            batch.append(queue.popleft())
+            size += len(batch[-1][1])
+        if queue:
+            self._turn.append(pool)
+        else:
+            del self._by_pool[pool]
+        self._waiting -= size
+        return pool, batch
 
     async def run(self) -> None:
-        """Send what was added, one batch at a time, until cancelled."""
+        """Send what was added, ``in_flight`` calls at a time, until cancelled."""
+        async with trio.open_nursery() as nursery:
+            for _ in range(self._in_flight):
+                nursery.start_soon(self._sender)
+
+    async def _sender(self) -> None:
         delay = RETRY_S
         while True:
-            await self._wake.wait()
-            self._wake = trio.Event()
-            batch, self._pending = self._pending, []
+            if not self._turn:
+                await self._lot.park()
+                continue
+            pool, batch = self._take()
             try:
-                await self._send(batch)
+                await self._send(pool, batch)
                 delay = RETRY_S
             except PelotonError as error:
                 live = [(e, ts) for e, ts in batch if not e.stopped]
                 log.info("enqueueing %d new tasks: %s; again in %.1f s",
                          sum(len(ts) for _, ts in live), error, delay)
-                self._pending[:0] = live
+                if live:
+                    self._put(pool, live, front=True)
                 await trio.sleep(delay)
                 delay = min(delay * 2, RETRY_CAP_S)
-                self._wake.set()
 
-    async def _send(self, batch: list[tuple[ShardEngine, list[Task]]]) -> None:
+    async def _send(self, pool: str, batch: Batch) -> None:
         # What each task was when sent: only those still so are recorded.
         sent: list[tuple[ShardEngine, list[Task], dict[int, tuple[int, TaskState]]]] = []
         by_pool: dict[str, list[rpb.Gang]] = defaultdict(list)
@@ -84,15 +132,12 @@ class GangBatcher:
                      and engine.jobs.get(t.job_id) is not None]
             engine.gangs_by_pool(still, by_pool)
             sent.append((engine, still, {id(t): (t.run, t.state) for t in still}))
-        if not by_pool:
+        gangs = by_pool.get(pool)
+        if not gangs:
             return
-        resmgr = batch[0][0].ctx.resmgr
-        failed: dict[str, str] = {}
-        for pool, gangs in by_pool.items():
-            for i in range(0, len(gangs), CHUNK):
-                reply = await resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
-                    respoolID={"value": pool}, gangs=gangs[i:i + CHUNK]))
-                failed.update((f.mesosTaskId, f.message) for f in reply.failed)
+        reply = await batch[0][0].ctx.resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
+            respoolID={"value": pool}, gangs=gangs))
+        failed = {f.mesosTaskId: f.message for f in reply.failed}
         if not failed:
             return
         for engine, tasks, before in sent:

@@ -232,26 +232,27 @@ class Resmgr:
             raise getattr(errors, cls_name, errors.Internal)(message, field=field)
         return value
 
-    async def propose_all(self, name: str, payloads: list[Any]) -> None:
+    async def propose_all(self, name: str, payloads: list[Any]) -> list[Any]:
         """Replicate independent commands concurrently (Raft batches them
-        into the same appends); raises the first error after all finished."""
+        into the same appends); their results in ``payloads``' order, or
+        the first error after all finished."""
         if len(payloads) <= 1:
-            for payload in payloads:
-                await self.propose(name, payload)
-            return
+            return [await self.propose(name, payload) for payload in payloads]
         errors_: list[PelotonError] = []
+        results: list[Any] = [None] * len(payloads)
 
-        async def one(payload: Any) -> None:
+        async def one(k: int) -> None:
             try:
-                await self.propose(name, payload)
+                results[k] = await self.propose(name, payloads[k])
             except PelotonError as error:
                 errors_.append(error)
 
         async with trio.open_nursery() as nursery:
-            for payload in payloads:
-                nursery.start_soon(one, payload)
+            for k in range(len(payloads)):
+                nursery.start_soon(one, k)
         if errors_:
             raise errors_[0]
+        return results
 
     async def wait_until(self, ready: Any, timeout_ms: int) -> bool:
         """Wait (at most ``timeout_ms``) until ``ready()`` holds under the lock."""
@@ -514,12 +515,14 @@ class ResmgrServiceHandler:
     async def EnqueueGangs(self, request: rpb.EnqueueGangsRequest) -> Any:
         self.rm.require_leader()
         gangs = [[task_row(t) for t in gang.tasks] for gang in request.gangs]
-        failed: list[list[str]] = []
         # A bulk task's row is ~150 bytes; a constraint or a long name can
-        # make it far more, so commands are cut by size (a gang is never cut).
-        for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES):
-            failed.extend(await self.rm.propose("gangs.enqueue", {
-                "pool": request.respoolID.value, "gangs": chunk, "requeue": request.requeue}))
+        # make it far more, so commands are cut by size (a gang is never cut),
+        # and replicated together: one after another, a large create's
+        # commands took a commit each.
+        results = await self.rm.propose_all("gangs.enqueue", [
+            {"pool": request.respoolID.value, "gangs": chunk, "requeue": request.requeue}
+            for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES)])
+        failed = [f for result in results for f in result]
         return rpb.EnqueueGangsResponse(
             failed=[rpb.TaskFailure(mesosTaskId=m, message=msg) for m, msg in failed])
 

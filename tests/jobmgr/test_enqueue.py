@@ -1,5 +1,6 @@
-"""GangBatcher: creates from every shard share one EnqueueGangs, a failed
-call is sent again, and refused runs go back to their shard's writer."""
+"""GangBatcher: creates from every shard share an EnqueueGangs, a few calls
+are in flight at once, pools take turns, a failed call is sent again, and
+refused runs go back to their shard's writer."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ class FakeEngine:
     def gangs_by_pool(self, tasks: Sequence[FakeTask], by_pool: dict[str, list[rpb.Gang]]
                       ) -> None:
         for t in tasks:
-            by_pool["pool-1"].append(rpb.Gang(tasks=[rpb.Task(mesosTaskId=t.mesos_task_id)]))
+            by_pool[self.jobs[t.job_id]].append(
+                rpb.Gang(tasks=[rpb.Task(mesosTaskId=t.mesos_task_id)]))
 
     async def submit(self, fn: Any, *args: Any) -> Any:
         return await fn(*args)
@@ -80,29 +82,67 @@ def engines(resmgr: FakeResmgr, count: int) -> list[FakeEngine]:
     return [FakeEngine(shard, FakeCtx(resmgr)) for shard in range(count)]
 
 
-def new_job(engine: FakeEngine, job_id: str) -> list[FakeTask]:
-    engine.jobs[job_id] = object()
-    return [FakeTask(job_id, 0)]
+def new_job(engine: FakeEngine, job_id: str, instances: int = 1,
+            pool: str = "pool-1") -> list[FakeTask]:
+    engine.jobs[job_id] = pool
+    return [FakeTask(job_id, k) for k in range(instances)]
+
+
+def add(batcher: GangBatcher, engine: FakeEngine, tasks: list[FakeTask]) -> None:
+    batcher.add(engine, engine.jobs[tasks[0].job_id], tasks)  # type: ignore[arg-type]
+
+
+def sent(resmgr: FakeResmgr) -> list[list[str]]:
+    return [[t.mesosTaskId for g in c.gangs for t in g.tasks] for c in resmgr.calls]
 
 
 async def test_creates_that_arrive_together_go_in_one_call() -> None:
     resmgr = FakeResmgr()
-    resmgr.release = trio.Event()  # the first call waits: the rest pile up
-    batcher = GangBatcher()
+    resmgr.release = trio.Event()  # the calls in flight wait: the rest pile up
+    batcher = GangBatcher(in_flight=2)
     a, b = engines(resmgr, 2)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
-        batcher.add(a, new_job(a, "j0"))  # type: ignore[arg-type]
-        await trio.testing.wait_all_tasks_blocked()
-        for k in range(1, 6):  # from both shards, while the first is in flight
+        for k in range(2):  # each taken by an idle sender at once
+            add(batcher, a, new_job(a, f"j{k}"))
+            await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 0
+        for k in range(2, 7):  # from both shards, while both calls are in flight
             engine = (a, b)[k % 2]
-            batcher.add(engine, new_job(engine, f"j{k}"))  # type: ignore[arg-type]
+            add(batcher, engine, new_job(engine, f"j{k}"))
+        assert batcher.waiting == 5
         resmgr.release.set()
         await trio.testing.wait_all_tasks_blocked()
         nursery.cancel_scope.cancel()
-    assert [[t.mesosTaskId for g in c.gangs for t in g.tasks] for c in resmgr.calls] == [
-        ["j0-0-1"], ["j1-0-1", "j2-0-1", "j3-0-1", "j4-0-1", "j5-0-1"]]
+    assert sorted(sent(resmgr)) == [["j0-0-1"], ["j1-0-1"],
+                                    ["j2-0-1", "j3-0-1", "j4-0-1", "j5-0-1", "j6-0-1"]]
     assert batcher.waiting == 0
+
+
+async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
+    """A small job in another pool goes in the next call, not behind the
+    backlog of a large load; a create larger than a chunk is one call (its
+    gangs are never cut)."""
+    resmgr = FakeResmgr()
+    resmgr.release = trio.Event()
+    batcher = GangBatcher(in_flight=1)
+    (a,) = engines(resmgr, 1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(batcher.run)
+        add(batcher, a, new_job(a, "first", 1, "bulk"))
+        await trio.testing.wait_all_tasks_blocked()  # in flight: the rest wait
+        for k in range(3):
+            add(batcher, a, new_job(a, f"bulk{k}", 600, "bulk"))
+        add(batcher, a, new_job(a, "huge", 1500, "bulk"))
+        add(batcher, a, new_job(a, "probe", 2, "probes"))
+        resmgr.release.set()
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    calls = [(c.respoolID.value, sorted({m.rsplit("-", 2)[0] for m in ids}))
+             for c, ids in zip(resmgr.calls, sent(resmgr), strict=True)]
+    assert calls == [("bulk", ["first"]), ("bulk", ["bulk0"]), ("probes", ["probe"]),
+                     ("bulk", ["bulk1"]), ("bulk", ["bulk2"]), ("bulk", ["huge"])]
+    assert [len(ids) for ids in sent(resmgr)] == [1, 600, 2, 600, 600, 1500]
 
 
 async def test_a_failed_call_is_sent_again_and_changed_tasks_are_left_out(
@@ -114,7 +154,7 @@ async def test_a_failed_call_is_sent_again_and_changed_tasks_are_left_out(
     kept, killed = new_job(a, "j0"), new_job(a, "j1")
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
-        batcher.add(a, kept + killed)  # type: ignore[arg-type]
+        batcher.add(a, "pool-1", kept + killed)  # type: ignore[arg-type]
         await trio.testing.wait_all_tasks_blocked()
         killed[0].state = TaskState.KILLED  # stopped before it reached resmgr
         await trio.sleep(10)
@@ -131,9 +171,9 @@ async def test_refused_runs_go_to_their_shards_writer_and_stopped_shards_are_ski
     gone.stopped = True  # its next owner enqueues its PENDING tasks
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
-        batcher.add(a, new_job(a, "j0"))  # type: ignore[arg-type]
-        batcher.add(b, new_job(b, "j1"))  # type: ignore[arg-type]
-        batcher.add(gone, new_job(gone, "j2"))  # type: ignore[arg-type]
+        add(batcher, a, new_job(a, "j0"))
+        add(batcher, b, new_job(b, "j1"))
+        add(batcher, gone, new_job(gone, "j2"))
         await trio.testing.wait_all_tasks_blocked()
         nursery.cancel_scope.cancel()
     (call,) = resmgr.calls
