@@ -264,8 +264,11 @@ class HostPool:
             self._task_labels.pop(task_id, None)
         return list(host.tasks)
 
-    def hosts(self) -> list[HostView]:
-        """Every host, in the order they were added."""
+    def hosts(self, maintenance: Collection[str] = ()) -> list[HostView]:
+        """Every host, in the order they were added; only those in one of
+        the ``maintenance`` states, when given (no view made of the rest)."""
+        if maintenance:
+            return [host.view() for host in self._ring if host.maintenance in maintenance]
         return [host.view() for host in self._ring]
 
     def host(self, hostname: str) -> HostView | None:

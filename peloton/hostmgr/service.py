@@ -534,10 +534,11 @@ class HostHandler:
     async def QueryHosts(self, request: host_svc_pb2.QueryHostsRequest) -> Any:
         wanted = set(request.host_states)
         reply = host_svc_pb2.QueryHostsResponse()
-        for view in self.hm.pool.hosts():
+        states = [m for m, s in HOST_STATES.items() if s in wanted]
+        if wanted and not states:  # only states no host is ever in
+            return reply
+        for view in self.hm.pool.hosts(states):
             state = HOST_STATES[view.maintenance]
-            if wanted and state not in wanted:
-                continue
             c, a = view.spec.capacity, view.allocated
             reply.host_infos.add(hostname=view.spec.hostname, ip="127.0.0.1", state=state,
                                 cluster=view.spec.cluster, cpu=c.cpu, memMb=c.memory,

@@ -191,3 +191,27 @@ def test_bad_host_options_name_the_key(tmp_path: pathlib.Path, options: dict[str
     with pytest.raises(InvalidArgument, match=words) as caught:
         make_backend(me, tmp_path)
     assert caught.value.field == field
+
+
+async def test_query_hosts_by_state_answers_only_hosts_in_those_states(
+        nursery: trio.Nursery) -> None:
+    """QueryHosts' ``host_states``: the jobmgr's maintenance loop asks for
+    the draining hosts only; a state no host is ever in answers none."""
+    from peloton.api.v0.host import host_pb2
+    from peloton.api.v0.host.svc import host_svc_pb2
+    from peloton.hostmgr.hostpool import DRAINING
+    from peloton.hostmgr.service import HostHandler
+
+    handler = await start(nursery, hosts=4)
+    hosts = HostHandler(handler.hm)
+    handler.hm.pool.set_maintenance("sim-h00002", DRAINING)
+
+    async def query(*states: int) -> list[tuple[str, int]]:
+        reply = await hosts.QueryHosts(host_svc_pb2.QueryHostsRequest(host_states=states))
+        return [(h.hostname, h.state) for h in reply.host_infos]
+
+    assert await query(host_pb2.HOST_STATE_DRAINING) == [("sim-h00002", host_pb2.HOST_STATE_DRAINING)]
+    assert [h for h, _ in await query(host_pb2.HOST_STATE_UP)] == [
+        "sim-h00000", "sim-h00001", "sim-h00003"]
+    assert len(await query()) == 4
+    assert await query(host_pb2.HOST_STATE_INVALID) == []
