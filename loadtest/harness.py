@@ -88,6 +88,33 @@ SERVICE_RUN_S = 86_400
 
 # --------------------------------------------------------------------------- pure builders
 
+LOADTEST_USER = "loadtest"
+LOADTEST_PASSWORD = "loadtest.password"
+
+
+def secure_section(directory: pathlib.Path) -> dict[str, Any]:
+    """``--secure``: the cluster file's security section, with what it names
+    written in ``directory``: a CA, the daemons' certificate and the
+    cluster secret (``peloton.ops.certs``), and the harness's own user (an
+    admin; password file 0600)."""
+    import secrets
+
+    from peloton.ops.certs import make_certs
+
+    make_certs(directory / "tls")
+    password = directory / LOADTEST_PASSWORD
+    password.write_text(secrets.token_urlsafe(24) + "\n")
+    password.chmod(0o600)
+    return {
+        "tls": {"cert": "tls/server.crt", "key": "tls/server.key", "ca": "tls/ca.crt"},
+        "cluster_secret_file": "tls/cluster.secret",
+        "auth": {"users": [{"name": LOADTEST_USER, "password_file": LOADTEST_PASSWORD,
+                            "role": "admin"}],
+                 "roles": [{"name": "admin", "accept": ["*"]}]},
+        "client": {"user": LOADTEST_USER, "password_file": LOADTEST_PASSWORD},
+    }
+
+
 
 def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) -> dict[str, Any]:
     """The cluster file for ``scenario`` in ``directory`` on the given loopback
@@ -220,11 +247,12 @@ class LoadTest:
 
     def __init__(self, scenario: Scenario, run_dir: pathlib.Path, *, keep: bool = False,
                  profile: bool = False, stream: TextIO = sys.stderr,
-                 stall_s: float | None = None) -> None:
+                 stall_s: float | None = None, secure: bool = False) -> None:
         self.scenario = scenario
         self.run_dir = run_dir.absolute()
         self.keep = keep
         self.profile = profile
+        self.secure = secure
         self.progress = Progress(stream)
         self.state: minicluster.State | None = None
         self.config: Any = None
@@ -351,6 +379,8 @@ class LoadTest:
         data = cluster_data(self.scenario, self.run_dir, minicluster.free_ports(
             clusterfile.ports_needed(c.resmgrs, c.jobmgrs, c.hostmgr_shards)))
         minicluster.write_raft_secret(self.run_dir)
+        if self.secure:
+            data["security"] = secure_section(self.run_dir)
         path.write_text(f"# loadtest {self.scenario.name}: written by the load-test harness\n"
                         + yaml.safe_dump(data, sort_keys=False, default_flow_style=None))
         self.config = cluster_config.load(path)
@@ -401,6 +431,16 @@ class LoadTest:
         from peloton.rpc import ServiceClient
 
         assert self.state is not None
+        if self.secure:
+            from peloton.core.security import Credentials
+            from peloton.rpc.client import configure
+
+            # A user for the public calls, the cluster secret for resmgr's
+            # internal ClusterService (its statistics): an operator's tool.
+            security = self.config.security
+            configure(security.client_ssl(), Credentials(
+                LOADTEST_USER, (self.run_dir / LOADTEST_PASSWORD).read_text().strip(),
+                cluster_secret=security.cluster_secret))
         self.client = PelotonClient(self.state.jobmgr_addresses, timeout=30.0, deadline=60.0)
         self.cluster = ServiceClient(self.config.resmgr_addresses,
                                      cluster_grpc.ClusterServiceStub,
@@ -963,6 +1003,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave the cluster running after the run")
     parser.add_argument("--profile", action="store_true",
                         help="record every daemon with py-spy (RUN/profiles/NAME.folded, NAME.top.txt)")
+    parser.add_argument("--secure", action="store_true",
+                        help="TLS, a user and the cluster secret on every call (the Raft "
+                             "password is always on)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="override the scenario's timeout_s")
     parser.add_argument("--stall", type=float, default=None, metavar="SECONDS",
@@ -985,7 +1028,7 @@ def main(argv: list[str] | None = None) -> int:
         print("peloton-loadtest: --stall must be positive", file=sys.stderr)
         return 2
     test = LoadTest(scenario, run_dir, keep=args.keep, profile=args.profile,
-                    stall_s=args.stall)
+                    stall_s=args.stall, secure=args.secure)
     try:
         report = test.run()
     except minicluster.ClusterNotReady:

@@ -245,6 +245,10 @@ class StoreAnalysis:
     runs_checked: int = 0
     create_to_running: dict[str, float | None] = field(default_factory=dict)
     probe_running: dict[str, float | None] = field(default_factory=dict)
+    # Where a probe task's time to RUNNING goes, each from its job's Create
+    # (percentiles): "stored", when its jobmgr had written the job; "placed",
+    # when its jobmgr took its placement (the LAUNCHING record); "running".
+    probe_stages: dict[str, dict[str, float | None]] = field(default_factory=dict)
     # throughput of the bulk load (probe jobs excluded): first Create to last start/end
     first_create: float = 0.0
     last_running: float = 0.0
@@ -383,6 +387,20 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
                     probe_latency.append(start - created[job_id])
                 if host:
                     add_run(host, start, end if end else unfinished_end(job_id, start), job_id)
+        # -- probe stages: stored, placed (LAUNCHING), running ---------------------
+        probe_ids = [j for j in counted if jobs[j].probe]
+        stored: array[float] = array("d")
+        placed: array[float] = array("d")
+        for job_id in probe_ids:
+            if job_id in store_created:
+                stored.extend([store_created[job_id] - created[job_id]] * jobs[job_id].instances)
+        for i in range(0, len(probe_ids), 500):
+            part = probe_ids[i:i + 500]
+            for job_id, ts in conn.execute(
+                    f"SELECT job_id, min(timestamp) FROM task_events WHERE state = {LAUNCHING} "
+                    f"AND run_id = 1 AND job_id IN ({', '.join('?' * len(part))}) "
+                    f"GROUP BY job_id, instance_id", part):
+                placed.append(ts - created[job_id])
         out.tasks_in_store = sum(seen_per_job.values())
         out.tasks_missing = sum(jobs[j].instances - n for j, n in seen_per_job.items())
         out.tasks_lost += out.tasks_missing
@@ -486,6 +504,9 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
 
     out.create_to_running = percentiles(bulk_latency)
     out.probe_running = percentiles(probe_latency)
+    if probe_latency:
+        out.probe_stages = {"stored": percentiles(stored), "placed": percentiles(placed),
+                            "running": out.probe_running}
     if out.first_create:
         if out.last_running:
             out.running_per_s = rate(out.bulk_running_ever, out.last_running - out.first_create)

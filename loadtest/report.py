@@ -130,6 +130,9 @@ def format_table(report: Mapping[str, Any]) -> str:
         ("probes", "p50 {}  p99 {}  max {}".format(
             _num(r.get("probe_running_p50_s"), ".2f"), _num(r["probe_running_p99_s"], ".2f"),
             _num(r.get("probe_running_max_s"), ".2f"))),
+        *((f"probe {stage}", "p50 {}  p99 {}  max {}".format(
+            *(_num(pcts.get(k), ".2f") for k in ("p50", "p99", "max"))))
+          for stage, pcts in (r.get("probe_stages_s") or {}).items() if stage != "running"),
     ])
     lines += _rows("correctness", [
         ("completed", f"{r['tasks_completed']} of {r['tasks_total']} "
@@ -392,6 +395,8 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         "probe_running_p50_s": round_or_none(probe["p50"], 3),
         "probe_running_p90_s": round_or_none(probe["p90"], 3),
         "probe_running_max_s": round_or_none(probe["max"], 3),
+        "probe_stages_s": {stage: {k: round_or_none(pcts[k], 3) for k in ("p50", "p99", "max")}
+                           for stage, pcts in a.probe_stages.items()},
         "raft_commands_per_s": round_or_none(raft_per_s),
         # Of the leader's last 2,000 commits, sampled each second: the
         # median p50 and the worst p99 over the run.

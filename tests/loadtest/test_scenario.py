@@ -11,7 +11,14 @@ import pytest
 import yaml
 
 from loadtest import measure
-from loadtest.harness import cluster_data, host_capacity, job_config, main, pool_config
+from loadtest.harness import (
+    cluster_data,
+    host_capacity,
+    job_config,
+    main,
+    pool_config,
+    secure_section,
+)
 from loadtest.report import STABLE_KEYS, format_table
 from loadtest.scenario import (
     SCENARIO_DIR,
@@ -24,6 +31,7 @@ from loadtest.scenario import (
 )
 from peloton import config as cluster_config
 from peloton.core.errors import InvalidArgument
+from peloton.ops import minicluster
 
 MINIMAL: dict[str, Any] = {
     "name": "t",
@@ -298,3 +306,19 @@ def test_the_table_reads_a_minimal_report() -> None:
                       "resmgr-0": {"cpu_s": 0.5, "peak_rss_bytes": 50 << 20}}, correct=True)
     text = format_table(report)
     assert "loadtest t: OK" in text and "resmgr-0" in text
+
+
+def test_secure_writes_a_cluster_file_that_demands_tls_a_user_and_the_secret(
+        tmp_path: pathlib.Path) -> None:
+    """``python -m loadtest SCENARIO --secure``: the security section and
+    every file it names, as the daemons load them."""
+    data = cluster_data(load("smoke"), tmp_path, list(range(20000, 20040)))
+    minicluster.write_raft_secret(tmp_path)  # (cluster_data names it, as the harness does)
+    data["security"] = secure_section(tmp_path)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump(data))
+    security = cluster_config.load(path).security
+    assert security.server_ssl() is not None and security.client_ssl() is not None
+    assert len(security.cluster_secret) >= 16
+    assert set(security.users) == {"loadtest"}
+    assert (tmp_path / "loadtest.password").stat().st_mode & 0o777 == 0o600

@@ -17,9 +17,11 @@ pytestmark = pytest.mark.cluster
 
 @pytest.mark.timeout(240)
 def test_smoke_scenario_runs_correctly(tmp_path: pathlib.Path) -> None:
+    """With ``--secure``: TLS, a user and the cluster secret on every call
+    and the Raft password (the plain path differs only in the file)."""
     run_dir = tmp_path / "run"
     progress = io.StringIO()
-    report = LoadTest(load("smoke"), run_dir, stream=progress).run()
+    report = LoadTest(load("smoke"), run_dir, stream=progress, secure=True).run()
 
     problems = report["problems"]
     assert report["tasks_total"] > 0, problems
@@ -41,6 +43,11 @@ def test_smoke_scenario_runs_correctly(tmp_path: pathlib.Path) -> None:
         "placement-1", "hostmgr-0"}
     for figures in written["daemons"].values():
         assert figures["cpu_s"] is not None and figures["peak_rss_bytes"] > 0
+    # Where the probes' time went, in the order a task goes there.
+    stages = written["probe_stages_s"]
+    assert list(stages) == ["stored", "placed", "running"]
+    assert -0.01 < stages["stored"]["p50"] <= stages["placed"]["p50"] <= stages["running"]["p50"]
+    assert "probe placed" in format_table(written)
     samples = json.loads((run_dir / "timeseries.json").read_text())["samples"]
     assert samples and samples[-1]["completed"] >= report["bulk_tasks"]
     assert "submitted" in progress.getvalue()
