@@ -426,21 +426,27 @@ class LoadTest:
 
     # -- inside trio ----------------------------------------------------------------
     async def _drive(self) -> None:
+        assert self.state is not None
+        if not self.secure:
+            await self._drive_cluster()
+            return
+        from peloton.core.security import Credentials
+        from peloton.rpc.client import configured
+
+        # A user for the public calls, the cluster secret for resmgr's
+        # internal ClusterService (its statistics): an operator's tool.
+        security = self.config.security
+        with configured(security.client_ssl(), Credentials(
+                LOADTEST_USER, (self.run_dir / LOADTEST_PASSWORD).read_text().strip(),
+                cluster_secret=security.cluster_secret)):
+            await self._drive_cluster()
+
+    async def _drive_cluster(self) -> None:
         from peloton.api.private.cluster import cluster_grpc
         from peloton.client import PelotonClient
         from peloton.rpc import ServiceClient
 
         assert self.state is not None
-        if self.secure:
-            from peloton.core.security import Credentials
-            from peloton.rpc.client import configure
-
-            # A user for the public calls, the cluster secret for resmgr's
-            # internal ClusterService (its statistics): an operator's tool.
-            security = self.config.security
-            configure(security.client_ssl(), Credentials(
-                LOADTEST_USER, (self.run_dir / LOADTEST_PASSWORD).read_text().strip(),
-                cluster_secret=security.cluster_secret))
         self.client = PelotonClient(self.state.jobmgr_addresses, timeout=30.0, deadline=60.0)
         self.cluster = ServiceClient(self.config.resmgr_addresses,
                                      cluster_grpc.ClusterServiceStub,

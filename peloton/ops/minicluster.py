@@ -22,7 +22,7 @@ import pathlib
 import shutil
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import trio
@@ -115,24 +115,29 @@ class ClusterNotReady(FailedPrecondition):
         self.details = details or []
 
 
-def operate_as_daemon(config: ClusterConfig) -> None:
-    """Who holds the cluster file calls as its daemons do (TLS, the cluster
-    secret): ``minicluster up`` and ``status`` read internal services."""
+@contextlib.contextmanager
+def operate_as_daemon(config: ClusterConfig) -> Iterator[None]:
+    """Inside the block, who holds the cluster file calls as its daemons do
+    (TLS, the cluster secret): ``minicluster up`` and ``status`` read
+    internal services. What the process had configured comes back after
+    it (a test, or the load test, goes on calling as itself)."""
     security = config.security
-    if security.tls or security.cluster_secret:
-        from peloton.rpc.client import configure
-        configure(security.client_ssl(), security.daemon_credentials())
+    if not (security.tls or security.cluster_secret):
+        yield
+        return
+    from peloton.rpc.client import configured
+    with configured(security.client_ssl(), security.daemon_credentials()):
+        yield
 
 
 async def _wait_ready(directory: pathlib.Path, config: ClusterConfig, records: list[DaemonRecord],
                       offsets: dict[str, int], timeout: float) -> None:
     from peloton.rpc import Channels
 
-    operate_as_daemon(config)
     problems = ["nothing checked yet"]
     channels = Channels()
     try:
-        with trio.move_on_after(timeout):
+        with operate_as_daemon(config), trio.move_on_after(timeout):
             while True:
                 exited = [d for d in records if not is_alive(d.pid, d.name)]
                 if exited:

@@ -6,7 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import trio
 
@@ -16,6 +16,9 @@ from peloton.config import ClusterConfig
 from peloton.core.errors import PelotonError
 from peloton.ops.layout import cluster_path, resolve
 from peloton.ops.processes import is_alive, read_state
+
+if TYPE_CHECKING:
+    from peloton.rpc import Channels
 
 T = TypeVar("T")
 
@@ -124,50 +127,57 @@ async def _replica_digests(channels: Any, addresses: list[str]) -> dict[str, dic
 
 
 async def _status_rpc(config: ClusterConfig, jobmgrs: list[str]) -> dict[str, Any]:
+    from peloton.ops.minicluster import operate_as_daemon
+    from peloton.rpc import Channels
+
+    channels = Channels()
+    with operate_as_daemon(config):
+        try:
+            return await _status_calls(config, jobmgrs, channels)
+        finally:
+            channels.close()
+
+
+async def _status_calls(config: ClusterConfig, jobmgrs: list[str],
+                        channels: Channels) -> dict[str, Any]:
     from peloton.api.private.cluster import cluster_grpc, cluster_pb2
     from peloton.api.v0.host.svc import host_svc_grpc, host_svc_pb2
-    from peloton.ops.minicluster import operate_as_daemon
-    from peloton.rpc import Channels, ServiceClient
+    from peloton.rpc import ServiceClient
 
-    operate_as_daemon(config)
     info: dict[str, Any] = {}
-    channels = Channels()
+    info["digests"] = await _replica_digests(channels, config.resmgr_addresses)
+    client = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
+                           channels=channels, deadline=2.0)
     try:
-        info["digests"] = await _replica_digests(channels, config.resmgr_addresses)
-        client = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
-                               channels=channels, deadline=2.0)
+        view = await client.call("GetClusterView", cluster_pb2.GetClusterViewRequest(),
+                                 timeout=2.0)
+    except PelotonError as error:
+        info["view_error"] = str(error)
+    else:
+        info["leader"] = view.leader
+        live = [m for m in view.members if m.leaseExpires > view.now]
+        info["members"] = [{"id": m.id, "kind": m.kind, "address": m.address,
+                            "cluster": m.cluster} for m in live]
+        shards: dict[str, int] = {}
+        for s in view.shards:
+            if s.owner:
+                shards[s.owner] = shards.get(s.owner, 0) + 1
+        info["num_shards"] = view.numShards
+        info["shards"] = shards
+    if jobmgrs:
+        hosts = ServiceClient(jobmgrs, host_svc_grpc.HostServiceStub, channels=channels,
+                              deadline=2.0)
         try:
-            view = await client.call("GetClusterView", cluster_pb2.GetClusterViewRequest(),
-                                     timeout=2.0)
+            reply = await hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest(),
+                                     timeout=3.0)
         except PelotonError as error:
-            info["view_error"] = str(error)
+            info["hosts_error"] = str(error)
         else:
-            info["leader"] = view.leader
-            live = [m for m in view.members if m.leaseExpires > view.now]
-            info["members"] = [{"id": m.id, "kind": m.kind, "address": m.address,
-                                "cluster": m.cluster} for m in live]
-            shards: dict[str, int] = {}
-            for s in view.shards:
-                if s.owner:
-                    shards[s.owner] = shards.get(s.owner, 0) + 1
-            info["num_shards"] = view.numShards
-            info["shards"] = shards
-        if jobmgrs:
-            hosts = ServiceClient(jobmgrs, host_svc_grpc.HostServiceStub, channels=channels,
-                                  deadline=2.0)
-            try:
-                reply = await hosts.call("QueryHosts", host_svc_pb2.QueryHostsRequest(),
-                                         timeout=3.0)
-            except PelotonError as error:
-                info["hosts_error"] = str(error)
-            else:
-                info["hosts"] = [{
-                    "hostname": h.hostname, "cluster": h.cluster, "tasks": h.tasks,
-                    "cpu": [h.cpuAllocated, h.cpu], "mem_mb": [h.memMbAllocated, h.memMb],
-                    "disk_mb": [h.diskMbAllocated, h.diskMb], "gpu": [h.gpuAllocated, h.gpu],
-                } for h in reply.host_infos]
-    finally:
-        channels.close()
+            info["hosts"] = [{
+                "hostname": h.hostname, "cluster": h.cluster, "tasks": h.tasks,
+                "cpu": [h.cpuAllocated, h.cpu], "mem_mb": [h.memMbAllocated, h.memMb],
+                "disk_mb": [h.diskMbAllocated, h.diskMb], "gpu": [h.gpuAllocated, h.gpu],
+            } for h in reply.host_infos]
     return info
 
 

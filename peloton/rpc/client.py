@@ -13,8 +13,10 @@ so with idempotency keys) — a timed-out call may still have taken effect.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import ssl
+from collections.abc import Iterator
 from typing import Any
 
 import trio
@@ -50,6 +52,21 @@ def configure(context: ssl.SSLContext | None, credentials: Credentials | None) -
     global _SSL, _METADATA
     _SSL = context
     _METADATA = credentials.metadata() if credentials is not None else []
+
+
+@contextlib.contextmanager
+def configured(context: ssl.SSLContext | None,
+               credentials: Credentials | None) -> Iterator[None]:
+    """``configure`` for the channels opened inside the block, and what was
+    configured before restored after it (a program that drives a cluster
+    as a library, like the load test in the test suite)."""
+    global _SSL, _METADATA
+    before = _SSL, _METADATA
+    configure(context, credentials)
+    try:
+        yield
+    finally:
+        _SSL, _METADATA = before
 
 
 async def _add_credentials(event: SendRequest) -> None:

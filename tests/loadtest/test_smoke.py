@@ -11,6 +11,7 @@ import pytest
 from loadtest.harness import LoadTest
 from loadtest.report import STABLE_KEYS, format_table
 from loadtest.scenario import load
+from peloton.rpc import client as rpc_client
 
 pytestmark = pytest.mark.cluster
 
@@ -22,6 +23,9 @@ def test_smoke_scenario_runs_correctly(tmp_path: pathlib.Path) -> None:
     run_dir = tmp_path / "run"
     progress = io.StringIO()
     report = LoadTest(load("smoke"), run_dir, stream=progress, secure=True).run()
+    # What it configured for its calls is undone: this process's next
+    # channels are plain again (the rest of the suite shares it).
+    assert (rpc_client._SSL, rpc_client._METADATA) == (None, [])
 
     problems = report["problems"]
     assert report["tasks_total"] > 0, problems
