@@ -780,13 +780,32 @@ class ShardEngine:
             await self.on_events(lost)
 
     # -- sla.maxRunningTime ------------------------------------------------------
+    def forget_ended(self) -> None:
+        """Let go of the batch jobs that have ended (their state and every
+        task's terminal, no update running): they are in storage, which is
+        where a new owner finds them too (it loads active jobs only), and
+        the handlers that act on an ended job load it from there. Kept,
+        every job a shard ever ran was scanned each second, and held in
+        memory, for as long as its jobmgr lived (100,000 one-task jobs: a
+        tenth of a jobmgr's cpu in this loop alone). Services and daemon
+        jobs (few, long-lived) stay until their jobmgr stops."""
+        ended = [job_id for job_id, job in self.jobs.items()
+                 if job.terminal and job_id not in self.updates
+                 and not runs_until_stopped(job.config)
+                 and all(t.terminal for t in job.tasks)]
+        for job_id in ended:
+            del self.jobs[job_id]
+
     async def run_timers(self) -> None:
         """The shard's timers, each second: kill the runs of jobs with
         ``sla.maxRunningTime`` that have run that long (each ends FAILED,
         reason DEADLINE_TIMEOUT_EXCEEDED, and is not retried, as Peloton's
         deadline tracker does), start again the ended runs of service
         instances whose restart backoff has passed, and take down the next
-        runs of rolling restarts. O(tasks of such jobs)."""
+        runs of rolling restarts. O(tasks of such jobs).
+
+        Ended jobs are let go here (``forget_ended``) first."""
+        self.forget_ended()
         now = self.ctx.clock()
         over: list[Task] = []
         again: list[Task] = []

@@ -619,6 +619,21 @@ def _up(hosts: list[tuple[str, Any]]) -> list[tuple[str, tuple[float, float, flo
             for _, h in hosts if h.state == host_pb2.HOST_STATE_UP]
 
 
+async def _held_or_loaded(jm: Jobmgr, engine: ShardEngine, job_id: str) -> Job:
+    """The job as its shard's owner holds it, or, ended (its owner lets go
+    of ended jobs, and a new owner loads active ones only), as storage has
+    it, held again from now on. In the owner's writer."""
+    job = engine.jobs.get(job_id)
+    if job is None:
+        row = await jm.storage.get_job(job_id)
+        if row is None:
+            raise NotFound(f"job {job_id} does not exist")
+        task_rows, _ = await jm.storage.list_tasks(job_id)
+        job = await load_versions(Job.from_rows(row, task_rows), jm.storage)
+        engine.jobs[job_id] = job
+    return job
+
+
 def _cached(engine: ShardEngine, job_id: str) -> Job:
     """The job as its shard's owner holds it (GetCache)."""
     job = engine.jobs.get(job_id)
@@ -672,14 +687,7 @@ async def _on_owner(jm: Jobmgr, job_id: str, ranges: Any, stub: type, method: st
     another jobmgr). An ended job, not kept in memory, is loaded for it."""
 
     async def body(engine: ShardEngine) -> Any:
-        job = engine.jobs.get(job_id)
-        if job is None:
-            row = await jm.storage.get_job(job_id)
-            if row is None:
-                raise NotFound(f"job {job_id} does not exist")
-            task_rows, _ = await jm.storage.list_tasks(job_id)
-            job = await load_versions(Job.from_rows(row, task_rows), jm.storage)
-            engine.jobs[job_id] = job
+        job = await _held_or_loaded(jm, engine, job_id)
         instances = _ranges(ranges, job.config.instanceCount)
         return await act(engine, job, [job.tasks[i] for i in instances])
 
@@ -930,9 +938,7 @@ class JobHandler:
         _refuse_secrets(request)
 
         async def body(engine: ShardEngine) -> Any:
-            job = engine.jobs.get(job_id)
-            if job is None:
-                raise NotFound(f"job {job_id} does not exist or has ended")
+            job = await _held_or_loaded(self.jm, engine, job_id)
             new = request.config
             if job.config.type == job_pb2.DAEMON:
                 raise InvalidArgument("a daemon job's instances follow the hosts (one on each "

@@ -555,6 +555,38 @@ async def test_max_running_time(h: Harness, mock_clock: trio.testing.MockClock) 
     assert kills(h) == [[mid(0)], [mid(1)]]
 
 
+async def test_an_ended_batch_job_is_let_go_an_ended_service_is_kept(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """Each timer round lets go of the batch jobs that ended (storage has
+    them, and a new owner loads active jobs only): a shard that ran a
+    hundred thousand small jobs does not hold and scan them all. A
+    stopped service stays: it may be started again in place."""
+    await new_job(h, 2)
+    await running(h, 0, 1)
+    await h.engine.on_events(ended(0, T.SUCCEEDED))
+    await h.engine.run_timers()
+    assert JOB in h.engine.jobs  # one instance still runs
+    await h.engine.on_events(ended(1, T.SUCCEEDED))
+    assert h.engine.jobs[JOB].state == JobState.SUCCEEDED
+    await h.engine.run_timers()
+    assert JOB not in h.engine.jobs
+    row = await h.store.get_job(JOB)
+    assert row is not None and job_pb2.RuntimeInfo.FromString(row.runtime).state == \
+        job_pb2.SUCCEEDED
+    # A late repeat of an event of it finds no job, and changes nothing.
+    await h.engine.on_events(ended(1, T.SUCCEEDED))
+    assert await h.stored(1) == (T.SUCCEEDED, 1, "hA")
+
+    other = "6c8d3b63-2e8f-4b5a-8b64-4a2e3f7d1c22"
+    svc = Job.new(other, SHARD, service(1), h.clock.now)
+    await h.engine.create(svc)
+    svc.goal = JobState.KILLED
+    await h.engine.kill(svc.tasks)
+    assert svc.state == JobState.KILLED
+    await h.engine.run_timers()
+    assert other in h.engine.jobs
+
+
 async def test_maximum_running_instances(h: Harness, mock_clock: trio.testing.MockClock) -> None:
     """sla.maximumRunningInstances: never more than N instances scheduled at
     once; the others wait INITIALIZED and start, lowest first, as runs end."""
