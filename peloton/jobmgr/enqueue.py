@@ -9,12 +9,14 @@ arrive while calls are in flight (from any shard of this jobmgr) go in the
 next ones: one Raft command for many jobs, however many clients create at
 once.
 
-Up to ``IN_FLIGHT`` calls are in flight at once, each of one pool and at
-most ``CHUNK`` tasks, and the pools take turns: a probe job's ten tasks go
-in the next call, not behind the hundred thousand tasks another pool's
-creates left waiting (one call at a time, in arrival order, made both the
-pace of a large load and a small job's wait the length of one Raft commit
-per thousand tasks of the whole backlog).
+One call is in flight while fewer than ``CHUNK`` tasks wait (so a steady
+stream of small creates shares its calls), and up to ``IN_FLIGHT`` while
+more do; each call is of one pool and about ``CHUNK`` tasks, and the pools
+take turns: a probe job's ten tasks go in the next call, not behind the
+hundred thousand tasks another pool's creates left waiting (one call at a
+time, in arrival order, made both the pace of a large load and a small
+job's wait the length of one Raft commit per thousand tasks of the whole
+backlog).
 
 A call that fails is sent again (the tasks are still PENDING); a task that
 changed meanwhile (killed, or already sent by a recovery) is left out, and
@@ -55,6 +57,7 @@ class GangBatcher:
         self._by_pool: dict[str, deque[tuple[ShardEngine, list[Task]]]] = {}
         self._turn: deque[str] = deque()  # pools with tasks waiting, in turn
         self._waiting = 0
+        self._busy = 0  # calls in flight
         self._lot = trio.lowlevel.ParkingLot()
 
     def add(self, engine: ShardEngine, pool: str, tasks: Sequence[Task]) -> None:
@@ -105,10 +108,11 @@ class GangBatcher:
     async def _sender(self) -> None:
         delay = RETRY_S
         while True:
-            if not self._turn:
+            if not self._turn or (self._busy and self._waiting < CHUNK):
                 await self._lot.park()
                 continue
             pool, batch = self._take()
+            self._busy += 1
             try:
                 await self._send(pool, batch)
                 delay = RETRY_S
@@ -120,6 +124,9 @@ class GangBatcher:
                     self._put(pool, live, front=True)
                 await trio.sleep(delay)
                 delay = min(delay * 2, RETRY_CAP_S)
+            finally:
+                self._busy -= 1
+                self._lot.unpark_all()  # what waited for this call may go
 
     async def _send(self, pool: str, batch: Batch) -> None:
         # What each task was when sent: only those still so are recorded.

@@ -97,26 +97,48 @@ def sent(resmgr: FakeResmgr) -> list[list[str]]:
 
 
 async def test_creates_that_arrive_together_go_in_one_call() -> None:
+    """While a call is in flight, the creates that come meanwhile wait for
+    it, and then go in one call (from every shard)."""
     resmgr = FakeResmgr()
-    resmgr.release = trio.Event()  # the calls in flight wait: the rest pile up
+    resmgr.release = trio.Event()  # the call in flight waits: the rest pile up
     batcher = GangBatcher(in_flight=2)
     a, b = engines(resmgr, 2)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
-        for k in range(2):  # each taken by an idle sender at once
-            add(batcher, a, new_job(a, f"j{k}"))
-            await trio.testing.wait_all_tasks_blocked()
-        assert batcher.waiting == 0
-        for k in range(2, 7):  # from both shards, while both calls are in flight
+        add(batcher, a, new_job(a, "j0"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 0  # taken at once
+        for k in range(1, 6):  # from both shards, while it is in flight
             engine = (a, b)[k % 2]
             add(batcher, engine, new_job(engine, f"j{k}"))
-        assert batcher.waiting == 5
+            await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 5  # the idle sender waits: too few for a call of their own
         resmgr.release.set()
         await trio.testing.wait_all_tasks_blocked()
         nursery.cancel_scope.cancel()
-    assert sorted(sent(resmgr)) == [["j0-0-1"], ["j1-0-1"],
-                                    ["j2-0-1", "j3-0-1", "j4-0-1", "j5-0-1", "j6-0-1"]]
+    assert sent(resmgr) == [["j0-0-1"], ["j1-0-1", "j2-0-1", "j3-0-1", "j4-0-1", "j5-0-1"]]
     assert batcher.waiting == 0
+
+
+async def test_a_backlog_of_a_chunk_or_more_goes_in_more_calls_at_once() -> None:
+    resmgr = FakeResmgr()
+    resmgr.release = trio.Event()
+    batcher = GangBatcher(in_flight=2)
+    (a,) = engines(resmgr, 1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(batcher.run)
+        add(batcher, a, new_job(a, "first"))
+        await trio.testing.wait_all_tasks_blocked()
+        add(batcher, a, new_job(a, "big", 1000))  # a whole chunk: the second sender takes it
+        await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 0
+        add(batcher, a, new_job(a, "more", 1000))  # both busy: it waits
+        await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 1000
+        resmgr.release.set()
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    assert sorted(len(ids) for ids in sent(resmgr)) == [1, 1000, 1000]
 
 
 async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
