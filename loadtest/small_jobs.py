@@ -1,0 +1,214 @@
+"""Many small jobs on a local cluster of real processes, against one array.
+
+``python -m loadtest.small_jobs [--jobs 1000] [--clients 4] [--hosts 100]``
+starts a local cluster (``--hosts`` hosts of 4 cpu, the ``local`` backend)
+and measures, submit -> every job SUCCEEDED, for one-cpu jobs running
+``true``:
+
+- *array*: one job of ``--jobs`` instances, one create;
+- *api*: ``--jobs`` separate one-instance jobs from ``--clients`` concurrent
+  API clients (each its own connection, one create after another);
+- *cli*: the same through ``peloton job create``, ``--clients`` in
+  parallel (``--cli-jobs`` of them, default ``--jobs``).
+
+These are the rows of issue 15's table (Slurm 22.05 tuned: 56/s for the
+array, 66/s for separate jobs from ``sbatch``). It prints one line per
+row and a JSON summary (``--out`` writes it), then stops the cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import time
+from typing import Any
+
+import trio
+
+from peloton.api.v0.job import job_pb2
+from peloton.client import PelotonClient
+from peloton.rpc import open_rpc
+from peloton.spec.job import load_job_config
+from peloton.spec.respool import load_respool_config
+from peloton.testing.cluster import LocalCluster
+
+CPU = 4.0
+POOL = """
+name: small
+resources:
+- {{kind: cpu, reservation: {cpu}, limit: {cpu}, share: 1}}
+- {{kind: memory, reservation: {memory}, limit: {memory}, share: 1}}
+- {{kind: disk, reservation: {disk}, limit: {disk}, share: 1}}
+- {{kind: gpu, reservation: 0, limit: 0, share: 1}}
+"""
+JOB = """
+name: {name}
+instancecount: {instances}
+defaultconfig:
+  resource: {{cpulimit: 1, memlimitmb: 16, disklimitmb: 1}}
+  command: {{shell: true, value: 'true'}}
+"""
+POLL_S = 0.1
+DONE = (job_pb2.SUCCEEDED, job_pb2.FAILED, job_pb2.KILLED)
+
+
+async def _ended(client: PelotonClient, job_ids: list[str], timeout: float) -> dict[str, int]:
+    """Wait until every job is terminal; their states (one Query per poll)."""
+    wanted = set(job_ids)
+    states: dict[str, int] = {}
+    with trio.fail_after(timeout):
+        while True:
+            reply = await client.jobs.call("Query", job_pb2.QueryRequest(
+                spec=job_pb2.QuerySpec(jobStates=DONE, pagination={"limit": 100_000}),
+                summaryOnly=True))
+            states = {r.id.value: r.runtime.state for r in reply.results
+                      if r.id.value in wanted}
+            if len(states) == len(wanted):
+                return states
+            await trio.sleep(POLL_S)
+
+
+def _row(name: str, jobs: int, took: float, states: dict[str, int]) -> dict[str, Any]:
+    ok = sum(1 for s in states.values() if s == job_pb2.SUCCEEDED)
+    return {"row": name, "jobs": jobs, "seconds": round(took, 2),
+            "per_s": round(jobs / took, 1), "succeeded": ok}
+
+
+async def array(client: PelotonClient, jobs: int) -> dict[str, Any]:
+    config, _ = load_job_config(JOB.format(name="array", instances=jobs))
+    start = time.monotonic()
+    job_id = await client.create_job("/small", config)
+    info = await client.wait_for_job(job_id, ("SUCCEEDED", "FAILED", "KILLED"), timeout=600,
+                                     poll=POLL_S)
+    took = time.monotonic() - start
+    row = _row("array", jobs, took, {job_id: info.runtime.state})
+    row["succeeded"] = jobs if info.runtime.state == job_pb2.SUCCEEDED else 0
+    return row
+
+
+async def api(cluster: LocalCluster, client: PelotonClient, jobs: int,
+              clients: int) -> dict[str, Any]:
+    config, _ = load_job_config(JOB.format(name="one", instances=1))
+    ids: list[str] = []
+    create_s: list[float] = []
+
+    async def submitter(n: int) -> None:
+        own = PelotonClient(cluster.addresses)  # its own connections
+        try:
+            for _ in range(n):
+                began = time.monotonic()
+                ids.append(await own.create_job("/small", config))
+                create_s.append(time.monotonic() - began)
+        finally:
+            own.close()
+
+    start = time.monotonic()
+    async with trio.open_nursery() as nursery:
+        for k in range(clients):
+            nursery.start_soon(submitter, jobs // clients + (k < jobs % clients))
+    submitted = time.monotonic() - start
+    states = await _ended(client, ids, 600)
+    row = _row("api", jobs, time.monotonic() - start, states)
+    create_s.sort()
+    row.update(submit_s=round(submitted, 2),
+               create_ms_p50=round(1000 * create_s[len(create_s) // 2], 1),
+               create_ms_p99=round(1000 * create_s[int(len(create_s) * 0.99)], 1))
+    return row
+
+
+async def cli(cluster: LocalCluster, client: PelotonClient, jobs: int, clients: int,
+              top: pathlib.Path) -> dict[str, Any]:
+    spec = top / "one.yaml"
+    spec.write_text(JOB.format(name="one-cli", instances=1))
+    # As a user of `peloton minicluster up` runs it: the cluster found by its
+    # state file (so the quick commands go over HTTP/JSON).
+    env = {k: v for k, v in os.environ.items() if k != "PELOTON_CLUSTER"}
+    env["PELOTON_HOME"] = str(cluster.directory.parent)
+    peloton = shutil.which("peloton") or "peloton"
+    ids: list[str] = []
+
+    async def submitter(n: int) -> None:
+        for _ in range(n):
+            done = await trio.run_process([peloton, "job", "create", "/small", str(spec)],
+                                          capture_stdout=True, capture_stderr=True, env=env)
+            if done.returncode != 0:
+                raise RuntimeError(f"peloton job create: {done.stderr.decode().strip()}")
+            ids.append(done.stdout.decode().split()[-2])  # "Job <id> created"
+
+    start = time.monotonic()
+    async with trio.open_nursery() as nursery:
+        for k in range(clients):
+            nursery.start_soon(submitter, jobs // clients + (k < jobs % clients))
+    states = await _ended(client, ids, 600)
+    return _row("cli", jobs, time.monotonic() - start, states)
+
+
+async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Path,
+                out: Any) -> list[dict[str, Any]]:
+    rows = []
+    async with open_rpc():
+        client = PelotonClient(cluster.addresses, timeout=60.0)
+        try:
+            cpu = args.hosts * CPU
+            pool, _ = load_respool_config(POOL.format(cpu=cpu, memory=cpu * 64, disk=cpu * 10))
+            await client.create_respool("/small", pool)
+            for mode in args.rows:
+                if mode == "array":
+                    row = await array(client, args.jobs)
+                elif mode == "api":
+                    row = await api(cluster, client, args.jobs, args.clients)
+                else:
+                    row = await cli(cluster, client, args.cli_jobs or args.jobs, args.clients,
+                                    top)
+                rows.append(row)
+                out(f"{row['row']}: {row['jobs']} jobs in {row['seconds']:.2f} s = "
+                    f"{row['per_s']:.1f} jobs/s ({row['succeeded']} succeeded)"
+                    + (f"; creates p50/p99 {row['create_ms_p50']}/{row['create_ms_p99']} ms"
+                       if "create_ms_p50" in row else ""))
+        finally:
+            client.close()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m loadtest.small_jobs", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--jobs", type=int, default=1000)
+    parser.add_argument("--cli-jobs", type=int, default=0,
+                        help="jobs in the cli row (default --jobs)")
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--hosts", type=int, default=100)
+    parser.add_argument("--rows", default="array,api,cli",
+                        help="which rows, in order (array, api, cli)")
+    parser.add_argument("--out", type=pathlib.Path, default=None)
+    args = parser.parse_args(argv)
+    for flag in ("jobs", "clients", "hosts"):
+        if getattr(args, flag) < 1:
+            parser.error(f"--{flag} must be at least 1")
+    if args.cli_jobs < 0:
+        parser.error("--cli-jobs must not be negative")
+    args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
+    for r in args.rows:
+        if r not in ("array", "api", "cli"):
+            parser.error(f"--rows: unknown row {r!r} (array, api, cli)")
+    top = pathlib.Path(tempfile.mkdtemp(prefix="peloton-small-jobs-"))
+    report: dict[str, Any] = {"command": " ".join(["python -m loadtest.small_jobs", *sys.argv[1:]])}
+    try:
+        with LocalCluster.start(top / "minicluster", hosts=args.hosts, cpu=CPU) as cluster:
+            report["rows"] = trio.run(drive, cluster, args, top, print)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out is not None:
+        args.out.write_text(text + "\n")
+    return 0 if all(r["succeeded"] == r["jobs"] for r in report["rows"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
