@@ -28,7 +28,7 @@ from peloton.cli.output import (
     table,
 )
 from peloton.core.errors import AlreadyExists, DeadlineExceeded, NotFound, Unavailable
-from peloton.core.ids import new_job_id
+from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered, new_job_id
 
 if TYPE_CHECKING:
     from peloton.client import PelotonClient
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 
 JOB_MANAGER = "peloton.api.v0.job.JobManager"
 RESOURCE_MANAGER = "peloton.api.v0.respool.ResourceManager"
-# Sends of one create (same id) before giving up, as PelotonClient.create_job.
-CREATE_ATTEMPTS = 3
 
 
 def _load_job(cli: Cli, path: str) -> job_pb2.JobConfig:
@@ -95,10 +93,7 @@ def create_over_http(h: HttpClient, respool: str, config: job_pb2.JobConfig, cho
             if not is_transport_error(error):
                 raise
             if attempt == CREATE_ATTEMPTS:
-                raise DeadlineExceeded(
-                    f"no answer to {CREATE_ATTEMPTS} creates of job {chosen} ({error}); "
-                    f"it may exist: `peloton job get {chosen}` tells, and the same "
-                    f"create with `--id {chosen}` is safe to repeat") from None
+                raise DeadlineExceeded(create_unanswered(chosen, error)) from None
             continue
         return str(created.jobId.value or chosen)
 

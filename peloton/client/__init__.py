@@ -49,7 +49,7 @@ from peloton.core.errors import (
     PelotonError,
     Unavailable,
 )
-from peloton.core.ids import new_job_id
+from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered, new_job_id
 from peloton.rpc import Channels, ServiceClient, open_rpc
 from peloton.spec.respool import split_respool_path
 
@@ -65,7 +65,6 @@ log = logging.getLogger(__name__)
 
 # Sends of one create (same id) before the client gives up: a repeat is
 # answered with the job the first one made.
-CREATE_ATTEMPTS = 3
 
 
 class ClusterUnreachable(Unavailable):
@@ -286,10 +285,7 @@ class PelotonClient:
                 if isinstance(error, ClusterUnreachable) or not _is_transport_error(error):
                     raise
                 if attempt == CREATE_ATTEMPTS:
-                    raise DeadlineExceeded(
-                        f"no answer to {CREATE_ATTEMPTS} creates of job {chosen} ({error}); "
-                        f"it may exist: `peloton job get {chosen}` tells, and the same "
-                        f"create with `--id {chosen}` is safe to repeat") from None
+                    raise DeadlineExceeded(create_unanswered(chosen, error)) from None
                 log.info("create of job %s: %s; sending it again", chosen, error)
                 continue
             return str(reply.jobId.value or chosen)

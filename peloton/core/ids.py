@@ -10,6 +10,17 @@ from __future__ import annotations
 
 import re
 
+# Sends of one create (same job id) before a client gives up: the CLI's and
+# PelotonClient.create_job's.
+CREATE_ATTEMPTS = 3
+
+
+def create_unanswered(job_id: str, error: object) -> str:
+    """What a client says when none of its creates of ``job_id`` was answered."""
+    return (f"no answer to {CREATE_ATTEMPTS} creates of job {job_id} ({error}); it may "
+            f"exist: `peloton job get {job_id}` tells, and the same create with "
+            f"`--id {job_id}` is safe to repeat")
+
 
 def new_job_id() -> str:
     import uuid  # (here: the CLI checks ids at every start, and uuid imports platform)
