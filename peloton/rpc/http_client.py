@@ -187,18 +187,15 @@ class HttpClient:
                     target = hinted
                     continue
             except (Unavailable, DeadlineExceeded) as error:
-                if not self.answered and is_transport_error(error):
-                    last = error
-                    tried.add(target)
-                    untried = [t for t in self.targets if t not in tried]
-                    if untried:
-                        target = untried[0]
-                        continue
-                    raise NotOverHttp(error) from None
-                if isinstance(error, DeadlineExceeded):
+                # Until a jobmgr has answered over HTTP, one it cannot reach
+                # may not serve HTTP at all: the next one, then gRPC.
+                unproven = not self.answered and is_transport_error(error)
+                if isinstance(error, DeadlineExceeded) and not unproven:
                     raise
                 last = error
                 tried.add(target)
+                if unproven and all(t in tried for t in self.targets):
+                    raise NotOverHttp(error) from None
             untried = [t for t in self.targets if t not in tried]
             if untried:
                 target = untried[0]

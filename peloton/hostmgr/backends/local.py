@@ -454,10 +454,8 @@ class LocalBackend(Backend):
             return
         missing = _not_executable(exe, env.get("PATH"))
         if missing:  # as exec would fail, but before the run is ever RUNNING
-            stdout.close()
-            stderr.close()
-            self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
-                                      message=f"Failed to launch {spec.command!r}: {missing}"))
+            self._launch_failed(run, (stdout, stderr),
+                                f"Failed to launch {spec.command!r}: {missing}")
             return
         cgroups: list[Path] = []
         if self.cgroups is not None:
@@ -466,10 +464,8 @@ class LocalBackend(Backend):
                     self.cgroups.create, spec.mesos_task_id, spec.resources.memory,
                     spec.resources.cpu, self._pids_max)
             except OSError as exc:
-                stdout.close()
-                stderr.close()
-                self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
-                                          message=f"cannot make the task's cgroups: {exc}"))
+                self._launch_failed(run, (stdout, stderr),
+                                    f"cannot make the task's cgroups: {exc}")
                 return
         # Recorded before its supervisor exists (which claims it before the
         # task starts): a host manager that dies from here on leaves the next
@@ -479,10 +475,7 @@ class LocalBackend(Backend):
             await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, None,
                                           run.gpus, run.uid)
         except OSError as exc:
-            stdout.close()
-            stderr.close()
-            self._finish(run, _status(spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
-                                      message=f"cannot record the run: {exc}"))
+            self._launch_failed(run, (stdout, stderr), f"cannot record the run: {exc}")
             return
         args = [str(status_file), os.pathsep.join(map(str, cgroups)), str(spec.fd_limit),
                 str(run.uid), exe, *argv]
@@ -524,6 +517,14 @@ class LocalBackend(Backend):
         if run.kill_requested:  # kill() came while the process was starting
             await trio.to_thread.run_sync(_mark, self._runs_dir / f"{spec.mesos_task_id}.kill")
             self._begin_kill(run)
+
+    def _launch_failed(self, run: _Run, files: tuple[BinaryIO, ...], message: str) -> None:
+        """The run could not start: its output files closed, FAILED with
+        Mesos's launch-failed reason and ``message``."""
+        for f in files:
+            f.close()
+        self._finish(run, _status(run.spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
+                                  message=message))
 
     async def _supervise(self, run: _Run, process: trio.Process | Spawned) -> None:
         try:
