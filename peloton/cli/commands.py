@@ -36,6 +36,7 @@ from peloton.cli.common import (
     positive_float,
     signal_number,
     version_arg,
+    wanting,
 )
 
 __all__ = ["NOUNS", "add_nouns"]
@@ -494,7 +495,9 @@ NOUN_HELP = {name: help for name, help, _ in NOUNS}
 def add_nouns(commands: Any, wanted: Collection[str] | None = None) -> None:
     """Every noun under ``commands``: in full if it is in ``wanted`` (None:
     all), else only its name and help (enough for ``peloton --help`` and
-    for refusing an unknown command)."""
+    for refusing an unknown command); within a noun, only the leaves in
+    ``wanted`` have their arguments built."""
+    wanting(commands, wanted)
     for name, help, build in NOUNS:
         if wanted is None or name in wanted:
             build(commands)

@@ -19,7 +19,7 @@ import os
 import pathlib
 import re
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, NoReturn, TypeVar
 
 from peloton.core.errors import PelotonError
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from peloton.api.v0.task import task_pb2
     from peloton.client import PelotonClient
     from peloton.config import ClusterConfig
+    from peloton.ops.statefile import ClientView, State
     from peloton.rpc.http_client import HttpClient, Target
 
 T = TypeVar("T")
@@ -246,6 +247,7 @@ class Cli:
         self.from_state_file = False
         self._auth: Auth | None = None
         self._local: tuple[ClusterConfig | None] | None = None
+        self._state: tuple[State | None] | None = None
 
     def print(self, text: str = "") -> None:
         print(text, file=self.stdout)
@@ -284,14 +286,32 @@ class Cli:
                 self._local = (None,)
         return self._local[0]
 
+    def local_state(self) -> State | None:
+        """The local minicluster's state file (None when it is not up, or
+        cannot be read); read once."""
+        if self._state is None:
+            from peloton.ops.layout import default_dir
+            from peloton.ops.statefile import read_state_lenient
+            self._state = (read_state_lenient(default_dir()),)
+        return self._state[0]
+
+    def client_view(self) -> ClientView | None:
+        """What the local cluster's state file says of its cluster file for
+        clients (None: it does not say; read the cluster file)."""
+        state = self.local_state()
+        return state.client if state is not None else None
+
     def auth(self) -> Auth:
         """The user, password and CA of every call: flags, else the
         environment, else the local cluster file's security section (when
-        the cluster was found by its state file)."""
+        the cluster was found by its state file, and the state file does not
+        say the cluster file has none a client uses)."""
         if self._auth is not None:
             return self._auth
         a = self.args
-        config = self.local_config() if self.from_state_file else None
+        view = self.client_view() if self.from_state_file else None
+        plain = view is not None and view.plain
+        config = self.local_config() if self.from_state_file and not plain else None
         security = config.security if config is not None else None
         user = a.user or os.environ.get("PELOTON_USER", "") or (
             security.client.user if security else "")
@@ -331,18 +351,33 @@ class Cli:
         """The jobmgrs among ``addresses`` that serve HTTP/JSON, by the file
         of the running local cluster (it lists them with an ``http:``
         address); none for any other cluster."""
-        from peloton.ops.layout import default_dir
-        from peloton.ops.processes import read_state_lenient
         from peloton.rpc.http_client import Target
         if not self.from_state_file:
-            state = read_state_lenient(default_dir())
+            state = self.local_state()
             if state is None or not set(addresses) <= set(state.jobmgr_addresses):
                 return []
+        http = self._http_addresses()
+        return [Target(a, http[a]) for a in addresses if http.get(a)]
+
+    def _http_addresses(self) -> Mapping[str, str]:
+        """The local cluster's jobmgrs' HTTP/JSON addresses by their gRPC
+        ones: from its state file, else its cluster file."""
+        view = self.client_view()
+        if view is not None:
+            return view.http
         config = self.local_config()
         if config is None:
-            return []
-        http = {d.grpc: str(d.options.get("http") or "") for d in config.of_kind("jobmgr")}
-        return [Target(a, http[a]) for a in addresses if http.get(a)]
+            return {}
+        return {d.grpc: str(d.options["http"]) for d in config.of_kind("jobmgr")
+                if d.options.get("http")}
+
+    def max_request_bytes(self) -> int | None:
+        """The largest request the local cluster's servers take, if known."""
+        view = self.client_view()
+        if view is not None:
+            return view.max_message_bytes
+        config = self.local_config()
+        return config.max_message_bytes if config is not None else None
 
     def call(self, fn: Callable[[PelotonClient], Awaitable[T]], *,
              http: Callable[[HttpClient], T] | None = None) -> T:
@@ -370,10 +405,8 @@ class Cli:
                 if auth.user:
                     from peloton.core.security import Credentials
                     headers = Credentials(auth.user, auth.password).metadata()
-                config = self.local_config()
                 client = HttpClient(targets, timeout=timeout, ssl_context=context,
-                                    headers=headers, max_request_bytes=(
-                                        config.max_message_bytes if config else None))
+                                    headers=headers, max_request_bytes=self.max_request_bytes())
                 try:
                     return http(client)
                 except NotOverHttp:
@@ -455,10 +488,36 @@ def add_globals(parser: argparse.ArgumentParser, *, top: bool) -> None:
 
 
 def group(commands: Any, name: str, help: str) -> Any:
-    """A noun (``peloton NAME ACTION``): its subparsers."""
+    """A noun (``peloton NAME ACTION``): its subparsers. They build only
+    the leaves ``commands`` wants (see :func:`wanting`)."""
     p = commands.add_parser(name, help=help, description=help)
     p.set_defaults(group_parser=p)
-    return p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
+    return wanting(p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser),
+                   getattr(commands, "wanted", None))
+
+
+def wanting(commands: Any, wanted: Collection[str] | None) -> Any:
+    """``commands`` (subparsers) building in full only the leaves named in
+    ``wanted`` (None: all); the others get their name and help, enough to
+    list them and to choose among them, and their arguments are not built.
+    A command line's leaf is always among its words, so it is built."""
+    commands.wanted = wanted
+    return commands
+
+
+class _Unbuilt:
+    """A leaf not on the command line: its arguments are declared into nothing."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def add_mutually_exclusive_group(self, *args: Any, **kwargs: Any) -> _Unbuilt:
+        return self
+
+    add_argument_group = add_mutually_exclusive_group
+
+    def set_defaults(self, **kwargs: Any) -> None:
+        pass
 
 
 class Handler:
@@ -487,7 +546,12 @@ class Handler:
 
 
 def leaf(sub: Any, name: str, func: Callable[[Cli], int], help: str) -> Any:
-    """A command that runs ``func`` (a :class:`Handler`, or any callable)."""
+    """A command that runs ``func`` (a :class:`Handler`, or any callable);
+    only its name and help when ``sub`` does not want it (:func:`wanting`)."""
+    wanted = getattr(sub, "wanted", None)
+    if wanted is not None and name not in wanted:
+        sub.add_parser(name, help=help, description=help)
+        return _Unbuilt()
     p = sub.add_parser(name, help=help, description=help)
     add_globals(p, top=False)
     p.set_defaults(func=func)

@@ -18,7 +18,7 @@ import os
 
 from peloton.core.errors import FailedPrecondition, InvalidArgument
 from peloton.ops.layout import default_dir
-from peloton.ops.processes import read_state
+from peloton.ops.statefile import read_state
 
 __all__ = ["ENV", "NO_CLUSTER", "find_cluster", "parse_addresses"]
 

@@ -2,7 +2,7 @@
 
     DIR/cluster.yaml     the cluster file (peloton.config); written once, then reused
     DIR/raft.secret      the Raft group's shared secret (mode 0600), made with it
-    DIR/state.json       what runs now (``peloton.ops.processes.State``)
+    DIR/state.json       what runs now (``peloton.ops.statefile.State``)
     DIR/logs/NAME.log    each daemon's stdout and stderr, appended across runs
     DIR/...              Raft journals, the SQLite database, task sandboxes
 

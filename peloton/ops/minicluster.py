@@ -53,18 +53,21 @@ from peloton.ops.layout import (
 )
 from peloton.ops.processes import (
     STOP_GRACE,
-    DaemonRecord,
-    State,
     check_ports,
     daemons_of,
     exit_report,
     is_alive,
     log_size,
-    read_state,
-    read_state_lenient,
     serving,
     start_daemon,
     stop_processes,
+)
+from peloton.ops.statefile import (
+    ClientView,
+    DaemonRecord,
+    State,
+    read_state,
+    read_state_lenient,
     write_state,
 )
 from peloton.ops.status import cluster_problems, format_status, run_trio, status
@@ -167,6 +170,15 @@ def _summary(state: State) -> list[str]:
     ]
 
 
+def client_view(config: ClusterConfig) -> ClientView:
+    """What ``state.json`` tells a client of ``config`` (see ``ClientView``)."""
+    security = config.security
+    return ClientView({d.grpc: str(d.options["http"]) for d in config.of_kind("jobmgr")
+                       if d.options.get("http")},
+                      config.max_message_bytes,
+                      plain=security.ca is None and not security.client.user)
+
+
 def _record(directory: pathlib.Path, d: DaemonConfig, pid: int) -> DaemonRecord:
     return DaemonRecord(d.name, d.kind, pid, d.grpc, str(log_path(directory, d.name)))
 
@@ -207,7 +219,8 @@ def up(directory: str | os.PathLike[str] | None = None, sizes: Sizes | None = No
                 by_name = {d.name: d for d in config.daemons}
                 state = State(directory, config_file,
                               [_record(directory, by_name[n], pid) for pid, n in strays.items()
-                               if n in by_name], config.jobmgr_addresses, time.time())
+                               if n in by_name], config.jobmgr_addresses, time.time(),
+                              client_view(config))
                 alive = {d.name for d in state.daemons}
         if not written and sizes is not None and sizes != sizes_of(config):
             out(f"note: reusing {cluster_path(directory)} (its sizes, ports and data); "
@@ -223,7 +236,8 @@ def up(directory: str | os.PathLike[str] | None = None, sizes: Sizes | None = No
         began = time.monotonic()
         offsets = {d.name: log_size(log_path(directory, d.name)) for d in to_start}
         started: list[DaemonRecord] = []
-        new_state = State(directory, config_file, kept, config.jobmgr_addresses, time.time())
+        new_state = State(directory, config_file, kept, config.jobmgr_addresses, time.time(),
+                          client_view(config))
         try:
             for d in to_start:
                 started.append(_record(directory, d, start_daemon(directory, config_file, d).pid))
@@ -329,6 +343,7 @@ def restart(directory: str | os.PathLike[str] | None, name: str, *,
         offset = log_size(log_path(directory, name))
         proc = start_daemon(directory, state.config_file, daemon)
         record.pid = proc.pid
+        state.client = client_view(config)
         write_state(state)
         give_up = time.monotonic() + timeout
         while not serving(directory, name, offset):

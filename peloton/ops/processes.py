@@ -1,17 +1,14 @@
 """The daemons of a local cluster as processes: start, find, signal, stop.
 
-``state.json`` records what runs (each daemon's name, kind, pid, address,
-log, and the jobmgr addresses ``peloton`` finds the cluster by); a pid is
+``state.json`` (``peloton.ops.statefile``) records what runs; a pid is
 taken as that daemon only while its command line still names it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import errno
-import json
 import os
 import pathlib
 import signal
@@ -20,10 +17,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
-from peloton.ops.layout import log_path, state_path
+from peloton.core.errors import FailedPrecondition
+from peloton.ops.layout import log_path
+from peloton.ops.statefile import DaemonRecord
 
 if TYPE_CHECKING:  # (the CLI reads the state file without the cluster file's parser)
     from peloton.config import DaemonConfig
@@ -32,89 +30,6 @@ STOP_GRACE = 10.0
 
 
 LOG_TAIL = 20
-
-
-STATE_VERSION = 1
-
-
-@dataclasses.dataclass(slots=True)
-class DaemonRecord:
-    name: str
-    kind: str
-    pid: int
-    address: str = ""
-    log: str = ""
-
-
-@dataclasses.dataclass(slots=True)
-class State:
-    directory: pathlib.Path
-    config_file: pathlib.Path
-    daemons: list[DaemonRecord]
-    jobmgr_addresses: list[str]
-    started: float = 0.0
-
-    def get(self, name: str) -> DaemonRecord:
-        for d in self.daemons:
-            if d.name == name:
-                return d
-        raise NotFound(f"no daemon named {name!r} in the local cluster "
-                       f"({', '.join(d.name for d in self.daemons)})")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": STATE_VERSION,
-            "dir": str(self.directory),
-            "config": str(self.config_file),
-            "started": self.started,
-            "jobmgr_addresses": list(self.jobmgr_addresses),
-            "daemons": [dataclasses.asdict(d) for d in self.daemons],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> State:
-        try:
-            return cls(pathlib.Path(data["dir"]), pathlib.Path(data["config"]),
-                       [DaemonRecord(str(d["name"]), str(d["kind"]), int(d["pid"]),
-                                     str(d.get("address", "")), str(d.get("log", "")))
-                        for d in data["daemons"]],
-                       [str(a) for a in data["jobmgr_addresses"]], float(data.get("started", 0)))
-        except (KeyError, TypeError, ValueError) as error:
-            raise InvalidArgument(f"not a minicluster state file ({error!r})") from None
-
-
-def read_state(directory: pathlib.Path) -> State | None:
-    """The state of the cluster in ``directory``; None if it is not up.
-
-    Raises InvalidArgument when the file exists but cannot be read.
-    """
-    path = state_path(directory)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise InvalidArgument(f"cannot read {path}: {error.strerror}") from None
-    try:
-        return State.from_json(json.loads(text))
-    except (ValueError, InvalidArgument) as error:
-        raise InvalidArgument(f"{path} is damaged ({error}); "
-                              "run `peloton minicluster down` to clear it") from None
-
-
-def write_state(state: State) -> None:
-    """Write ``state.json`` atomically."""
-    path = state_path(state.directory)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(state.to_json(), indent=2) + "\n")
-    tmp.replace(path)
-
-
-def read_state_lenient(directory: pathlib.Path) -> State | None:
-    try:
-        return read_state(directory)
-    except InvalidArgument:
-        return None
 
 
 # Processes this process started: their liveness is Popen.poll(), which also

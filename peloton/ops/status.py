@@ -15,7 +15,8 @@ from peloton.client import within_rpc
 from peloton.config import ClusterConfig
 from peloton.core.errors import PelotonError
 from peloton.ops.layout import cluster_path, resolve
-from peloton.ops.processes import is_alive, read_state
+from peloton.ops.processes import is_alive
+from peloton.ops.statefile import read_state
 
 if TYPE_CHECKING:
     from peloton.rpc import Channels

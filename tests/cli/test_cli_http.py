@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 
+from peloton import config as cluster_config
 from peloton.cli import commands, job
 from peloton.cli.common import Cli, Handler
 from peloton.cli.main import build_parser
@@ -67,10 +68,13 @@ def closed_port() -> str:
 
 def write_cluster(home: pathlib.Path, grpc: str, http: str | None, *,
                   security: dict[str, Any] | None = None,
-                  running: list[str] | None = None) -> pathlib.Path:
+                  running: list[str] | None = None, view: bool = True,
+                  extra: dict[str, Any] | None = None) -> pathlib.Path:
     """A running local cluster's directory as the CLI sees it: its cluster
     file (one jobmgr at ``grpc``, ``http``) and its state file (jobmgrs
-    ``running``, default ``[grpc]``)."""
+    ``running``, default ``[grpc]``; with the cluster file's client view
+    as ``minicluster up`` writes it, unless not ``view``). ``extra``:
+    more sections of the cluster file."""
     directory = home / "minicluster"
     directory.mkdir(parents=True, exist_ok=True)
     jobmgr = {"name": "jobmgr-0", "grpc": grpc, **({"http": http} if http else {})}
@@ -80,11 +84,14 @@ def write_cluster(home: pathlib.Path, grpc: str, http: str | None, *,
         "jobmgr": [jobmgr]}
     if security is not None:
         data["security"] = security
+    data.update(extra or {})
     (directory / "cluster.yaml").write_text(yaml.safe_dump(data))
     addresses = running or [grpc]
+    client = minicluster.client_view(cluster_config.parse(data, base=directory)) if view else None
     minicluster.write_state(minicluster.State(
         directory, directory / "cluster.yaml",
-        [minicluster.DaemonRecord("jobmgr-0", "jobmgr", 999_999, addresses[0])], addresses, 1.0))
+        [minicluster.DaemonRecord("jobmgr-0", "jobmgr", 999_999, addresses[0])], addresses, 1.0,
+        client))
     return directory
 
 
@@ -207,10 +214,8 @@ def test_explicit_addresses_use_http_only_for_the_running_local_cluster(
 def test_a_request_larger_than_the_servers_take_goes_to_grpc(
         capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path, fake: FakeJobmgr,
         grpc_used: list[str]) -> None:
-    directory = write_cluster(tmp_path / "home", fake.address, fake.http_address)
-    data = yaml.safe_load((directory / "cluster.yaml").read_text())
-    data["rpc"] = {"max_message_bytes": 1024}
-    (directory / "cluster.yaml").write_text(yaml.safe_dump(data))
+    write_cluster(tmp_path / "home", fake.address, fake.http_address,
+                  extra={"rpc": {"max_message_bytes": 1024}})
     large = tmp_path / "large.yaml"
     large.write_text(f"name: large\ndescription: {'x' * 2000}\ninstancecount: 1\n"
                      "defaultconfig: {resource: {cpulimit: 1, memlimitmb: 32},"
@@ -319,11 +324,27 @@ def test_quick_commands_import_neither_trio_nor_grpclib(tmp_path: pathlib.Path,
                                                         fake: FakeJobmgr) -> None:
     env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
     env.pop("PELOTON_CLUSTER", None)
-    for argv in (["job", "get", JOB], ["task", "list", JOB],
-                 ["job", "create", "/DefaultResPool", str(EXAMPLES / "testjob.yaml")]):
+    # The messages; YAML for what job get prints and create reads, not for
+    # the cluster file: the state file says what a client needs of it.
+    for argv, heavy_ones in ((["job", "get", JOB], {"google.protobuf", "yaml"}),
+                             (["task", "list", JOB], {"google.protobuf"}),
+                             (["job", "create", "/DefaultResPool", str(EXAMPLES / "testjob.yaml")],
+                              {"google.protobuf", "yaml"})):
         code, heavy, err = imports_of(argv, env)
         assert code == 0, err
-        assert heavy == {"google.protobuf", "yaml"}, argv  # the messages; the cluster file
+        assert heavy == heavy_ones, argv
+
+
+def test_a_state_file_without_a_client_view_sends_to_the_cluster_files_http_addresses(
+        capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path, grpc_used: list[str]) -> None:
+    """A state file written before it carried the cluster file's client
+    view: the HTTP addresses come from the cluster file."""
+    with FakeJobmgr(http=True) as server:
+        write_cluster(tmp_path / "home", server.address, server.http_address, view=False)
+        code, out, err = run(capsys, "job", "status", JOB)
+        assert out.startswith(f"job:        {JOB}")
+        assert code == 0, err
+        assert grpc_used == []
 
 
 # --------------------------------------------------------------------------- the command tree
