@@ -31,6 +31,7 @@ from peloton.cli.common import (
     labels_arg,
     leaf,
     list_arg,
+    listed,
     parse_range,
     pod_arg,
     positive_float,
@@ -83,7 +84,7 @@ def _job(commands: Any) -> None:
     p.add_argument("respool", help="the pool's path, e.g. /DefaultResPool")
     p.add_argument("file")
     p.add_argument("-i", "--id", type=job_id_arg, default=None, help="the new job's id (a UUID)")
-    p = leaf(jb, "get", Handler("job", "job_get"), "show a job's config and runtime")
+    p = leaf(jb, "get", Handler("plain", "job_get"), "show a job's config and runtime")
     p.add_argument("job", type=job_id_arg)
     p = leaf(jb, "status", Handler("job", "job_status"), "show a job's state and task counts")
     p.add_argument("job", type=job_id_arg)
@@ -502,4 +503,4 @@ def add_nouns(commands: Any, wanted: Collection[str] | None = None) -> None:
         if wanted is None or name in wanted:
             build(commands)
         else:
-            commands.add_parser(name, help=help)
+            listed(commands, name, help)

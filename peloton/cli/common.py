@@ -505,6 +505,16 @@ def wanting(commands: Any, wanted: Collection[str] | None) -> Any:
     return commands
 
 
+def listed(sub: Any, name: str, help: str) -> None:
+    """``name`` among the choices of ``sub`` (subparsers) with its ``help``
+    (as ``peloton --help`` and ``peloton NOUN --help`` list it), but no
+    parser: a command line that names it has it built in full. What
+    ``add_parser`` does, less the parser, whose building (help formatter,
+    gettext, the -h action) is most of that cost."""
+    sub._choices_actions.append(sub._ChoicesPseudoAction(name, (), help))
+    sub.choices[name] = None
+
+
 class _Unbuilt:
     """A leaf not on the command line: its arguments are declared into nothing."""
 
@@ -550,7 +560,7 @@ def leaf(sub: Any, name: str, func: Callable[[Cli], int], help: str) -> Any:
     only its name and help when ``sub`` does not want it (:func:`wanting`)."""
     wanted = getattr(sub, "wanted", None)
     if wanted is not None and name not in wanted:
-        sub.add_parser(name, help=help, description=help)
+        listed(sub, name, help)
         return _Unbuilt()
     p = sub.add_parser(name, help=help, description=help)
     add_globals(p, top=False)

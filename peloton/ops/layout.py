@@ -16,9 +16,14 @@ import contextlib
 import fcntl
 import os
 import pathlib
-import secrets
-import socket
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
+
+# socket and secrets are imported by the functions that use them: every
+# ``peloton`` command that finds its cluster by the state file imports this.
 
 LOOPBACK = "127.0.0.1"
 
@@ -70,6 +75,7 @@ def free_ports(count: int, host: str = LOOPBACK) -> list[int]:
 
     All sockets stay bound until every port is chosen, so none repeats.
     """
+    import socket
     sockets: list[socket.socket] = []
     try:
         for _ in range(count):
@@ -88,6 +94,7 @@ PELOTON_HTTP_PORT = 5292
 
 def port_is_free(port: int, host: str = LOOPBACK) -> bool:
     """Whether ``host:port`` could be bound a moment ago."""
+    import socket
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         try:
             s.bind((host, port))
@@ -107,6 +114,7 @@ def write_raft_secret(directory: pathlib.Path) -> str:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return RAFT_SECRET
+    import secrets
     with os.fdopen(fd, "w") as f:
         f.write(secrets.token_urlsafe(32) + "\n")
     return RAFT_SECRET

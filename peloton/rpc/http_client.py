@@ -1,5 +1,5 @@
-"""Peloton's HTTP/JSON API from a blocking client, on the standard library
-alone: no trio, asyncio or grpclib.
+"""Peloton's HTTP/JSON API from a blocking client, on sockets alone
+(``peloton.rpc.http1``): no trio, asyncio, grpclib or ``http.client``.
 
 The ``peloton`` command's quick commands (``job get``, ``job status``,
 ``task list``, ``job create``) use it when the cluster file gives the
@@ -24,6 +24,11 @@ Its answers and failures are the gRPC client's (``peloton.client``):
   <address> took longer than 20s``) and a jobmgr that stops answering is
   Unavailable (``cannot reach <address>: ...``), named by its gRPC address.
 
+:meth:`HttpClient.call_text` makes a call without protobuf: a JSON
+request, and the answer as the YAML ``peloton`` prints of it
+(``peloton.rpc.http_json.PLAIN``), for a command that only prints it
+(``peloton job get``).
+
 Two differences are on purpose, both :class:`NotOverHttp`, after which
 the caller makes the call over gRPC instead: until some jobmgr has
 answered, a round of them that cannot be reached over HTTP raises it at
@@ -41,15 +46,11 @@ given): for a command's one thread, never inside trio.
 
 from __future__ import annotations
 
-import http.client
 import json
 import ssl
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
-
-from google.protobuf.message import DecodeError, Message
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from peloton.core.errors import (
     DeadlineExceeded,
@@ -59,22 +60,26 @@ from peloton.core.errors import (
     ResourceExhausted,
     Unavailable,
 )
-from peloton.rpc.errorfields import from_response
+from peloton.rpc.http1 import BadResponse, Connection
 from peloton.rpc.yarpc import from_status
+
+if TYPE_CHECKING:
+    from google.protobuf.message import Message
 
 __all__ = ["HttpClient", "NotOverHttp", "Target", "is_transport_error"]
 
-M = TypeVar("M", bound=Message)
+M = TypeVar("M", bound="Message")
+R = TypeVar("R")
 
 PATH = "/api/v1"
 PROTO = "application/x-protobuf"
+PLAIN = "application/vnd.peloton.plain+yaml"  # peloton.rpc.http_json.PLAIN
 # How much longer than the client the server lets a call run: the client's
 # own timeout speaks first, in the gRPC client's words.
 TTL_MARGIN = 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     """A jobmgr: its gRPC address (what errors name it by) and its HTTP/JSON one."""
 
     grpc: str
@@ -134,7 +139,7 @@ class HttpClient:
         self.answered = False  # has any jobmgr answered (anything) yet?
         self._clock, self._sleep = clock, sleep
         self._preferred = self.targets[0]
-        self._connections: dict[str, http.client.HTTPConnection] = {}
+        self._connections: dict[str, Connection] = {}
 
     def close(self) -> None:
         for connection in self._connections.values():
@@ -145,7 +150,42 @@ class HttpClient:
         """``service``'s ``method`` (``"peloton.api.v0.job.JobManager"``, ``"Get"``)
         with ``request``; its ``response_type`` answer, or the PelotonError
         it stands for. NotOverHttp: see the module docstring."""
-        size = request.ByteSize()
+        from google.protobuf.message import DecodeError
+
+        from peloton.rpc.errorfields import from_response
+
+        def decode(target: Target, body: bytes) -> M:
+            try:
+                response = response_type.FromString(body)
+            except DecodeError as error:
+                raise Internal(f"{method} from {target.grpc}: the answer is not a "
+                               f"{response_type.DESCRIPTOR.full_name}: {error}") from None
+            answered = from_response(response)
+            if answered is not None:
+                raise answered
+            return response
+
+        return self._call(service, method, request.SerializeToString(), PROTO, decode)
+
+    def call_text(self, service: str, method: str, request: dict[str, Any], *,
+                  field: str = "") -> str:
+        """:meth:`call` without protobuf: ``request`` as protobuf JSON, the
+        answer as the YAML ``peloton`` prints of it (of its top-level
+        ``field`` only, if given; see ``peloton.rpc.http_json.PLAIN``), a
+        failure in its error field raised as :meth:`call` raises it."""
+        def decode(target: Target, body: bytes) -> str:
+            try:
+                return body.decode()
+            except UnicodeDecodeError as error:
+                raise Internal(f"{method} from {target.grpc}: the answer is not "
+                               f"UTF-8: {error}") from None
+
+        accept = f"{PLAIN}; field={field}" if field else PLAIN
+        return self._call(service, method, json.dumps(request).encode(), accept, decode)
+
+    def _call(self, service: str, method: str, body: bytes, accept: str,
+              decode: Callable[[Target, bytes], R]) -> R:
+        size = len(body)
         if self.max_request_bytes is not None and size > self.max_request_bytes:
             raise NotOverHttp(ResourceExhausted(
                 f"{method}: the request has {size} bytes, more than the "
@@ -154,8 +194,10 @@ class HttpClient:
         while True:
             first = not self.answered
             try:
-                return self._round_robin(service, method, request, response_type,
-                                         max(0.0, self.deadline - (self._clock() - start)))
+                return self._round_robin(
+                    method, lambda target: decode(target, self._once(
+                        target, service, method, body, accept)),
+                    max(0.0, self.deadline - (self._clock() - start)))
             except PelotonError as error:
                 # A server asks to retry before any other has answered: now
                 # the call gets its whole deadline (as the gRPC client does).
@@ -164,11 +206,10 @@ class HttpClient:
                     continue
                 raise
 
-    def _round_robin(self, service: str, method: str, request: Message,
-                     response_type: type[M], window: float) -> M:
-        """As ``peloton.rpc.ServiceClient.call``: the preferred jobmgr, then
-        the others; after a round of UNAVAILABLE, again with a backoff until
-        ``window`` seconds have passed."""
+    def _round_robin(self, method: str, attempt: Callable[[Target], R], window: float) -> R:
+        """As ``peloton.rpc.ServiceClient.call``: ``attempt`` at the
+        preferred jobmgr, then the others; after a round of UNAVAILABLE,
+        again with a backoff until ``window`` seconds have passed."""
         give_up = self._clock() + window
         delay = 0.05
         last: PelotonError | None = None
@@ -176,7 +217,7 @@ class HttpClient:
         tried: set[Target] = set()
         while True:
             try:
-                response = self._once(target, service, method, request, response_type)
+                response = attempt(target)
                 self._preferred = target
                 return response
             except NotLeader as error:
@@ -208,22 +249,18 @@ class HttpClient:
             tried.clear()
             target = self.targets[(self.targets.index(target) + 1) % len(self.targets)]
 
-    def _connection(self, target: Target) -> http.client.HTTPConnection:
+    def _connection(self, target: Target) -> Connection:
         """The open connection to ``target`` (opened now if none)."""
         connection = self._connections.get(target.http)
         if connection is not None and connection.sock is not None:
             return connection
         host, port = _split(target.http)
         opening = self.timeout if self.answered else self.connect_deadline
-        if self.ssl_context is not None:
-            connection = http.client.HTTPSConnection(host, port, timeout=opening,
-                                                     context=self.ssl_context)
-        else:
-            connection = http.client.HTTPConnection(host, port, timeout=opening)
+        connection = Connection(host, port, timeout=opening, ssl_context=self.ssl_context)
         self._connections[target.http] = connection
         try:
             connection.connect()
-        except (OSError, http.client.HTTPException) as error:
+        except OSError as error:
             self._drop(target)
             raise Unavailable(f"cannot reach {target.grpc}: {error}") from None
         assert connection.sock is not None
@@ -235,52 +272,46 @@ class HttpClient:
         if connection is not None:
             connection.close()
 
-    def _once(self, target: Target, service: str, method: str, request: Message,
-              response_type: type[M]) -> M:
-        """One attempt at one jobmgr; every failure comes out as a PelotonError."""
+    def _once(self, target: Target, service: str, method: str, body: bytes,
+              accept: str) -> bytes:
+        """One attempt at one jobmgr: the answer's body, of type ``accept``
+        (a JSON request when it is :data:`PLAIN`, else protobuf bytes);
+        every failure comes out as a PelotonError."""
         connection = self._connection(target)
-        headers = {"Rpc-Procedure": f"{service}::{method}", "Rpc-Encoding": "proto",
-                   "Content-Type": PROTO, "Rpc-Service": "peloton-jobmgr",
-                   "Rpc-Caller": "peloton-cli",
+        encoding = ("json", "application/json") if accept.startswith(PLAIN) else ("proto", PROTO)
+        headers = {"Rpc-Procedure": f"{service}::{method}", "Rpc-Encoding": encoding[0],
+                   "Content-Type": encoding[1], "Accept": accept,
+                   "Rpc-Service": "peloton-jobmgr", "Rpc-Caller": "peloton-cli",
                    "Context-TTL-MS": str(int((self.timeout + TTL_MARGIN) * 1000))}
         headers.update(self.headers)
         try:
-            connection.request("POST", PATH, request.SerializeToString(), headers)
-            answer = connection.getresponse()
-            body = answer.read()
+            answer = connection.request("POST", PATH, body, headers)
         except TimeoutError:
             self._drop(target)
             raise DeadlineExceeded(f"{method} to {target.grpc} took longer than "
                                    f"{self.timeout:g}s") from None
-        except (OSError, http.client.HTTPException) as error:
+        except (OSError, BadResponse) as error:
             self._drop(target)
             raise Unavailable(f"cannot reach {target.grpc}: {error or type(error).__name__}"
                               ) from None
         if answer.will_close:
             self._drop(target)
-        status = answer.getheader("Rpc-Status")
-        content_type = answer.getheader("Content-Type") or ""
+        data = answer.body
+        status = answer.header("Rpc-Status")
+        content_type = answer.header("Content-Type") or ""
         if status:
             self.answered = True
-            text = body.decode("utf-8", "replace")
+            text = data.decode("utf-8", "replace")
             if "json" in content_type:
                 try:
                     text = str(json.loads(text).get("message", text))
                 except (ValueError, AttributeError):
                     pass
             raise from_status(status, text)
-        if answer.status != 200 or not content_type.startswith(PROTO):
+        if answer.status != 200 or not content_type.startswith(accept.split(";")[0]):
             self._drop(target)
             raise Unavailable(f"cannot reach {target.grpc}: {target.http} answered HTTP "
                               f"{answer.status} ({content_type or 'no content type'}), not "
                               "Peloton's HTTP/JSON API")
         self.answered = True
-        try:
-            response = response_type.FromString(body)
-        except DecodeError as error:
-            raise Internal(f"{method} from {target.grpc}: the answer is not a "
-                           f"{response_type.DESCRIPTOR.full_name}: {error}") from None
-        answered = from_response(response)
-        if answered is not None:
-            raise answered
-        return response
+        return data

@@ -19,6 +19,16 @@ response has an ``error`` field for comes back in it with 200 (see
 :mod:`peloton.rpc.errorfields`); any other failure is a JSON error
 ``{"code": "not-found", "message": ...}`` with YARPC's HTTP status for its
 code and the ``Rpc-Status`` header.
+
+One answer of our own, for clients that would rather not load protobuf
+or PyYAML (the ``peloton`` command's ``job get``): a JSON request with
+``Accept: application/vnd.peloton.plain+yaml`` (:data:`PLAIN`) is
+answered with the YAML ``peloton`` prints of the response
+(``peloton.cli.output.to_yaml`` of ``peloton.spec.yamlproto.message_to_dict``:
+enum names, integers as integers, also 64-bit ones and map keys, which
+JSON cannot keep); ``PLAIN; field=jobInfo`` gives one top-level field of
+it. A failure in the response's error field comes back as the JSON error
+it stands for, so such a client reads every failure from ``Rpc-Status``.
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import trio
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 
+from peloton.cli.output import to_yaml
 from peloton.core.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -42,16 +53,19 @@ from peloton.core.errors import (
     Unimplemented,
 )
 from peloton.core.security import AUTH_HEADER, SECRET_HEADER, Security
-from peloton.rpc.errorfields import to_response
+from peloton.rpc.errorfields import from_response, to_response
 from peloton.rpc.h11serve import Answer, serve_http
 from peloton.rpc.yarpc import CODES, error_text
+from peloton.spec.yamlproto import message_to_dict
 
-__all__ = ["Procedure", "procedures", "serve_http_json"]
+__all__ = ["PLAIN", "Procedure", "procedures", "serve_http_json"]
 
 log = logging.getLogger(__name__)
 
 # A call without Context-TTL-MS gets this long.
 DEFAULT_TTL = 60.0
+# The content type of answers as the CLI prints them, asked for with Accept.
+PLAIN = "application/vnd.peloton.plain+yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +102,15 @@ def _error(error: PelotonError, encoding: str) -> Answer:
         return Answer(status, body, "application/json", [("Rpc-Status", code)])
     return Answer(status, message.encode(), "text/plain; charset=utf-8",
                   [("Rpc-Status", code)])
+
+
+def _parameter(media_type: str, name: str) -> str:
+    """The ``name=value`` parameter of a media type (``a/b; field=x``), or ""."""
+    for part in media_type.split(";")[1:]:
+        key, _, value = part.partition("=")
+        if key.strip().lower() == name:
+            return value.strip().strip('"')
+    return ""
 
 
 def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
@@ -161,6 +184,16 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
         # In the gRPC server's words, so a client reads the same error either way.
         return _error(PelotonError(f"internal error in {procedure.name or name}: {error!r}"),
                       encoding)
+    accept = _header(headers, b"accept")
+    if encoding == "json" and accept.startswith(PLAIN):
+        failed = from_response(response)
+        if failed is not None:
+            return _error(failed, encoding)
+        data = message_to_dict(response)
+        field = _parameter(accept, "field")
+        if field:
+            data = data.get(field, {})
+        return Answer(200, to_yaml(data).encode(), PLAIN)
     if encoding == "json":
         return Answer(200, json_format.MessageToJson(response).encode() + b"\n",
                        "application/json")

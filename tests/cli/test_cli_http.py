@@ -324,9 +324,10 @@ def test_quick_commands_import_neither_trio_nor_grpclib(tmp_path: pathlib.Path,
                                                         fake: FakeJobmgr) -> None:
     env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
     env.pop("PELOTON_CLUSTER", None)
-    # The messages; YAML for what job get prints and create reads, not for
-    # the cluster file: the state file says what a client needs of it.
-    for argv, heavy_ones in ((["job", "get", JOB], {"google.protobuf", "yaml"}),
+    # The messages, and YAML for the job create reads; job get has its
+    # answer as the YAML it prints. None reads YAML for the cluster file:
+    # the state file says what a client needs of it.
+    for argv, heavy_ones in ((["job", "get", JOB], set()),
                              (["task", "list", JOB], {"google.protobuf"}),
                              (["job", "create", "/DefaultResPool", str(EXAMPLES / "testjob.yaml")],
                               {"google.protobuf", "yaml"})):

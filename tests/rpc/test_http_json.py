@@ -11,12 +11,16 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import trio
+import yaml
 
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_grpc
+from peloton.cli.output import to_yaml
 from peloton.core.errors import NotFound, Unavailable
-from peloton.rpc.http_json import procedures, serve_http_json
+from peloton.rpc import http_client
+from peloton.rpc.http_json import PLAIN, procedures, serve_http_json
+from peloton.spec.yamlproto import message_to_dict
 
 JOB = "6a1f5c2e-8d3b-4f7a-9c1e-2b5d4e6f7a8b"
 CURL_HEADERS = {  # Peloton's documented call
@@ -138,3 +142,39 @@ async def test_one_connection_serves_several_requests() -> None:
                 data += await stream.receive_some(65536)
         await stream.aclose()
         assert data.count(JOB.encode()) == 2
+
+
+async def test_plain_answers_are_the_yaml_the_cli_prints() -> None:
+    """``Accept: PLAIN``: the response (or one field of it) as ``peloton``
+    prints it, 64-bit integers and integer map keys kept (JSON would make
+    them strings), and a failure its error field holds as the JSON error it
+    stands for."""
+    class Versioned(Jobs):
+        async def Get(self, request: job_pb2.GetRequest) -> job_pb2.GetResponse:
+            reply = await super().Get(request)
+            reply.jobInfo.runtime.configurationVersion = 1 << 40  # uint64
+            reply.jobInfo.config.instanceConfig[3].name = "third"  # map<uint32, TaskConfig>
+            return reply
+
+    assert http_client.PLAIN == PLAIN  # the client asks for what the server answers
+    get = json.dumps({"id": {"value": JOB}}).encode()
+    async with serving(Versioned()) as url:
+        status, headers, data = await post(f"{url}/api/v1", get,
+                                           CURL_HEADERS | {"Accept": f"{PLAIN}; field=jobInfo"})
+        assert status == 200 and headers["Content-Type"] == PLAIN
+        assert yaml.safe_load(data) == {
+            "id": {"value": JOB}, "config": {"name": "hello", "instanceConfig": {3: {
+                "name": "third"}}},
+            "runtime": {"state": "SUCCEEDED", "configurationVersion": 1 << 40}}
+        expected = await Versioned().Get(job_pb2.GetRequest(id=peloton_pb2.JobID(value=JOB)))
+        assert data.decode() == to_yaml(message_to_dict(expected.jobInfo))
+        _, _, whole = await post(f"{url}/api/v1", get, CURL_HEADERS | {"Accept": PLAIN})
+        assert yaml.safe_load(whole) == {"jobInfo": yaml.safe_load(data)}
+        # protobuf JSON writes the version as a string, the key too
+        _, _, data = await post(f"{url}/api/v1", get, CURL_HEADERS)
+        assert json.loads(data)["jobInfo"]["runtime"]["configurationVersion"] == str(1 << 40)
+        status, headers, data = await post(
+            f"{url}/api/v1", json.dumps({"id": {"value": "missing"}}).encode(),
+            CURL_HEADERS | {"Accept": PLAIN})
+        assert (status, headers["Rpc-Status"]) == (404, "not-found")
+        assert json.loads(data) == {"code": "not-found", "message": "job missing does not exist"}
