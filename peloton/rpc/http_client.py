@@ -47,7 +47,6 @@ given): for a command's one thread, never inside trio.
 from __future__ import annotations
 
 import json
-import ssl
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -64,6 +63,8 @@ from peloton.rpc.http1 import BadResponse, Connection
 from peloton.rpc.yarpc import from_status
 
 if TYPE_CHECKING:
+    import ssl
+
     from google.protobuf.message import Message
 
 __all__ = ["HttpClient", "NotOverHttp", "Target", "is_transport_error"]

@@ -303,7 +303,7 @@ def imports_of(argv: list[str], env: dict[str, str]) -> tuple[int, set[str], str
     run in a new interpreter."""
     script = ("import sys\nfrom peloton.cli.main import main\ncode = main(sys.argv[1:])\n"
               "heavy = ('trio', 'trio_asyncio', 'grpclib', 'asyncio', 'google.protobuf', "
-              "'yaml', 'peloton.client')\n"
+              "'yaml', 'peloton.client', 'ssl')\n"
               "print('IMPORTED', *sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
               "sys.exit(code)\n")
     done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True,
