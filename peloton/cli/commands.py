@@ -232,7 +232,7 @@ def _job_stateless(jb: Any) -> None:
 
 def _task(commands: Any) -> None:
     tk = group(commands, "task", "tasks of a job")
-    p = leaf(tk, "list", Handler("task", "task_list"), "list a job's tasks")
+    p = leaf(tk, "list", Handler("plain", "task_list"), "list a job's tasks")
     p.add_argument("job", type=job_id_arg)
     p.add_argument("-r", "--range", type=parse_range, default=None, metavar="FROM:TO",
                    help="only these instances (to exclusive)")

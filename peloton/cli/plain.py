@@ -1,25 +1,33 @@
-"""Commands that print an answer without loading protobuf or PyYAML: ``job get``.
+"""Commands that print an answer without loading protobuf or PyYAML:
+``job get`` and ``task list``.
 
-Over the jobmgrs' HTTP/JSON API they ask for the answer as the YAML they
-print (``HttpClient.call_text``), which the server makes with the same
-functions as here (``peloton.rpc.http_json.PLAIN``), so what they print
-is the same whichever way the answer came; over gRPC (a cluster without
-HTTP addresses) they load the messages and make it themselves. Importing
-protobuf and PyYAML is most of a quick command's time. ``--json`` prints
-protobuf JSON, so it goes the usual way (``peloton.cli.job``).
+Over the jobmgrs' HTTP/JSON API they ask for the answer as plain data
+(``peloton.rpc.http_json.PLAIN``): ``job get`` as the YAML it prints
+(``HttpClient.call_text``), ``task list`` as JSON it makes its table of
+(``HttpClient.call_plain``). The server makes it with the same functions
+as here, so what they print is the same whichever way the answer came;
+over gRPC (a cluster without HTTP addresses) they load the messages and
+make it themselves. Importing protobuf and PyYAML is most of a quick
+command's time. ``--json`` prints protobuf JSON, and ``task list --range``
+sends a range message, so those go the usual way (``peloton.cli.job``,
+``peloton.cli.task``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from peloton.cli.common import EXIT_OK, Cli
-from peloton.cli.output import to_yaml
+from peloton.cli.output import short_time, table, to_yaml
 
 if TYPE_CHECKING:
     from peloton.client import PelotonClient
 
 JOB_MANAGER = "peloton.api.v0.job.JobManager"
+TASK_MANAGER = "peloton.api.v0.task.TaskManager"
+# The name of TaskState 0, which plain data leaves out (a field at its default).
+UNKNOWN_STATE = "UNKNOWN"
 
 
 def job_get(cli: Cli) -> int:
@@ -39,3 +47,45 @@ def job_get(cli: Cli) -> int:
         JOB_MANAGER, "Get", {"id": {"value": job_id}}, field="jobInfo"))
     cli.print(text.rstrip("\n"))
     return EXIT_OK
+
+
+def task_list(cli: Cli) -> int:
+    a = cli.args
+    if cli.json or a.range is not None:
+        from peloton.cli.task import task_list as with_messages
+        return with_messages(cli)
+
+    async def over_grpc(c: PelotonClient) -> dict[str, Any]:
+        from peloton.api.v0.peloton import peloton_pb2
+        from peloton.api.v0.task import task_pb2
+        from peloton.spec.yamlproto import message_to_dict
+        reply = await c.tasks.call("List", task_pb2.ListRequest(
+            jobId=peloton_pb2.JobID(value=a.job)))
+        return message_to_dict(reply)
+
+    reply = cli.call(over_grpc, http=lambda h: h.call_plain(
+        TASK_MANAGER, "List", {"jobId": {"value": a.job}}))
+    # Map keys: instance ids, as numbers over gRPC and as strings in JSON.
+    by_instance = reply.get("result", {}).get("value", {})
+    cli.print(task_rows(by_instance[k] for k in sorted(by_instance, key=int)))
+    return EXIT_OK
+
+
+def task_rows(infos: Iterable[Mapping[str, Any]]) -> str:
+    """The table of tasks (``TaskInfo`` as plain data) ``task list`` prints."""
+    rows = []
+    for t in infos:
+        rt = t.get("runtime", {})
+        rows.append((t.get("instanceId", 0), t.get("config", {}).get("name") or "-",
+                     rt.get("state", UNKNOWN_STATE), rt.get("host") or "-",
+                     short_time(rt.get("startTime", "")), task_message(rt)))
+    return table(("INSTANCE", "NAME", "STATE", "HOST", "STARTED", "MESSAGE"), rows)
+
+
+def task_message(rt: Mapping[str, Any]) -> str:
+    """A task's message (else its reason), with its exit code if it has one."""
+    message = rt.get("message") or rt.get("reason", "")
+    code = rt.get("terminationStatus", {}).get("exitCode", 0)
+    if code and str(code) not in message:
+        message = f"{message} (exit {code})".strip()
+    return str(message)

@@ -25,19 +25,12 @@ from peloton.cli.output import (
     spans,
     table,
 )
+from peloton.cli.plain import task_rows
 
 if TYPE_CHECKING:
     from peloton.client import PelotonClient
 
 TASK_MANAGER = "peloton.api.v0.task.TaskManager"
-
-
-def _task_message(rt: task_pb2.RuntimeInfo) -> str:
-    message = rt.message or rt.reason
-    if rt.HasField("terminationStatus") and rt.terminationStatus.exit_code \
-            and str(rt.terminationStatus.exit_code) not in message:
-        message = f"{message} (exit {rt.terminationStatus.exit_code})".strip()
-    return message
 
 
 def task_list(cli: Cli) -> int:
@@ -54,12 +47,8 @@ def task_list(cli: Cli) -> int:
 
 
 def _task_rows(infos: Any) -> str:
-    rows = []
-    for t in infos:
-        rt = t.runtime
-        rows.append((t.instanceId, t.config.name or "-", task_pb2.TaskState.Name(rt.state),
-                     rt.host or "-", short_time(rt.startTime), _task_message(rt)))
-    return table(("INSTANCE", "NAME", "STATE", "HOST", "STARTED", "MESSAGE"), rows)
+    from peloton.spec.yamlproto import message_to_dict
+    return task_rows(message_to_dict(t) for t in infos)
 
 
 def task_query(cli: Cli) -> int:

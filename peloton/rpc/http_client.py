@@ -75,6 +75,7 @@ R = TypeVar("R")
 PATH = "/api/v1"
 PROTO = "application/x-protobuf"
 PLAIN = "application/vnd.peloton.plain+yaml"  # peloton.rpc.http_json.PLAIN
+PLAIN_JSON = "application/vnd.peloton.plain+json"  # peloton.rpc.http_json.PLAIN_JSON
 # How much longer than the client the server lets a call run: the client's
 # own timeout speaks first, in the gRPC client's words.
 TTL_MARGIN = 1.0
@@ -184,6 +185,23 @@ class HttpClient:
         accept = f"{PLAIN}; field={field}" if field else PLAIN
         return self._call(service, method, json.dumps(request).encode(), accept, decode)
 
+    def call_plain(self, service: str, method: str, request: dict[str, Any], *,
+                   field: str = "") -> dict[str, Any]:
+        """:meth:`call_text`, the answer as plain data
+        (``peloton.rpc.http_json.PLAIN_JSON``: map keys are strings)."""
+        def decode(target: Target, body: bytes) -> dict[str, Any]:
+            try:
+                answer = json.loads(body)
+                if not isinstance(answer, dict):
+                    raise ValueError("not an object")
+            except ValueError as error:
+                raise Internal(f"{method} from {target.grpc}: the answer is not "
+                               f"JSON: {error}") from None
+            return answer
+
+        accept = f"{PLAIN_JSON}; field={field}" if field else PLAIN_JSON
+        return self._call(service, method, json.dumps(request).encode(), accept, decode)
+
     def _call(self, service: str, method: str, body: bytes, accept: str,
               decode: Callable[[Target, bytes], R]) -> R:
         size = len(body)
@@ -276,10 +294,12 @@ class HttpClient:
     def _once(self, target: Target, service: str, method: str, body: bytes,
               accept: str) -> bytes:
         """One attempt at one jobmgr: the answer's body, of type ``accept``
-        (a JSON request when it is :data:`PLAIN`, else protobuf bytes);
+        (a JSON request when it is :data:`PLAIN` or :data:`PLAIN_JSON`,
+        else protobuf bytes);
         every failure comes out as a PelotonError."""
         connection = self._connection(target)
-        encoding = ("json", "application/json") if accept.startswith(PLAIN) else ("proto", PROTO)
+        encoding = (("json", "application/json") if accept.startswith((PLAIN, PLAIN_JSON))
+                    else ("proto", PROTO))
         headers = {"Rpc-Procedure": f"{service}::{method}", "Rpc-Encoding": encoding[0],
                    "Content-Type": encoding[1], "Accept": accept,
                    "Rpc-Service": "peloton-jobmgr", "Rpc-Caller": "peloton-cli",

@@ -27,12 +27,16 @@ answered with the YAML ``peloton`` prints of the response
 (``peloton.cli.output.to_yaml`` of ``peloton.spec.yamlproto.message_to_dict``:
 enum names, integers as integers, also 64-bit ones and map keys, which
 JSON cannot keep); ``PLAIN; field=jobInfo`` gives one top-level field of
-it. A failure in the response's error field comes back as the JSON error
+it. ``application/vnd.peloton.plain+json`` (:data:`PLAIN_JSON`) is the
+same data as JSON, for a client that reads fields of it (``task list``):
+there 64-bit integers stay numbers, and map keys are strings, as JSON has
+them. A failure in the response's error field comes back as the JSON error
 it stands for, so such a client reads every failure from ``Rpc-Status``.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import math
@@ -58,7 +62,7 @@ from peloton.rpc.h11serve import Answer, serve_http
 from peloton.rpc.yarpc import CODES, error_text
 from peloton.spec.yamlproto import message_to_dict
 
-__all__ = ["PLAIN", "Procedure", "procedures", "serve_http_json"]
+__all__ = ["PLAIN", "PLAIN_JSON", "Procedure", "procedures", "serve_http_json"]
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +70,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TTL = 60.0
 # The content type of answers as the CLI prints them, asked for with Accept.
 PLAIN = "application/vnd.peloton.plain+yaml"
+PLAIN_JSON = "application/vnd.peloton.plain+json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +107,14 @@ def _error(error: PelotonError, encoding: str) -> Answer:
         return Answer(status, body, "application/json", [("Rpc-Status", code)])
     return Answer(status, message.encode(), "text/plain; charset=utf-8",
                   [("Rpc-Status", code)])
+
+
+def _base64(value: object) -> str:
+    """Bytes that are not UTF-8 text, in a plain JSON answer: base64, as
+    protobuf JSON has them."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _parameter(media_type: str, name: str) -> str:
@@ -185,7 +198,8 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
         return _error(PelotonError(f"internal error in {procedure.name or name}: {error!r}"),
                       encoding)
     accept = _header(headers, b"accept")
-    if encoding == "json" and accept.startswith(PLAIN):
+    plain = next((t for t in (PLAIN, PLAIN_JSON) if accept.startswith(t)), "")
+    if encoding == "json" and plain:
         failed = from_response(response)
         if failed is not None:
             return _error(failed, encoding)
@@ -193,7 +207,9 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
         field = _parameter(accept, "field")
         if field:
             data = data.get(field, {})
-        return Answer(200, to_yaml(data).encode(), PLAIN)
+        if plain == PLAIN:
+            return Answer(200, to_yaml(data).encode(), PLAIN)
+        return Answer(200, json.dumps(data, default=_base64).encode() + b"\n", PLAIN_JSON)
     if encoding == "json":
         return Answer(200, json_format.MessageToJson(response).encode() + b"\n",
                        "application/json")

@@ -405,6 +405,7 @@ class FakeTasks(_Unimplemented):
         self.reads: list[task_pb2.ReadSandboxFileRequest] = []
         self.stops: list[task_pb2.StopRequest] = []
         self.queries: list[Any] = []
+        self.listing: task_pb2.ListResponse | None = None  # List's answer, if set
 
     async def ReadSandboxFile(self, request: task_pb2.ReadSandboxFileRequest) -> Any:
         self.reads.append(request)
@@ -423,6 +424,8 @@ class FakeTasks(_Unimplemented):
         return reply
 
     async def List(self, request: task_pb2.ListRequest) -> Any:
+        if self.listing is not None:
+            return self.listing
         reply = task_pb2.ListResponse()
         reply.result.value[0].runtime.state = task_pb2.RUNNING
         return reply

@@ -24,9 +24,11 @@ import pytest
 import yaml
 
 from peloton import config as cluster_config
-from peloton.cli import commands, job
+from peloton.api.v0.task import task_pb2
+from peloton.cli import commands, job, plain
 from peloton.cli.common import Cli, Handler
 from peloton.cli.main import build_parser
+from peloton.cli.output import short_time
 from peloton.core.security import Role, Security
 from peloton.ops import minicluster
 from peloton.ops.certs import make_certs
@@ -129,6 +131,38 @@ def test_quick_commands_answer_over_http_as_over_grpc(
     over_grpc = run(capsys, *argv)
     assert over_http == over_grpc
     assert grpc_used == ([] if "NoSlash" in argv else ["grpc"])
+
+
+def test_task_list_prints_the_same_table_over_http_and_grpc(
+        capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path, fake: FakeJobmgr,
+        grpc_used: list[str]) -> None:
+    """By instance number (10 after 2), with an exit code, and a state at
+    its default (UNKNOWN, which plain data leaves out)."""
+    reply = fake.tasks.listing = task_pb2.ListResponse()
+    reply.result.value[0].runtime.state = task_pb2.RUNNING
+    for i in (2, 10):
+        info = reply.result.value[i]
+        info.instanceId, info.config.name = i, f"t{i}"
+        info.runtime.host, info.runtime.startTime = "local-1", "2026-11-25T10:00:00Z"
+        info.runtime.state = task_pb2.SUCCEEDED
+    failed = reply.result.value[10].runtime
+    failed.state, failed.message = task_pb2.FAILED, "command failed"
+    failed.terminationStatus.exit_code = 3
+    reply.result.value[3].instanceId = 3
+    code, out, err = run(capsys, "task", "list", JOB)
+    assert code == 0, err
+    started = short_time("2026-11-25T10:00:00Z")
+    assert out.splitlines() == [
+        "INSTANCE  NAME  STATE      HOST     STARTED              MESSAGE",
+        "0         -     RUNNING    -        -",
+        f"2         t2    SUCCEEDED  local-1  {started}",
+        "3         -     UNKNOWN    -        -",
+        f"10        t10   FAILED     local-1  {started}  command failed (exit 3)"]
+    assert grpc_used == []
+    assert task_pb2.TaskState.Name(0) == plain.UNKNOWN_STATE
+    write_cluster(tmp_path / "home", fake.address, None)  # no http: address any more
+    assert run(capsys, "task", "list", JOB) == (code, out, err)
+    assert grpc_used == ["grpc"]
 
 
 def test_job_create_over_http(capsys: pytest.CaptureFixture[str], fake: FakeJobmgr,
@@ -324,11 +358,11 @@ def test_quick_commands_import_neither_trio_nor_grpclib(tmp_path: pathlib.Path,
                                                         fake: FakeJobmgr) -> None:
     env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
     env.pop("PELOTON_CLUSTER", None)
-    # The messages, and YAML for the job create reads; job get has its
-    # answer as the YAML it prints. None reads YAML for the cluster file:
-    # the state file says what a client needs of it.
+    # The messages, and YAML for the job create reads; job get and task
+    # list have their answers as plain data. None reads YAML for the
+    # cluster file: the state file says what a client needs of it.
     for argv, heavy_ones in ((["job", "get", JOB], set()),
-                             (["task", "list", JOB], {"google.protobuf"}),
+                             (["task", "list", JOB], set()),
                              (["job", "create", "/DefaultResPool", str(EXAMPLES / "testjob.yaml")],
                               {"google.protobuf", "yaml"})):
         code, heavy, err = imports_of(argv, env)

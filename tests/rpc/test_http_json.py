@@ -19,7 +19,7 @@ from peloton.api.v0.task import task_grpc
 from peloton.cli.output import to_yaml
 from peloton.core.errors import NotFound, Unavailable
 from peloton.rpc import http_client
-from peloton.rpc.http_json import PLAIN, procedures, serve_http_json
+from peloton.rpc.http_json import PLAIN, PLAIN_JSON, procedures, serve_http_json
 from peloton.spec.yamlproto import message_to_dict
 
 JOB = "6a1f5c2e-8d3b-4f7a-9c1e-2b5d4e6f7a8b"
@@ -156,7 +156,8 @@ async def test_plain_answers_are_the_yaml_the_cli_prints() -> None:
             reply.jobInfo.config.instanceConfig[3].name = "third"  # map<uint32, TaskConfig>
             return reply
 
-    assert http_client.PLAIN == PLAIN  # the client asks for what the server answers
+    # the client asks for what the server answers
+    assert (http_client.PLAIN, http_client.PLAIN_JSON) == (PLAIN, PLAIN_JSON)
     get = json.dumps({"id": {"value": JOB}}).encode()
     async with serving(Versioned()) as url:
         status, headers, data = await post(f"{url}/api/v1", get,
@@ -170,6 +171,14 @@ async def test_plain_answers_are_the_yaml_the_cli_prints() -> None:
         assert data.decode() == to_yaml(message_to_dict(expected.jobInfo))
         _, _, whole = await post(f"{url}/api/v1", get, CURL_HEADERS | {"Accept": PLAIN})
         assert yaml.safe_load(whole) == {"jobInfo": yaml.safe_load(data)}
+        # the same as JSON: the version a number, the map key a string
+        status, headers, data = await post(
+            f"{url}/api/v1", get, CURL_HEADERS | {"Accept": f"{PLAIN_JSON}; field=jobInfo"})
+        assert status == 200 and headers["Content-Type"] == PLAIN_JSON
+        assert json.loads(data) == {
+            "id": {"value": JOB}, "config": {"name": "hello", "instanceConfig": {"3": {
+                "name": "third"}}},
+            "runtime": {"state": "SUCCEEDED", "configurationVersion": 1 << 40}}
         # protobuf JSON writes the version as a string, the key too
         _, _, data = await post(f"{url}/api/v1", get, CURL_HEADERS)
         assert json.loads(data)["jobInfo"]["runtime"]["configurationVersion"] == str(1 << 40)
