@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from google.protobuf.message import Message
 
@@ -46,20 +45,19 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Implemented:
+class Implemented(NamedTuple):
     """The field has an effect; ``test`` is the node id of a test showing it."""
 
     test: str
 
 
-@dataclass(frozen=True, slots=True)
-class Refused:
+class Refused(NamedTuple):
     """Setting the field (to anything but its default) is refused for ``reason``."""
 
     reason: str
 
 
+# (Tuples: told apart by isinstance, never by ==.)
 Status = Implemented | Refused
 
 # The messages a user writes; everything reachable from them is listed.
