@@ -86,7 +86,7 @@ def _job(commands: Any) -> None:
     p.add_argument("-i", "--id", type=job_id_arg, default=None, help="the new job's id (a UUID)")
     p = leaf(jb, "get", Handler("plain", "job_get"), "show a job's config and runtime")
     p.add_argument("job", type=job_id_arg)
-    p = leaf(jb, "status", Handler("job", "job_status"), "show a job's state and task counts")
+    p = leaf(jb, "status", Handler("plain", "job_status"), "show a job's state and task counts")
     p.add_argument("job", type=job_id_arg)
     p = leaf(jb, "query", Handler("job", "job_query"), "list jobs")
     p.add_argument("-s", "--states", type=enum_list(JOB_PB2, "JobState"),

@@ -27,6 +27,7 @@ from peloton.cli.output import (
     short_time,
     table,
 )
+from peloton.cli.plain import job_status_text
 from peloton.core.errors import AlreadyExists, DeadlineExceeded, NotFound, Unavailable
 from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered, new_job_id
 
@@ -110,31 +111,12 @@ def job_get(cli: Cli) -> int:
     return EXIT_OK
 
 
-def _task_counts(runtime: job_pb2.RuntimeInfo) -> str:
-    stats = {k: v for k, v in runtime.taskStats.items() if v}
-    return ", ".join(f"{k} {v}" for k, v in sorted(stats.items())) or "none"
-
-
 def job_status(cli: Cli) -> int:
-    reply = _get_job(cli, cli.args.job)
-    info = reply.jobInfo
-    rt = info.runtime
-
-    def text() -> str:
-        rows = [
-            ("job", info.id.value),
-            ("name", info.config.name),
-            ("state", job_pb2.JobState.Name(rt.state)),
-            ("goal state", job_pb2.JobState.Name(rt.goalState)),
-            ("created", short_time(rt.creationTime)),
-            ("started", short_time(rt.startTime)),
-            ("completed", short_time(rt.completionTime)),
-            ("instances", str(info.config.instanceCount)),
-            ("tasks", _task_counts(rt)),
-        ]
-        return "\n".join(f"{k + ':':<12}{v}" for k, v in rows)
-
-    cli.emit(rt, text)
+    """With ``--json``: the runtime as protobuf JSON (``peloton.cli.plain``
+    prints the text)."""
+    from peloton.spec.yamlproto import message_to_dict
+    info = _get_job(cli, cli.args.job).jobInfo
+    cli.emit(info.runtime, lambda: job_status_text(message_to_dict(info)))
     return EXIT_OK
 
 

@@ -1,10 +1,10 @@
 """Commands that print an answer without loading protobuf or PyYAML:
-``job get`` and ``task list``.
+``job get``, ``job status`` and ``task list``.
 
 Over the jobmgrs' HTTP/JSON API they ask for the answer as plain data
 (``peloton.rpc.http_json.PLAIN``): ``job get`` as the YAML it prints
-(``HttpClient.call_text``), ``task list`` as JSON it makes its table of
-(``HttpClient.call_plain``). The server makes it with the same functions
+(``HttpClient.call_text``), ``job status`` and ``task list`` as JSON they
+make their text of (``HttpClient.call_plain``). The server makes it with the same functions
 as here, so what they print is the same whichever way the answer came;
 over gRPC (a cluster without HTTP addresses) they load the messages and
 make it themselves. Importing protobuf and PyYAML is most of a quick
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 JOB_MANAGER = "peloton.api.v0.job.JobManager"
 TASK_MANAGER = "peloton.api.v0.task.TaskManager"
-# The name of TaskState 0, which plain data leaves out (a field at its default).
+# The name of JobState 0 and TaskState 0, which plain data leaves out (a
+# field at its default).
 UNKNOWN_STATE = "UNKNOWN"
 
 
@@ -47,6 +48,43 @@ def job_get(cli: Cli) -> int:
         JOB_MANAGER, "Get", {"id": {"value": job_id}}, field="jobInfo"))
     cli.print(text.rstrip("\n"))
     return EXIT_OK
+
+
+def job_status(cli: Cli) -> int:
+    if cli.json:
+        from peloton.cli.job import job_status as as_protobuf_json
+        return as_protobuf_json(cli)
+    job_id = cli.args.job
+
+    async def over_grpc(c: PelotonClient) -> dict[str, Any]:
+        from peloton.api.v0.job import job_pb2
+        from peloton.api.v0.peloton import peloton_pb2
+        from peloton.spec.yamlproto import message_to_dict
+        reply = await c.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
+        return message_to_dict(reply).get("jobInfo", {})
+
+    info = cli.call(over_grpc, http=lambda h: h.call_plain(
+        JOB_MANAGER, "Get", {"id": {"value": job_id}}, field="jobInfo"))
+    cli.print(job_status_text(info))
+    return EXIT_OK
+
+
+def job_status_text(info: Mapping[str, Any]) -> str:
+    """What ``job status`` prints of a ``JobInfo`` as plain data."""
+    config, rt = info.get("config", {}), info.get("runtime", {})
+    stats = {k: v for k, v in rt.get("taskStats", {}).items() if v}
+    rows = [
+        ("job", info.get("id", {}).get("value", "")),
+        ("name", config.get("name", "")),
+        ("state", rt.get("state", UNKNOWN_STATE)),
+        ("goal state", rt.get("goalState", UNKNOWN_STATE)),
+        ("created", short_time(rt.get("creationTime", ""))),
+        ("started", short_time(rt.get("startTime", ""))),
+        ("completed", short_time(rt.get("completionTime", ""))),
+        ("instances", str(config.get("instanceCount", 0))),
+        ("tasks", ", ".join(f"{k} {v}" for k, v in sorted(stats.items())) or "none"),
+    ]
+    return "\n".join(f"{k + ':':<12}{v}" for k, v in rows)
 
 
 def task_list(cli: Cli) -> int:

@@ -21,8 +21,8 @@ response has an ``error`` field for comes back in it with 200 (see
 code and the ``Rpc-Status`` header.
 
 One answer of our own, for clients that would rather not load protobuf
-or PyYAML (the ``peloton`` command's ``job get`` and ``task list``; see
-``peloton.cli.plain``): a JSON request with
+or PyYAML (the ``peloton`` command's ``job get``, ``job status`` and
+``task list``; see ``peloton.cli.plain``): a JSON request with
 ``Accept: application/vnd.peloton.plain+yaml`` (:data:`PLAIN`) is
 answered with the YAML ``peloton`` prints of the response
 (``peloton.cli.output.to_yaml`` of ``peloton.spec.yamlproto.message_to_dict``:

@@ -579,7 +579,10 @@ def test_job_get_as_yaml_and_status(capsys: pytest.CaptureFixture[str],
     assert "state: SUCCEEDED" in out and "name: fake" in out
     code, out, _ = run(capsys, "job", "status", JOB)
     assert code == 0
-    assert "state:      SUCCEEDED" in out and "SUCCEEDED 2" in out
+    assert out.splitlines() == [  # unset: the goal state (UNKNOWN, 0) and the times
+        f"job:        {JOB}", "name:       fake", "state:      SUCCEEDED",
+        "goal state: UNKNOWN", "created:    -", "started:    -", "completed:  -",
+        "instances:  2", "tasks:      SUCCEEDED 2"]
 
 
 def test_server_errors_are_one_line(capsys: pytest.CaptureFixture[str],

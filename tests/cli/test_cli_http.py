@@ -358,10 +358,11 @@ def test_quick_commands_import_neither_trio_nor_grpclib(tmp_path: pathlib.Path,
                                                         fake: FakeJobmgr) -> None:
     env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
     env.pop("PELOTON_CLUSTER", None)
-    # The messages, and YAML for the job create reads; job get and task
-    # list have their answers as plain data. None reads YAML for the
+    # The messages, and YAML for the job create reads; job get, job status
+    # and task list have their answers as plain data. None reads YAML for the
     # cluster file: the state file says what a client needs of it.
     for argv, heavy_ones in ((["job", "get", JOB], set()),
+                             (["job", "status", JOB], set()),
                              (["task", "list", JOB], set()),
                              (["job", "create", "/DefaultResPool", str(EXAMPLES / "testjob.yaml")],
                               {"google.protobuf", "yaml"})):
