@@ -316,9 +316,17 @@ class Commands(Reclaim):
         self.members[m["id"]] = Member(m["id"], m["kind"], m["address"], m.get("cluster", ""),
                                        self.now + p.get("ttl", MEMBER_TTL),
                                        int(m.get("num_shards", 0)))
-        if m["kind"] == "jobmgr":
+        if m["kind"] == "jobmgr" and self._a_shard_has_a_live_owner():
             self._assign_shards()
+        # Else the next tick assigns (every 0.5 s): jobmgrs that start
+        # together, as a cluster's do, then share the first map evenly,
+        # where the first heartbeat would take every shard and the others
+        # wait out its lease (10 s) for their share.
         return self.view()
+
+    def _a_shard_has_a_live_owner(self) -> bool:
+        return any((m := self.members.get(sh.owner)) is not None and m.expires > self.now
+                   for sh in self.shards.values())
 
     def tick(self, p: dict[str, Any]) -> None:
         self.now = max(self.now, p["now"])

@@ -8,7 +8,11 @@
 2. **Assignment** (``assignment``, applied inside resmgr's state machine):
    every shard has one owner among the live jobmgrs that agree on S, and an
    epoch that grows at each change; a newcomer gets shards moved to it until
-   counts differ by at most one.
+   counts differ by at most one. While no shard has a live owner (a new
+   cluster, or every jobmgr gone), a heartbeat assigns nothing and the next
+   tick (every 0.5 s) does: jobmgrs that start together then share the
+   first map at once, where the first to heartbeat would take every shard
+   and the others would wait out its lease for theirs (4).
 3. **Lease** (``lease``): a jobmgr's heartbeat renews its membership for
    MEMBER_LEASE seconds from when resmgr applied it. The jobmgr counts its
    own lease from the moment it *sent* that heartbeat, so its lease ends no

@@ -830,17 +830,32 @@ def test_heartbeats_keep_members_and_tick_expires_them() -> None:
     assert s.members == {}
 
 
-def test_the_first_jobmgr_owns_every_shard() -> None:
+def test_the_first_map_is_made_at_a_tick_and_a_lone_jobmgr_owns_every_shard() -> None:
     s = ResmgrState(num_shards=8)
     heartbeat(s, "p0", 99.0, kind="placement")
     assert s.shards == {}
-    view = heartbeat(s, "j1", 100.0)
-    assert view["shards"] == [[i, "j1", 1, 100.0] for i in range(8)]
+    assert heartbeat(s, "j1", 100.0)["shards"] == []  # the tick makes the first map
+    tick(s, 100.2)
+    assert [[i, sh.owner, sh.epoch, sh.act_from] for i, sh in s.shards.items()] == [
+        [i, "j1", 1, 100.2] for i in range(8)]
+
+
+def test_jobmgrs_that_start_together_share_the_first_map_at_once() -> None:
+    """Both heartbeat before the tick: an even split, each may act now
+    (had the first heartbeat taken every shard, half would wait out its
+    lease to move)."""
+    s = ResmgrState(num_shards=8)
+    heartbeat(s, "j1", 100.0)
+    heartbeat(s, "j2", 100.1)
+    tick(s, 100.4)
+    assert_balanced(s)
+    assert {(sh.epoch, sh.act_from) for sh in s.shards.values()} == {(1, 100.4)}
 
 
 def test_a_new_jobmgr_takes_shards_after_the_old_lease() -> None:
     s = ResmgrState(num_shards=8)
     heartbeat(s, "j1", 100.0)
+    tick(s, 100.0)
     heartbeat(s, "j1", 102.0)  # lease to 107
     view = heartbeat(s, "j2", 103.0)
     assert_balanced(s)
@@ -857,6 +872,7 @@ def test_a_new_jobmgr_takes_shards_after_the_old_lease() -> None:
 def test_a_third_jobmgr_keeps_the_spread_within_one() -> None:
     s = ResmgrState(num_shards=8)
     heartbeat(s, "j1", 100.0)
+    tick(s, 100.0)
     heartbeat(s, "j2", 100.0)
     heartbeat(s, "j3", 100.0)
     assert_balanced(s)
@@ -868,6 +884,7 @@ def test_a_dead_owners_shards_move_with_a_new_epoch() -> None:
     heartbeat(s, "j1", 100.0)
     heartbeat(s, "j2", 100.0)
     heartbeat(s, "j3", 100.0)
+    tick(s, 100.0)
     before = {i: (sh.owner, sh.epoch) for i, sh in s.shards.items()}
     heartbeat(s, "j2", 104.0)
     heartbeat(s, "j3", 104.0)
@@ -882,10 +899,13 @@ def test_a_dead_owners_shards_move_with_a_new_epoch() -> None:
             assert (sh.owner, sh.epoch) == before[i]
 
 
-def test_an_expired_owner_not_yet_ticked_out_still_loses_its_shards() -> None:
+def test_an_expired_owner_loses_its_shards_at_the_next_tick() -> None:
     s = ResmgrState(num_shards=2)
     heartbeat(s, "j1", 100.0)
-    heartbeat(s, "j2", 200.0)
+    tick(s, 100.0)
+    heartbeat(s, "j2", 200.0)  # j1's lease ran out at 105: no shard has a live owner
+    assert owners(s) == {0: "j1", 1: "j1"}
+    tick(s, 200.0)
     assert owners(s) == {0: "j2", 1: "j2"}
     assert [(sh.epoch, sh.act_from) for sh in s.shards.values()] == [(2, 200.0), (2, 200.0)]
 
@@ -895,6 +915,7 @@ def test_the_first_heartbeat_pins_the_shard_count() -> None:
     heartbeat(s, "p0", 100.0, kind="placement", num_shards=4)  # the leader's
     assert (s.num_shards, s.shards_pinned) == (4, True)
     heartbeat(s, "j1", 101.0, num_shards=8)  # a later leader's own count changes nothing
+    tick(s, 101.0)
     assert s.num_shards == 4 and set(s.shards) == {0, 1, 2, 3}
     other = ResmgrState(num_shards=32)
     other.restore(s.snapshot())
@@ -904,6 +925,7 @@ def test_the_first_heartbeat_pins_the_shard_count() -> None:
 def test_a_map_made_before_pinning_keeps_its_count() -> None:
     s = ResmgrState(num_shards=4)
     heartbeat(s, "j1", 100.0)  # a log from before heartbeats named a count
+    tick(s, 100.0)
     heartbeat(s, "j1", 101.0, num_shards=8)
     assert (s.num_shards, s.shards_pinned, len(s.shards)) == (4, True, 4)
 
@@ -911,6 +933,7 @@ def test_a_map_made_before_pinning_keeps_its_count() -> None:
 def test_a_jobmgr_with_another_shard_count_gets_no_shard() -> None:
     s = ResmgrState(num_shards=4)
     heartbeat(s, "j1", 100.0, num_shards=4)
+    tick(s, 100.0)
     view = ok(s, "member.heartbeat", {"now": 100.5, "num_shards": 4, "member": {
         "id": "j2", "kind": "jobmgr", "address": "j2:1", "cluster": "", "num_shards": 8}})
     assert {row[1] for row in view["shards"]} == {"j1"}
@@ -920,9 +943,12 @@ def test_a_jobmgr_with_another_shard_count_gets_no_shard() -> None:
 def test_shards_stay_put_while_no_jobmgr_lives() -> None:
     s = ResmgrState(num_shards=2)
     heartbeat(s, "j1", 100.0)
+    tick(s, 100.0)
     tick(s, 200.0)
     assert owners(s) == {0: "j1", 1: "j1"} and s.members == {}
     heartbeat(s, "j2", 300.0)
+    assert owners(s) == {0: "j1", 1: "j1"}  # until the tick
+    tick(s, 300.0)
     assert {i: (sh.owner, sh.epoch, sh.act_from) for i, sh in s.shards.items()} == {
         0: ("j2", 2, 300.0), 1: ("j2", 2, 300.0)}
 
@@ -941,8 +967,10 @@ def test_shard_map_invariants(steps: list[tuple[str, float]], num_shards: int) -
             tick(s, now)
         else:
             heartbeat(s, who, now)
-        live = [m for m in s.members.values() if m.kind == "jobmgr" and m.expires > s.now]
-        if live:
+        live = {m.id for m in s.members.values() if m.kind == "jobmgr" and m.expires > s.now}
+        # Balanced from the first tick with a live jobmgr on (a heartbeat
+        # while no shard has a live owner leaves the map to the tick).
+        if live and (who == "tick" or any(sh.owner in live for sh in s.shards.values())):
             assert_balanced(s)
         for i, sh in s.shards.items():
             old = epochs.get(i)
