@@ -31,6 +31,15 @@ TASK_MANAGER = "peloton.api.v0.task.TaskManager"
 UNKNOWN_STATE = "UNKNOWN"
 
 
+async def _job_info(c: PelotonClient, job_id: str) -> dict[str, Any]:
+    """The job's ``JobInfo`` as plain data, over gRPC (loading the messages)."""
+    from peloton.api.v0.job import job_pb2
+    from peloton.api.v0.peloton import peloton_pb2
+    from peloton.spec.yamlproto import message_to_dict
+    reply = await c.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
+    return message_to_dict(reply).get("jobInfo", {})
+
+
 def job_get(cli: Cli) -> int:
     if cli.json:
         from peloton.cli.job import job_get as as_protobuf_json
@@ -38,11 +47,7 @@ def job_get(cli: Cli) -> int:
     job_id = cli.args.job
 
     async def over_grpc(c: PelotonClient) -> str:
-        from peloton.api.v0.job import job_pb2
-        from peloton.api.v0.peloton import peloton_pb2
-        from peloton.spec.yamlproto import message_to_dict
-        reply = await c.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
-        return to_yaml(message_to_dict(reply).get("jobInfo", {}))
+        return to_yaml(await _job_info(c, job_id))
 
     text = cli.call(over_grpc, http=lambda h: h.call_text(
         JOB_MANAGER, "Get", {"id": {"value": job_id}}, field="jobInfo"))
@@ -56,14 +61,7 @@ def job_status(cli: Cli) -> int:
         return as_protobuf_json(cli)
     job_id = cli.args.job
 
-    async def over_grpc(c: PelotonClient) -> dict[str, Any]:
-        from peloton.api.v0.job import job_pb2
-        from peloton.api.v0.peloton import peloton_pb2
-        from peloton.spec.yamlproto import message_to_dict
-        reply = await c.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))
-        return message_to_dict(reply).get("jobInfo", {})
-
-    info = cli.call(over_grpc, http=lambda h: h.call_plain(
+    info = cli.call(lambda c: _job_info(c, job_id), http=lambda h: h.call_plain(
         JOB_MANAGER, "Get", {"id": {"value": job_id}}, field="jobInfo"))
     cli.print(job_status_text(info))
     return EXIT_OK

@@ -182,8 +182,7 @@ class HttpClient:
                 raise Internal(f"{method} from {target.grpc}: the answer is not "
                                f"UTF-8: {error}") from None
 
-        accept = f"{PLAIN}; field={field}" if field else PLAIN
-        return self._call(service, method, json.dumps(request).encode(), accept, decode)
+        return self._call_plain(service, method, request, PLAIN, field, decode)
 
     def call_plain(self, service: str, method: str, request: dict[str, Any], *,
                    field: str = "") -> dict[str, Any]:
@@ -199,7 +198,12 @@ class HttpClient:
                                f"JSON: {error}") from None
             return answer
 
-        accept = f"{PLAIN_JSON}; field={field}" if field else PLAIN_JSON
+        return self._call_plain(service, method, request, PLAIN_JSON, field, decode)
+
+    def _call_plain(self, service: str, method: str, request: dict[str, Any], media: str,
+                    field: str, decode: Callable[[Target, bytes], R]) -> R:
+        """A JSON request, its answer as ``media`` (of one field, if given)."""
+        accept = f"{media}; field={field}" if field else media
         return self._call(service, method, json.dumps(request).encode(), accept, decode)
 
     def _call(self, service: str, method: str, body: bytes, accept: str,
