@@ -138,6 +138,7 @@ async def _wait_ready(directory: pathlib.Path, config: ClusterConfig, records: l
     from peloton.rpc import Channels
 
     problems = ["nothing checked yet"]
+    heard: dict[str, float] = {}
     channels = Channels()
     try:
         with operate_as_daemon(config), trio.move_on_after(timeout):
@@ -152,7 +153,7 @@ async def _wait_ready(directory: pathlib.Path, config: ClusterConfig, records: l
                 if waiting:
                     problems = [f"waiting for {', '.join(waiting)} to serve"]
                 else:
-                    problems = await cluster_problems(config, channels)
+                    problems = await cluster_problems(config, channels, heard)
                     if not problems:
                         return
                 await trio.sleep(0.2)

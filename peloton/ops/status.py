@@ -46,13 +46,17 @@ def run_trio(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     return outcome["value"]  # type: ignore[no-any-return]
 
 
-async def cluster_problems(config: ClusterConfig, channels: Any) -> list[str]:
+async def cluster_problems(config: ClusterConfig, channels: Any,
+                           heard: dict[str, float]) -> list[str]:
     """What keeps the cluster from taking a job; empty when it can.
 
     It can when the resmgr leader answers GetClusterView with a fresh view in
     which every shard has a live jobmgr owner that may act on it, every
     jobmgr, placement worker and hostmgr of the cluster file is a live
-    member, and a jobmgr answers a resource pool Query. Must run inside ``peloton.rpc.open_rpc()``.
+    member, every jobmgr has heartbeated since then, and a jobmgr answers a
+    resource pool Query. ``heard`` is the caller's memory between calls
+    (start with ``{}``): each jobmgr's lease when all that first held.
+    Must run inside ``peloton.rpc.open_rpc()``.
     """
     from peloton.api.private.cluster import cluster_grpc, cluster_pb2
     from peloton.api.v0.respool import respool_grpc, respool_pb2
@@ -87,7 +91,18 @@ async def cluster_problems(config: ClusterConfig, channels: Any) -> list[str]:
         problems.append(f"{', '.join(missing)} {'has' if len(missing) == 1 else 'have'} "
                         "not joined the cluster")
     if problems:
+        heard.clear()
         return problems
+    # A jobmgr learns the members from its heartbeat's reply. Until it has
+    # heartbeated since they were all live, it may not know every hostmgr:
+    # `peloton host query` would miss a cluster's hosts for a second.
+    leases = {i: m.leaseExpires for i, m in live.items() if m.kind == "jobmgr"}
+    if not heard:
+        heard.update(leases)
+    behind = sorted(i for i, lease in leases.items() if lease <= heard.get(i, 0.0))
+    if behind:
+        return [f"{', '.join(behind)} {'has' if len(behind) == 1 else 'have'} not heartbeated "
+                "since every member joined"]
     pools = ServiceClient(config.jobmgr_addresses, respool_grpc.ResourceManagerStub,
                           channels=channels, deadline=1.0)
     try:

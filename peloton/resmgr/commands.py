@@ -32,7 +32,7 @@ from peloton.resmgr.tracker import (
     Member,
     TaskEntry,
 )
-from peloton.shard.assignment import assign
+from peloton.shard.assignment import assign, tell
 
 PLACING_TIMEOUT = 30.0
 LAUNCHING_TIMEOUT = 60.0
@@ -316,8 +316,10 @@ class Commands(Reclaim):
         self.members[m["id"]] = Member(m["id"], m["kind"], m["address"], m.get("cluster", ""),
                                        self.now + p.get("ttl", MEMBER_TTL),
                                        int(m.get("num_shards", 0)))
-        if m["kind"] == "jobmgr" and self._a_shard_has_a_live_owner():
-            self._assign_shards()
+        if m["kind"] == "jobmgr":
+            if self._a_shard_has_a_live_owner():
+                self._assign_shards()
+            tell(self.shards, m["id"])
         # Else the next tick assigns (every 0.5 s): jobmgrs that start
         # together, as a cluster's do, then share the first map evenly,
         # where the first heartbeat would take every shard and the others

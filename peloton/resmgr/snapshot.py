@@ -35,7 +35,7 @@ from peloton.shard.assignment import Ownership
 if TYPE_CHECKING:
     from peloton.resmgr.state import ResmgrState
 
-VERSION = 2
+VERSION = 3
 
 # A member row's length in version 1 (``_from_0`` pads shorter ones).
 MEMBER_ROW = 6
@@ -68,7 +68,8 @@ def dump(state: ResmgrState) -> bytes:
         "placements": [[shard, list(q)] for shard, q in s.placements.items()],
         "members": [[m.id, m.kind, m.address, m.cluster, m.expires, m.num_shards]
                     for m in s.members.values()],
-        "shards": [[shard, sh.owner, sh.epoch, sh.act_from] for shard, sh in s.shards.items()],
+        "shards": [[shard, sh.owner, sh.epoch, sh.act_from, sh.told]
+                   for shard, sh in s.shards.items()],
         "shards_pinned": s.shards_pinned,
         "capacity": {c: list(r) for c, r in s.capacity.items()},
         "slack_capacity": {c: list(r) for c, r in s.slack_capacity.items()},
@@ -150,7 +151,7 @@ def load(state: ResmgrState, d: dict[str, Any]) -> None:
     s.ready.load(d["ready"])
     s.placements = {shard: deque(q) for shard, q in d["placements"]}
     s.members = {m[0]: Member(*m) for m in d["members"]}
-    s.shards = {shard: Ownership(o, e, at) for shard, o, e, at in d["shards"]}
+    s.shards = {shard: Ownership(o, e, at, told) for shard, o, e, at, told in d["shards"]}
     s.shards_pinned = d["shards_pinned"]
     s.capacity = {c: Resources(*r) for c, r in d["capacity"].items()}
     s.slack_capacity = {c: Resources(*r) for c, r in d["slack_capacity"].items()}
@@ -238,7 +239,16 @@ def _from_1(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _from_2(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 to 3: whether a shard's owner was told of it came in
+    version 3; an older owner is taken to know (its shards move only when
+    its membership ends, as they did)."""
+    d["shards"] = [[*row[:4], True] for row in d["shards"]]
+    return d
+
+
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     0: _from_0,
     1: _from_1,
+    2: _from_2,
 }

@@ -108,3 +108,14 @@ def test_a_version_1_snapshot_has_no_service_bounds() -> None:
     restored = ResmgrState()
     restored.restore(msgpack.packb(d, use_bin_type=True))
     assert restored.job_sla == {}
+
+
+def test_a_version_2_snapshots_shard_owners_are_taken_to_know_their_shards() -> None:
+    """A shard then moved only when its owner's membership ended; so it does
+    after the upgrade, from every owner of the old map."""
+    s = busy()
+    d = unpacked(s)
+    assert d["shards"] and all(len(row) == 5 for row in d["shards"])
+    d["version"] = 2
+    d["shards"] = [row[:4] for row in d["shards"]]
+    assert all(sh.told for sh in restored(d).shards.values())

@@ -852,6 +852,28 @@ def test_jobmgrs_that_start_together_share_the_first_map_at_once() -> None:
     assert {(sh.epoch, sh.act_from) for sh in s.shards.values()} == {(1, 100.4)}
 
 
+def test_a_jobmgr_that_joins_before_the_first_owner_heard_of_its_map_acts_at_once() -> None:
+    """The tick made the map for j1 alone; j2 joined before j1's next
+    heartbeat: j1 never knew of the shards that move, so j2 need not wait
+    out j1's lease (as it did, ~10 s, when a cluster's jobmgrs started a
+    tick apart)."""
+    s = ResmgrState(num_shards=8)
+    heartbeat(s, "j1", 100.0)
+    tick(s, 100.2)
+    view = heartbeat(s, "j2", 100.3)
+    assert_balanced(s)
+    assert [row for row in view["shards"] if row[1] == "j2"] == [
+        [i, "j2", 2, 100.3] for i in (4, 5, 6, 7)]
+    # Once j1 has heard of the map, its shards wait for it again.
+    heartbeat(s, "j1", 100.5)
+    assert all(sh.told for sh in s.shards.values() if sh.owner == "j1")
+    view = heartbeat(s, "j3", 100.6)
+    # One shard comes from each; j2 learned of its shards from the reply to
+    # the heartbeat that gave them: both are waited out.
+    assert sorted((row[2], row[3]) for row in view["shards"] if row[1] == "j3") == [
+        (2, 100.5 + MEMBER_TTL), (3, 100.3 + MEMBER_TTL)]
+
+
 def test_a_new_jobmgr_takes_shards_after_the_old_lease() -> None:
     s = ResmgrState(num_shards=8)
     heartbeat(s, "j1", 100.0)

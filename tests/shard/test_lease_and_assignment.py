@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from peloton.shard.assignment import Ownership, assign
+from peloton.shard.assignment import Ownership, assign, tell
 from peloton.shard.lease import Lease, local_act_from
 
 
@@ -41,15 +41,39 @@ def test_unowned_shards_go_to_the_least_loaded_in_id_order() -> None:
 def test_a_newcomer_gets_shards_from_the_old_owner_after_its_membership_ends() -> None:
     shards: dict[int, Ownership] = {}
     assign(shards, {"a": 20.0}, ["a"], 4, now=10.0)
+    tell(shards, "a")
     assign(shards, {"a": 25.0, "b": 25.0}, ["a", "b"], 4, now=12.0)
     moved = {s: o for s, o in shards.items() if o.owner == "b"}
     assert len(moved) == 2
-    assert all((o.epoch, o.act_from) == (2, 25.0) for o in moved.values())
+    assert all((o.epoch, o.act_from, o.told) == (2, 25.0, False) for o in moved.values())
+
+
+def test_a_shard_moves_at_once_from_an_owner_never_told_of_it() -> None:
+    """Jobmgrs that start a moment apart: the first map went to the first
+    alone, and it has not heartbeated since, so it acts on nothing."""
+    shards: dict[int, Ownership] = {}
+    assign(shards, {"a": 20.0}, ["a"], 4, now=10.0)
+    assign(shards, {"a": 20.0, "b": 21.0}, ["a", "b"], 4, now=11.0)
+    assert {(o.owner, o.epoch, o.act_from) for o in shards.values() if o.owner == "b"} == {
+        ("b", 2, 11.0)}
+
+
+def test_a_shard_never_told_to_its_owner_waits_for_the_one_before() -> None:
+    """a knew and acted; the shard went to b, which never heard of it, then
+    to c: c still waits for a's membership to end."""
+    shards: dict[int, Ownership] = {}
+    assign(shards, {"a": 20.0}, ["a"], 2, now=10.0)
+    tell(shards, "a")
+    assign(shards, {"a": 25.0, "b": 25.0}, ["a", "b"], 2, now=12.0)
+    assert shards[1] == Ownership("b", 2, 25.0)
+    assign(shards, {"a": 25.0, "c": 26.0}, ["a", "c"], 2, now=13.0)  # b left untold
+    assert shards[1] == Ownership("c", 3, 25.0)
 
 
 def test_an_expired_owners_shards_move_from_its_expiry() -> None:
     shards: dict[int, Ownership] = {}
     assign(shards, {"a": 20.0, "b": 20.0}, ["a", "b"], 2, now=10.0)
+    tell(shards, "a")
     assign(shards, {"a": 20.0, "b": 40.0}, ["a", "b"], 2, now=21.0)
     assert all(o.owner == "b" for o in shards.values())
     assert shards[0] == Ownership("b", 2, 21.0)
