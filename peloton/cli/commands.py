@@ -79,7 +79,7 @@ def _resmgr(commands: Any) -> None:
 
 def _job(commands: Any) -> None:
     jb = group(commands, "job", "jobs")
-    p = leaf(jb, "create", Handler("job", "job_create"),
+    p = leaf(jb, "create", Handler("plain", "job_create"),
              "create a job in the pool RESPOOL from a YAML file")
     p.add_argument("respool", help="the pool's path, e.g. /DefaultResPool")
     p.add_argument("file")

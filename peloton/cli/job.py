@@ -27,9 +27,10 @@ from peloton.cli.output import (
     short_time,
     table,
 )
-from peloton.cli.plain import job_status_text
-from peloton.core.errors import AlreadyExists, DeadlineExceeded, NotFound, Unavailable
-from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered, new_job_id
+from peloton.cli.plain import created_once, job_status_text
+from peloton.core.errors import AlreadyExists, NotFound
+from peloton.core.ids import new_job_id
+from peloton.spec.paths import split_respool_path
 
 if TYPE_CHECKING:
     from peloton.client import PelotonClient
@@ -45,58 +46,51 @@ def _load_job(cli: Cli, path: str) -> job_pb2.JobConfig:
 
 
 def job_create(cli: Cli) -> int:
-    from peloton.spec.respool import split_respool_path
+    """``job create`` reading the spec here (``peloton.cli.plain.job_create``
+    sends it to the jobmgr as it is, where it can)."""
     a = cli.args
     split_respool_path(a.respool)
     config = _load_job(cli, a.file)
     # The id is chosen here, before the first send, so the gRPC path after
     # an HTTP attempt that got no answer sends the same create again.
     chosen = a.id or new_job_id()
-
-    async def over_grpc(c: PelotonClient) -> str:
-        try:
-            return await c.create_job(a.respool, config, job_id=chosen)
-        except AlreadyExists:
-            if a.id is not None:
-                raise
-            return chosen  # our id, fresh: an earlier send of ours went through
-
-    job_id = cli.call(over_grpc, http=lambda h: create_over_http(
-        h, a.respool, config, chosen, given=a.id is not None))
+    given = a.id is not None
+    job_id = cli.call(lambda c: _create(c, a.respool, config, chosen, given=given),
+                      http=lambda h: create_over_http(h, a.respool, config, chosen, given=given))
     cli.emit(job_pb2.CreateResponse(jobId=peloton_pb2.JobID(value=job_id)),
              lambda: f"Job {job_id} created")
     return EXIT_OK
 
 
+async def create_over_grpc(cli: Cli, c: PelotonClient, chosen: str, *, given: bool) -> str:
+    """``job create`` of job ``chosen`` over gRPC, the spec read here."""
+    return await _create(c, cli.args.respool, _load_job(cli, cli.args.file), chosen,
+                         given=given)
+
+
+async def _create(c: PelotonClient, respool: str, config: job_pb2.JobConfig, chosen: str, *,
+                  given: bool) -> str:
+    try:
+        return await c.create_job(respool, config, job_id=chosen)
+    except AlreadyExists:
+        if given:
+            raise
+        return chosen  # our id, fresh: an earlier send of ours went through
+
+
 def create_over_http(h: HttpClient, respool: str, config: job_pb2.JobConfig, chosen: str, *,
                      given: bool) -> str:
     """``PelotonClient.create_job`` over HTTP/JSON: the pool's id, then the
-    create of job ``chosen``, sent again (same id) when an attempt is not
-    answered in time, up to CREATE_ATTEMPTS times. ``given``: the user chose
-    the id, so an AlreadyExists is theirs to see."""
-    from peloton.rpc.http_client import is_transport_error
+    create of job ``chosen`` (see ``peloton.cli.plain.created_once``)."""
     reply = h.call(RESOURCE_MANAGER, "LookupResourcePoolID", respool_pb2.LookupRequest(
         path=respool_pb2.ResourcePoolPath(value=respool)), respool_pb2.LookupResponse)
     if not reply.id.value:
         raise NotFound(f"resource pool {respool} does not exist")
     request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=chosen), config=config)
     request.config.respoolID.value = reply.id.value
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            created = h.call(JOB_MANAGER, "Create", request, job_pb2.CreateResponse)
-        except AlreadyExists:
-            if given:
-                raise
-            return chosen  # our id, fresh: an earlier send of ours went through
-        except (DeadlineExceeded, Unavailable) as error:
-            if not is_transport_error(error):
-                raise
-            if attempt == CREATE_ATTEMPTS:
-                raise DeadlineExceeded(create_unanswered(chosen, error)) from None
-            continue
-        return str(created.jobId.value or chosen)
+    return created_once(lambda: str(h.call(JOB_MANAGER, "Create", request,
+                                           job_pb2.CreateResponse).jobId.value or chosen),
+                        chosen, given=given)
 
 
 def _get_job(cli: Cli, job_id: str) -> job_pb2.GetResponse:

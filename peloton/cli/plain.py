@@ -1,5 +1,5 @@
 """Commands that print an answer without loading protobuf or PyYAML:
-``job get``, ``job status`` and ``task list``.
+``job get``, ``job status``, ``task list`` and ``job create``.
 
 Over the jobmgrs' HTTP/JSON API they ask for the answer as plain data
 (``peloton.rpc.http_json.PLAIN``): ``job get`` as the YAML it prints
@@ -11,18 +11,26 @@ make it themselves. Importing protobuf and PyYAML is most of a quick
 command's time. ``--json`` prints protobuf JSON, and ``task list --range``
 sends a range message, so those go the usual way (``peloton.cli.job``,
 ``peloton.cli.task``).
+
+``job create`` sends the spec file as it is (``peloton.rpc.http_json.SPEC``)
+and the jobmgr reads it with the same spec loader (``peloton.jobmgr.specs``):
+its errors and warnings come back naming the file, as the CLI would name
+it. Over gRPC, and with ``--json``, the CLI reads the spec itself
+(``peloton.cli.job``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
-from peloton.cli.common import EXIT_OK, Cli
+from peloton.cli.common import EXIT_OK, Cli, read_text
 from peloton.cli.output import short_time, table, to_yaml
 
 if TYPE_CHECKING:
     from peloton.client import PelotonClient
+    from peloton.rpc.http_client import HttpClient
 
 JOB_MANAGER = "peloton.api.v0.job.JobManager"
 TASK_MANAGER = "peloton.api.v0.task.TaskManager"
@@ -125,3 +133,70 @@ def task_message(rt: Mapping[str, Any]) -> str:
     if code and str(code) not in message:
         message = f"{message} (exit {code})".strip()
     return str(message)
+
+
+def job_create(cli: Cli) -> int:
+    from peloton.core.errors import PelotonError
+    a = cli.args
+    try:
+        http = not cli.json and bool(cli.http_targets(cli.addresses()))
+    except PelotonError:  # said after the spec's own problems, as always
+        http = False
+    if not http:
+        from peloton.cli.job import job_create as with_messages
+        return with_messages(cli)
+    from peloton.core.ids import new_job_id
+    from peloton.spec.paths import split_respool_path
+    split_respool_path(a.respool)
+    spec = read_text(a.file)
+    # The id is chosen here, before the first send, so a create sent again
+    # (over HTTP, or over gRPC after an HTTP attempt) is the same create.
+    chosen = a.id or new_job_id()
+    given = a.id is not None
+    headers = {"Peloton-Respool": quote(a.respool), "Peloton-Spec-Name": quote(a.file),
+               "Peloton-Job-Id": chosen}
+    warned: list[str] = []
+
+    def warn(warnings: list[str]) -> None:
+        for warning in warnings:
+            if warning not in warned:  # once, if the create is sent again
+                warned.append(warning)
+                cli.warn(warning)
+
+    def over_http(h: HttpClient) -> str:
+        return created_once(lambda: str(h.call_spec(
+            JOB_MANAGER, "Create", spec, headers, warn=warn).get("jobId", {}).get("value")
+            or chosen), chosen, given=given)
+
+    async def over_grpc(c: PelotonClient) -> str:  # a jobmgr that reads no specs
+        from peloton.cli.job import create_over_grpc
+        return await create_over_grpc(cli, c, chosen, given=given)
+
+    job_id = cli.call(over_grpc, http=over_http)
+    cli.print(f"Job {job_id} created")
+    return EXIT_OK
+
+
+def created_once(send: Callable[[], str], chosen: str, *, given: bool) -> str:
+    """The id of the job ``send()`` creates with id ``chosen``, sent again
+    (the same create) while an attempt is not answered, up to
+    CREATE_ATTEMPTS times, as ``PelotonClient.create_job`` does. ``given``:
+    the user chose the id, so an AlreadyExists is theirs to see; else it
+    means an earlier send of ours went through."""
+    from peloton.core.errors import AlreadyExists, DeadlineExceeded, Unavailable
+    from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered
+    from peloton.rpc.http_client import is_transport_error
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return send()
+        except AlreadyExists:
+            if given:
+                raise
+            return chosen
+        except (DeadlineExceeded, Unavailable) as error:
+            if not is_transport_error(error):
+                raise
+            if attempt == CREATE_ATTEMPTS:
+                raise DeadlineExceeded(create_unanswered(chosen, error)) from None

@@ -1832,10 +1832,11 @@ async def serve(config: ClusterConfig, name: str, *,
             if me.options.get("http"):
                 # Peloton's YARPC HTTP/JSON beside gRPC: the same handlers.
                 http_host, http_port = me.options["http"].rsplit(":", 1)
+                from peloton.jobmgr.specs import spec_readers
                 await nursery.start(partial(
                     serve_http_json, max_message_bytes=config.max_message_bytes,
-                    security=config.security), services,
-                    http_host, int(http_port))
+                    security=config.security, readers=spec_readers(jm.capabilities)),
+                    services, http_host, int(http_port))
             nursery.start_soon(jm.owner.run)
             nursery.start_soon(jm.placement_loop)
             nursery.start_soon(jm.preemption_loop)

@@ -58,8 +58,9 @@ from peloton.core.errors import (
     PelotonError,
     ResourceExhausted,
     Unavailable,
+    Unimplemented,
 )
-from peloton.rpc.http1 import BadResponse, Connection
+from peloton.rpc.http1 import BadResponse, Connection, Response
 from peloton.rpc.yarpc import from_status
 
 if TYPE_CHECKING:
@@ -76,6 +77,9 @@ PATH = "/api/v1"
 PROTO = "application/x-protobuf"
 PLAIN = "application/vnd.peloton.plain+yaml"  # peloton.rpc.http_json.PLAIN
 PLAIN_JSON = "application/vnd.peloton.plain+json"  # peloton.rpc.http_json.PLAIN_JSON
+SPEC = "application/vnd.peloton.spec+yaml"  # peloton.rpc.http_json.SPEC
+SPEC_READ = "Peloton-Spec-Read"  # peloton.rpc.http_json.SPEC_READ
+WARNINGS = "Peloton-Warnings"  # peloton.rpc.http_json.WARNINGS
 # How much longer than the client the server lets a call run: the client's
 # own timeout speaks first, in the gRPC client's words.
 TTL_MARGIN = 1.0
@@ -156,9 +160,9 @@ class HttpClient:
 
         from peloton.rpc.errorfields import from_response
 
-        def decode(target: Target, body: bytes) -> M:
+        def decode(target: Target, answer: Response) -> M:
             try:
-                response = response_type.FromString(body)
+                response = response_type.FromString(answer.body)
             except DecodeError as error:
                 raise Internal(f"{method} from {target.grpc}: the answer is not a "
                                f"{response_type.DESCRIPTOR.full_name}: {error}") from None
@@ -175,9 +179,9 @@ class HttpClient:
         answer as the YAML ``peloton`` prints of it (of its top-level
         ``field`` only, if given; see ``peloton.rpc.http_json.PLAIN``), a
         failure in its error field raised as :meth:`call` raises it."""
-        def decode(target: Target, body: bytes) -> str:
+        def decode(target: Target, answer: Response) -> str:
             try:
-                return body.decode()
+                return answer.body.decode()
             except UnicodeDecodeError as error:
                 raise Internal(f"{method} from {target.grpc}: the answer is not "
                                f"UTF-8: {error}") from None
@@ -188,26 +192,44 @@ class HttpClient:
                    field: str = "") -> dict[str, Any]:
         """:meth:`call_text`, the answer as plain data
         (``peloton.rpc.http_json.PLAIN_JSON``: map keys are strings)."""
-        def decode(target: Target, body: bytes) -> dict[str, Any]:
-            try:
-                answer = json.loads(body)
-                if not isinstance(answer, dict):
-                    raise ValueError("not an object")
-            except ValueError as error:
-                raise Internal(f"{method} from {target.grpc}: the answer is not "
-                               f"JSON: {error}") from None
-            return answer
+        def decode(target: Target, answer: Response) -> dict[str, Any]:
+            return _json_object(method, target, answer.body)
 
         return self._call_plain(service, method, request, PLAIN_JSON, field, decode)
 
+    def call_spec(self, service: str, method: str, spec: str, headers: dict[str, str], *,
+                  warn: Callable[[list[str]], None]) -> dict[str, Any]:
+        """``method`` with a spec file's text as it is
+        (``peloton.rpc.http_json.SPEC``; ``headers`` say the rest, as
+        ``peloton.jobmgr.specs`` names them): the answer as plain data.
+        ``warn`` gets the spec's warnings from each answer that has them,
+        a failure's included. NotOverHttp when the server does not read
+        specs (a jobmgr from before they were sent so)."""
+        def decode(target: Target, answer: Response) -> dict[str, Any]:
+            return _json_object(method, target, answer.body)
+
+        def inspect(target: Target, answer: Response) -> None:
+            if not answer.header(SPEC_READ):
+                # A jobmgr from before spec files were sent as they are
+                # takes the body for protobuf JSON: not an answer to it.
+                raise NotOverHttp(Unimplemented(f"{target.grpc} does not read {SPEC}"))
+            warnings = _warnings(method, target, answer)
+            if warnings:
+                warn(warnings)
+
+        return self._call(service, method, spec.encode(), PLAIN_JSON, decode,
+                          body_type=SPEC, extra=headers, inspect=inspect)
+
     def _call_plain(self, service: str, method: str, request: dict[str, Any], media: str,
-                    field: str, decode: Callable[[Target, bytes], R]) -> R:
+                    field: str, decode: Callable[[Target, Response], R]) -> R:
         """A JSON request, its answer as ``media`` (of one field, if given)."""
         accept = f"{media}; field={field}" if field else media
         return self._call(service, method, json.dumps(request).encode(), accept, decode)
 
     def _call(self, service: str, method: str, body: bytes, accept: str,
-              decode: Callable[[Target, bytes], R]) -> R:
+              decode: Callable[[Target, Response], R], *, body_type: str = "",
+              extra: dict[str, str] | None = None,
+              inspect: Callable[[Target, Response], None] | None = None) -> R:
         size = len(body)
         if self.max_request_bytes is not None and size > self.max_request_bytes:
             raise NotOverHttp(ResourceExhausted(
@@ -219,7 +241,7 @@ class HttpClient:
             try:
                 return self._round_robin(
                     method, lambda target: decode(target, self._once(
-                        target, service, method, body, accept)),
+                        target, service, method, body, accept, body_type, extra, inspect)),
                     max(0.0, self.deadline - (self._clock() - start)))
             except PelotonError as error:
                 # A server asks to retry before any other has answered: now
@@ -296,18 +318,21 @@ class HttpClient:
             connection.close()
 
     def _once(self, target: Target, service: str, method: str, body: bytes,
-              accept: str) -> bytes:
-        """One attempt at one jobmgr: the answer's body, of type ``accept``
-        (a JSON request when it is :data:`PLAIN` or :data:`PLAIN_JSON`,
-        else protobuf bytes);
-        every failure comes out as a PelotonError."""
+              accept: str, body_type: str = "", extra: dict[str, str] | None = None,
+              inspect: Callable[[Target, Response], None] | None = None) -> Response:
+        """One attempt at one jobmgr: the answer, of type ``accept`` (a
+        JSON request when it is :data:`PLAIN` or :data:`PLAIN_JSON`, else
+        protobuf bytes, unless ``body_type`` says what the body is), shown
+        to ``inspect`` first, whatever it says; every failure comes out as
+        a PelotonError."""
         connection = self._connection(target)
         encoding = (("json", "application/json") if accept.startswith((PLAIN, PLAIN_JSON))
                     else ("proto", PROTO))
         headers = {"Rpc-Procedure": f"{service}::{method}", "Rpc-Encoding": encoding[0],
-                   "Content-Type": encoding[1], "Accept": accept,
+                   "Content-Type": body_type or encoding[1], "Accept": accept,
                    "Rpc-Service": "peloton-jobmgr", "Rpc-Caller": "peloton-cli",
                    "Context-TTL-MS": str(int((self.timeout + TTL_MARGIN) * 1000))}
+        headers.update(extra or {})
         headers.update(self.headers)
         try:
             answer = connection.request("POST", PATH, body, headers)
@@ -324,6 +349,8 @@ class HttpClient:
         data = answer.body
         status = answer.header("Rpc-Status")
         content_type = answer.header("Content-Type") or ""
+        if inspect is not None:
+            inspect(target, answer)
         if status:
             self.answered = True
             text = data.decode("utf-8", "replace")
@@ -339,4 +366,28 @@ class HttpClient:
                               f"{answer.status} ({content_type or 'no content type'}), not "
                               "Peloton's HTTP/JSON API")
         self.answered = True
-        return data
+        return answer
+
+
+def _json_object(method: str, target: Target, body: bytes) -> dict[str, Any]:
+    try:
+        answer = json.loads(body)
+        if not isinstance(answer, dict):
+            raise ValueError("not an object")
+    except ValueError as error:
+        raise Internal(f"{method} from {target.grpc}: the answer is not "
+                       f"JSON: {error}") from None
+    return answer
+
+
+def _warnings(method: str, target: Target, answer: Response) -> list[str]:
+    """The spec's warnings a SPEC answer carries (a JSON list of strings)."""
+    text = answer.header(WARNINGS) or "[]"
+    try:
+        warnings = json.loads(text)
+        if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+            raise ValueError("not a list of strings")
+    except ValueError as error:
+        raise Internal(f"{method} from {target.grpc}: {WARNINGS} is not a JSON list of "
+                       f"strings: {error}") from None
+    return warnings

@@ -33,6 +33,22 @@ same data as JSON, for a client that reads fields of it (``task list``):
 there 64-bit integers stay numbers, and map keys are strings, as JSON has
 them. A failure in the response's error field comes back as the JSON error
 it stands for, so such a client reads every failure from ``Rpc-Status``.
+
+And one request of our own: ``Content-Type: application/vnd.peloton.spec+yaml``
+(:data:`SPEC`) sends a spec file as it is, for a procedure the server has a
+:data:`SpecReader` for (the jobmgr's: ``JobManager.Create``, a job's YAML
+with ``Peloton-Respool: /pool``; see ``peloton.jobmgr.specs``). The server
+reads it with the spec loader the CLI would run, so neither the client nor
+``curl`` needs protobuf or PyYAML; ``Peloton-Spec-Name`` names the file in
+the spec's errors and warnings, and the warnings come back in a
+``Peloton-Warnings`` header, a JSON list of strings. Every answer to such a
+request has ``Peloton-Spec-Read: yes`` from a server that reads specs:
+without it, the server took the spec for protobuf JSON. The answer is as for a JSON request
+(``Rpc-Encoding`` picks proto), ``Accept`` included::
+
+    curl -H 'Rpc-Procedure: JobManager.Create' -H 'Peloton-Respool: /DefaultResPool' \\
+      -H 'Content-Type: application/vnd.peloton.spec+yaml' --data-binary @job.yaml \\
+      localhost:5292/api/v1
 """
 
 from __future__ import annotations
@@ -63,7 +79,8 @@ from peloton.rpc.h11serve import Answer, serve_http
 from peloton.rpc.yarpc import CODES, error_text
 from peloton.spec.yamlproto import message_to_dict
 
-__all__ = ["PLAIN", "PLAIN_JSON", "Procedure", "procedures", "serve_http_json"]
+__all__ = ["PLAIN", "PLAIN_JSON", "SPEC", "SPEC_READ", "WARNINGS", "Procedure", "SpecReader",
+           "procedures", "serve_http_json"]
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +89,24 @@ DEFAULT_TTL = 60.0
 # The content type of answers as the CLI prints them, asked for with Accept.
 PLAIN = "application/vnd.peloton.plain+yaml"
 PLAIN_JSON = "application/vnd.peloton.plain+json"
+# The content type of a request that is a spec file (YAML) as a user wrote it.
+SPEC = "application/vnd.peloton.spec+yaml"
+# The warnings of the spec a SPEC request sent, as a JSON list of strings
+# (JSON's ASCII escapes keep any text a header value).
+WARNINGS = "Peloton-Warnings"
+# Set on every answer to a SPEC request: a server without SPEC_READ took the
+# spec for protobuf JSON, and a client makes the call another way.
+SPEC_READ = "Peloton-Spec-Read"
+
+# Makes a procedure's request from a SPEC request's text. It gets a
+# header's value by its lower-case name ("" when absent), ``call``, which
+# makes another procedure's call as the same caller (``"ResourceManager.
+# LookupResourcePoolID"``, checked as that call would be), and a list to add
+# the spec's warnings to. Returns the request; raises the PelotonError to
+# answer (as a YARPC error, never in the response's error field).
+Header = Callable[[str], str]
+SubCall = Callable[[str, Message], Awaitable[Any]]
+SpecReader = Callable[[str, Header, SubCall, list[str]], Awaitable[Message]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +170,23 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
 
 
 async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple[bytes, bytes]],
-                 body: bytes, max_bytes: int, security: Security | None = None) -> Answer:
-    """The answer to one request (headers lower-cased by h11)."""
+                 body: bytes, max_bytes: int, security: Security | None = None,
+                 readers: dict[str, SpecReader] | None = None) -> Answer:
+    """The answer to one request (headers lower-cased by h11); ``readers``
+    by procedure path (``/package.Service/Method``) for SPEC requests."""
+    answered = await _answer(table, method, headers, body, max_bytes, security, readers)
+    if readers and _header(headers, b"content-type").lower().startswith(SPEC):
+        answered.headers.append((SPEC_READ, "yes"))
+    return answered
+
+
+async def _answer(table: dict[str, Procedure], method: bytes, headers: list[tuple[bytes, bytes]],
+                  body: bytes, max_bytes: int, security: Security | None,
+                  readers: dict[str, SpecReader] | None) -> Answer:
+    content_type = _header(headers, b"content-type").lower()
+    spec = content_type.startswith(SPEC)
     encoding = _header(headers, b"rpc-encoding").lower() or (
-        "json" if "json" in _header(headers, b"content-type").lower() else "")
+        "json" if spec or "json" in content_type else "")
     if encoding not in ("json", "proto"):
         return _error(InvalidArgument(
             f"unknown encoding {encoding or '(none)'!r}; send Rpc-Encoding: json (protobuf "
@@ -152,15 +200,9 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
         return _error(Unimplemented(
             f"no procedure {name or '(none)'!r}; this server has "
             f"{', '.join(sorted(n for n in table if '::' not in n))}"), encoding)
-    if security is not None:
-        why = security.check(procedure.path, {
-            AUTH_HEADER: _header(headers, AUTH_HEADER.encode()),
-            SECRET_HEADER: _header(headers, SECRET_HEADER.encode())}, internal=False)
-        if why is not None:
-            code, _, message = why.partition(": ")
-            error = PelotonError(message)
-            error.code = code
-            return _error(error, encoding)
+    refused = _refusal(security, procedure, headers)
+    if refused is not None:
+        return _error(refused, encoding)
     if len(body) > max_bytes:
         return _error(ResourceExhausted(f"the request has {len(body)} bytes, more than the "
                                         f"{max_bytes} this server takes"), encoding)
@@ -172,33 +214,91 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
     if not (0 < ttl < math.inf):
         return _error(InvalidArgument(f"expected milliseconds > 0, got {ttl_text!r}",
                                       field="Context-TTL-MS"), encoding)
-    request = procedure.request_type()
-    try:
-        if encoding == "json":
-            json_format.Parse(body or b"{}", request)
-        else:
-            request.ParseFromString(body)
-    except (json_format.ParseError, DecodeError, ValueError, UnicodeDecodeError) as error:
-        return _error(InvalidArgument(f"the body is not a valid "
-                                      f"{request.DESCRIPTOR.full_name}: {error}",
-                                      field="body"), encoding)
+    if spec:
+        reader = (readers or {}).get(procedure.path)
+        if reader is None:
+            return _error(InvalidArgument(
+                f"{name} takes no {SPEC} request (a spec file); send its request as "
+                "protobuf JSON or bytes", field="Content-Type"), encoding)
+        try:
+            text = body.decode()
+        except UnicodeDecodeError as error:
+            return _error(InvalidArgument(f"the spec is not UTF-8 text: {error}",
+                                          field="body"), encoding)
+    else:
+        request = procedure.request_type()
+        try:
+            if encoding == "json":
+                json_format.Parse(body or b"{}", request)
+            else:
+                request.ParseFromString(body)
+        except (json_format.ParseError, DecodeError, ValueError, UnicodeDecodeError) as error:
+            return _error(InvalidArgument(f"the body is not a valid "
+                                          f"{request.DESCRIPTOR.full_name}: {error}",
+                                          field="body"), encoding)
+
+    async def call(other: str, message: Message) -> Any:
+        target = table.get(other)
+        if target is None:
+            raise Unimplemented(f"no procedure {other!r}")
+        refused = _refusal(security, target, headers)
+        if refused is not None:
+            raise refused
+        return await target.call(message)
+
+    def header(key: str) -> str:
+        return _header(headers, key.encode())
+
+    warnings: list[str] = []
     try:
         with trio.fail_after(ttl):
+            if spec:
+                assert reader is not None
+                try:
+                    request = await reader(text, header, call, warnings)
+                except PelotonError as error:  # the spec's: no response holds it
+                    return _warned(_error(error, encoding), warnings)
             response = await procedure.call(request)
     except trio.TooSlowError:
-        return _error(DeadlineExceeded(f"{name} took longer than its "
-                                       f"Context-TTL-MS {ttl_text or int(DEFAULT_TTL * 1000)}"),
-                      encoding)
+        return _warned(_error(DeadlineExceeded(
+            f"{name} took longer than its Context-TTL-MS "
+            f"{ttl_text or int(DEFAULT_TTL * 1000)}"), encoding), warnings)
     except PelotonError as error:
         response = to_response(error, procedure.response_type, request)
         if response is None:
-            return _error(error, encoding)
+            return _warned(_error(error, encoding), warnings)
     except Exception as error:
         log.exception("HTTP %s failed", name)
         # In the gRPC server's words, so a client reads the same error either way.
-        return _error(PelotonError(f"internal error in {procedure.name or name}: {error!r}"),
-                      encoding)
-    accept = _header(headers, b"accept")
+        return _warned(_error(PelotonError(
+            f"internal error in {procedure.name or name}: {error!r}"), encoding), warnings)
+    return _warned(_encoded(response, encoding, _header(headers, b"accept")), warnings)
+
+
+def _refusal(security: Security | None, procedure: Procedure,
+             headers: list[tuple[bytes, bytes]]) -> PelotonError | None:
+    """Why ``security`` refuses this caller ``procedure`` (None: it may call)."""
+    if security is None:
+        return None
+    why = security.check(procedure.path, {
+        AUTH_HEADER: _header(headers, AUTH_HEADER.encode()),
+        SECRET_HEADER: _header(headers, SECRET_HEADER.encode())}, internal=False)
+    if why is None:
+        return None
+    code, _, message = why.partition(": ")
+    error = PelotonError(message)
+    error.code = code
+    return error
+
+
+def _warned(answer: Answer, warnings: list[str]) -> Answer:
+    if warnings:
+        answer.headers.append((WARNINGS, json.dumps(warnings)))
+    return answer
+
+
+def _encoded(response: Message, encoding: str, accept: str) -> Answer:
+    """The answer that carries ``response``, as the request asked for it."""
     plain = next((t for t in (PLAIN, PLAIN_JSON) if accept.startswith(t)), "")
     if encoding == "json" and plain:
         failed = from_response(response)
@@ -213,25 +313,27 @@ async def answer(table: dict[str, Procedure], method: bytes, headers: list[tuple
         return Answer(200, json.dumps(data, default=_base64).encode() + b"\n", PLAIN_JSON)
     if encoding == "json":
         return Answer(200, json_format.MessageToJson(response).encode() + b"\n",
-                       "application/json")
+                      "application/json")
     return Answer(200, response.SerializeToString(), "application/x-protobuf")
 
 
 async def serve_http_json(services: Iterable[tuple[type, object]], host: str, port: int, *,
                           max_message_bytes: int, security: Security | None = None,
+                          readers: dict[str, SpecReader] | None = None,
                           task_status: trio.TaskStatus[tuple[str, int]] = trio.TASK_STATUS_IGNORED,
                           ) -> None:
     """Serve ``services`` (generated ``*Base`` class, implementation) as
     HTTP/JSON on ``host:port`` until cancelled; with ``security``, over TLS
     when it has a certificate, and each call checked as gRPC's are (the
-    user in an ``Authorization: Basic`` header)."""
+    user in an ``Authorization: Basic`` header); SPEC requests through
+    ``readers`` (by procedure path)."""
     table = procedures(services)
     checked = security if security is not None and (
         security.users or security.cluster_secret) else None
 
     async def handle(method: bytes, target: bytes, headers: list[tuple[bytes, bytes]],
                      body: bytes) -> Answer:
-        return await answer(table, method, headers, body, max_message_bytes, checked)
+        return await answer(table, method, headers, body, max_message_bytes, checked, readers)
 
     await serve_http(handle, host, port, max_body=max_message_bytes, task_status=task_status,
                      ssl_context=security.server_ssl() if security is not None else None)

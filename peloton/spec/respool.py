@@ -17,6 +17,7 @@ from peloton.api.v0.respool import respool_pb2
 from peloton.core.errors import InvalidArgument
 from peloton.core.resources import KINDS
 from peloton.spec.fields import check_enums
+from peloton.spec.paths import split_respool_path
 from peloton.spec.text import check_name
 from peloton.spec.yamlproto import load_document, parse_message
 
@@ -32,23 +33,6 @@ RESOURCE_KINDS: tuple[str, ...] = KINDS  # cpu, memory, disk, gpu
 # The largest reservation, limit or share: sums over a pool tree stay finite
 # and exact enough (1e12 cpus, or MB: an exabyte).
 MAX_QUANTITY = 1e12
-
-
-def split_respool_path(path: str) -> list[str]:
-    """``"/a/b"`` -> ``["a", "b"]``; ``"/"`` -> ``[]``.
-
-    A path is absolute and ``/``-separated; one trailing ``/`` is allowed.
-    Raises :class:`InvalidArgument` on ``field="path"`` otherwise.
-    """
-    if not path.startswith("/"):
-        raise InvalidArgument(f"resource pool path {path!r} must start with '/'", field="path")
-    trimmed = path[1:-1] if path.endswith("/") and path != "/" else path[1:]
-    if not trimmed:
-        return []
-    parts = trimmed.split("/")
-    if any(not part for part in parts):
-        raise InvalidArgument(f"resource pool path {path!r} has an empty element", field="path")
-    return parts
 
 
 def load_respool_config(

@@ -30,6 +30,7 @@ from peloton.client.discovery import NO_CLUSTER, find_cluster
 from peloton.config import DEFAULT_MAX_MESSAGE_BYTES
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.security import Security
+from peloton.jobmgr.specs import spec_readers
 from peloton.ops import minicluster
 from peloton.rpc import open_rpc, serve_grpc
 from peloton.rpc.errorfields import InstanceOutOfRange
@@ -470,9 +471,12 @@ class FakeUpdates(_Unimplemented):
 class FakeJobmgr:
     """JobManager, TaskManager and ResourceManager on a loopback port, served
     by a trio run of its own in a thread; with ``http``, also as HTTP/JSON
-    (``http_address``), by the same handlers, as a jobmgr serves them."""
+    (``http_address``), by the same handlers, as a jobmgr serves them
+    (reading job specs unless not ``reads_specs``)."""
 
-    def __init__(self, *, http: bool = False, security: Security | None = None) -> None:
+    def __init__(self, *, http: bool = False, security: Security | None = None,
+                 reads_specs: bool = True) -> None:
+        self.reads_specs = reads_specs
         self.jobs, self.pools, self.tasks = FakeJobs(), FakePools(), FakeTasks()
         self.updates = FakeUpdates()
         self.address = ""
@@ -499,9 +503,11 @@ class FakeJobmgr:
                         serve_grpc, security=self.security), services, "127.0.0.1", 0)
                     self.address = f"{host}:{port}"
                     if self.http:
+                        readers = spec_readers(frozenset()) if self.reads_specs else {}
                         host, port = await nursery.start(partial(
                             serve_http_json, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES,
-                            security=self.security), services, "127.0.0.1", 0)
+                            security=self.security, readers=readers),
+                            services, "127.0.0.1", 0)
                         self.http_address = f"{host}:{port}"
                     self._ready.set()
 

@@ -25,7 +25,7 @@ import yaml
 
 from peloton import config as cluster_config
 from peloton.api.v0.task import task_pb2
-from peloton.cli import commands, job, plain
+from peloton.cli import commands, plain
 from peloton.cli.common import Cli, Handler
 from peloton.cli.main import build_parser
 from peloton.cli.output import short_time
@@ -33,9 +33,12 @@ from peloton.core.security import Role, Security
 from peloton.ops import minicluster
 from peloton.ops.certs import make_certs
 from peloton.rpc.client import configure
+from peloton.rpc.http_client import HttpClient, Target
 from tests.cli.test_cli import EXAMPLES, JOB, FakeJobmgr, one_line, run
 
 OTHER = "00000000-0000-4000-8000-000000000000"
+ONE = ("name: a\ninstancecount: 1\ndefaultconfig:\n  resource: {cpulimit: 1, memlimitmb: 32}\n"
+       "  command: {value: 'true'}\n")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
@@ -181,8 +184,10 @@ def test_job_create_over_http(capsys: pytest.CaptureFixture[str], fake: FakeJobm
     assert grpc_used == []
 
 
-def test_a_create_not_answered_in_time_is_sent_again_over_http(
+def test_a_create_not_answered_in_time_is_sent_again(
         capsys: pytest.CaptureFixture[str], fake: FakeJobmgr, grpc_used: list[str]) -> None:
+    """The create is the first call: a jobmgr that has not answered yet
+    may not serve HTTP, so the same create (same id) goes on over gRPC."""
     fake.jobs.stalls = [5.0]
     code, out, err = run(capsys, "--timeout", "1", "job", "create", "/DefaultResPool",
                          str(EXAMPLES / "testjob.yaml"))
@@ -190,21 +195,82 @@ def test_a_create_not_answered_in_time_is_sent_again_over_http(
     ids = {r.id.value for r in fake.jobs.created}
     assert len(fake.jobs.created) >= 2 and len(ids) == 1
     assert out == f"Job {ids.pop()} created\n"
-    assert grpc_used == []
+    assert err.count("peloton: warning:") == 2  # once, though read twice
+    assert grpc_used == ["grpc"]
 
 
-def test_a_create_never_answered_over_http_names_the_id(
+def test_a_create_never_answered_names_the_id(
         capsys: pytest.CaptureFixture[str], fake: FakeJobmgr, grpc_used: list[str]) -> None:
-    fake.jobs.stalls = [5.0, 5.0, 5.0]
+    fake.jobs.stalls = [5.0, 5.0, 5.0, 5.0]
     code, out, err = run(capsys, "--timeout", "1", "job", "create", "/DefaultResPool",
                          str(EXAMPLES / "testjob.yaml"))
     assert code == 1 and out == ""
     ids = {r.id.value for r in fake.jobs.created}
-    assert 1 <= len(fake.jobs.created) <= 3 and len(ids) == 1
+    assert 1 <= len(fake.jobs.created) <= 4 and len(ids) == 1
     [job_id] = ids
     assert err.splitlines()[-1].startswith(f"peloton: no answer to 3 creates of job {job_id} "
                                            f"(Create to {fake.address} took longer than 1s)")
+
+
+def test_a_create_answered_once_over_http_is_sent_again_over_http(
+        capsys: pytest.CaptureFixture[str], fake: FakeJobmgr, grpc_used: list[str]) -> None:
+    """A jobmgr that answered (here: an AlreadyExists of an earlier send)
+    serves HTTP: a stalled create is sent again there, with its id."""
+    client = HttpClient([Target(fake.address, fake.http_address)], timeout=1.0)
+    fake.jobs.stalls = [5.0]
+    sends: list[int] = []
+
+    def send() -> str:
+        sends.append(1)
+        return str(client.call_spec(plain.JOB_MANAGER, "Create", ONE,
+                                    {"Peloton-Respool": "/DefaultResPool",
+                                     "Peloton-Job-Id": JOB}, warn=print)["jobId"]["value"])
+
+    try:
+        assert client.call_plain(plain.JOB_MANAGER, "Get", {"id": {"value": JOB}})
+        assert plain.created_once(send, JOB, given=False) == JOB
+    finally:
+        client.close()
+    assert len(sends) == 2 and [r.id.value for r in fake.jobs.created] == [JOB, JOB]
+
+
+def test_a_spec_the_jobmgr_refuses_reads_as_the_clis_own_refusal(
+        capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path, fake: FakeJobmgr,
+        grpc_used: list[str]) -> None:
+    """The jobmgr reads the spec: its errors and warnings name the file as
+    the CLI names it when it reads the spec itself (over gRPC)."""
+    bad = tmp_path / "bad job.yaml"
+    bad.write_text("name: x\ninstancecount: -1\n")
+    odd = tmp_path / "jöb.yaml"
+    odd.write_text("name: x\ninstancecount: 1\ncommand: {value: 'true'}\n")
+    runs = [("job", "create", "/DefaultResPool", str(bad)),
+            ("job", "create", "/DefaultResPool", str(odd)),
+            ("job", "create", "/Nope", str(EXAMPLES / "testjob.yaml"))]
+    over_http = [run(capsys, *argv) for argv in runs]
     assert grpc_used == []
+    assert over_http[0] == (1, "", f"peloton: {bad}: instancecount: must not be negative, "
+                                   "got -1\n")
+    assert over_http[1][0] == 1 and over_http[1][2].startswith(f"peloton: {odd}: command:")
+    assert over_http[2][2].count("peloton: warning: ") == 2
+    write_cluster(tmp_path / "home", fake.address, None)  # no http: address any more
+    assert [run(capsys, *argv) for argv in runs] == over_http
+    assert fake.jobs.created == []
+
+
+def test_a_jobmgr_that_reads_no_specs_gets_the_create_over_grpc(
+        capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path,
+        grpc_used: list[str]) -> None:
+    """A jobmgr from before specs were sent as they are would take the YAML
+    for protobuf JSON: the CLI reads the spec itself, and uses gRPC."""
+    with FakeJobmgr(http=True, reads_specs=False) as server:
+        write_cluster(tmp_path / "home", server.address, server.http_address)
+        code, out, err = run(capsys, "job", "create", "/DefaultResPool", "--id", JOB,
+                             str(EXAMPLES / "testjob.yaml"))
+        assert (code, out) == (0, f"Job {JOB} created\n"), err
+        assert err.count("peloton: warning:") == 2
+        assert [r.id.value for r in server.jobs.created] == [JOB]
+        assert server.jobs.created[0].config.respoolID.value == "pool-1"
+    assert grpc_used == ["grpc"]
 
 
 def test_an_http_address_nothing_answers_at_goes_to_grpc(
@@ -358,17 +424,14 @@ def test_quick_commands_import_neither_trio_nor_grpclib(tmp_path: pathlib.Path,
                                                         fake: FakeJobmgr) -> None:
     env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
     env.pop("PELOTON_CLUSTER", None)
-    # The messages, and YAML for the job create reads; job get, job status
-    # and task list have their answers as plain data. None reads YAML for the
-    # cluster file: the state file says what a client needs of it.
-    for argv, heavy_ones in ((["job", "get", JOB], set()),
-                             (["job", "status", JOB], set()),
-                             (["task", "list", JOB], set()),
-                             (["job", "create", "/DefaultResPool", str(EXAMPLES / "testjob.yaml")],
-                              {"google.protobuf", "yaml"})):
+    # job get, job status and task list have their answers as plain data;
+    # job create sends the spec as it is, for the jobmgr to read. None reads
+    # YAML for the cluster file: the state file says what a client needs.
+    for argv in (["job", "get", JOB], ["job", "status", JOB], ["task", "list", JOB],
+                 ["job", "create", "/DefaultResPool", str(EXAMPLES / "testjob.yaml")]):
         code, heavy, err = imports_of(argv, env)
         assert code == 0, err
-        assert heavy == heavy_ones, argv
+        assert heavy == set(), argv
 
 
 def test_a_state_file_without_a_client_view_sends_to_the_cluster_files_http_addresses(
@@ -413,7 +476,3 @@ def test_the_nouns_built_on_demand_print_the_same_help(
     assert [name for name, _, _ in commands.NOUNS] == list(
         build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 
-
-def test_create_attempts_are_the_clients() -> None:
-    from peloton.client import CREATE_ATTEMPTS
-    assert job.CREATE_ATTEMPTS == CREATE_ATTEMPTS

@@ -26,6 +26,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -255,3 +256,62 @@ def test_curl_on_http_json_as_pelotons_documentation_calls_it(cluster: LocalClus
     assert states == {"0": "SUCCEEDED", "1": "SUCCEEDED", "2": "SUCCEEDED"}
     missing = curl("JobManager.Get", {"id": {"value": "6a1f5c2e-8d3b-4f7a-9c1e-000000000000"}})
     assert "does not exist" in missing["error"]["notFound"]["message"]  # type: ignore[index]
+
+
+def test_curl_posts_a_job_yaml_as_it_is(cluster: LocalCluster, tmp_path: pathlib.Path) -> None:
+    """``Content-Type: application/vnd.peloton.spec+yaml``: the jobmgr reads
+    the file with the CLI's spec loader; the job runs."""
+    if not shutil.which("curl"):
+        pytest.skip("curl is not installed")
+    http = cluster.config.get("jobmgr-0").options["http"]
+
+    def curl(body: list[str], *headers: str) -> tuple[dict[str, Any], str]:
+        out = run(["curl", "-sS", "-D", "-", "-X", "POST",
+                   *[arg for h in headers for arg in ("-H", h)], *body, f"{http}/api/v1"],
+                  timeout=30)
+        head, _, text = out.replace("\r\n", "\n").partition("\n\n")
+        return json.loads(text), head.lower()
+
+    def call(procedure: str, request: dict[str, Any]) -> dict[str, Any]:
+        return curl(["--data", json.dumps(request)], f"Rpc-Procedure: {procedure}",
+                    "Rpc-Encoding: json")[0]
+
+    root = call("ResourceManager.LookupResourcePoolID", {"path": {"value": "/"}})
+    pool = call("ResourceManager.CreateResourcePool",
+                {"config": {**POOL, "name": "curlspec", "parent": root["id"]}})
+    assert "error" not in pool, pool
+    spec = tmp_path / "job.yaml"
+    spec.write_text(textwrap.dedent("""\
+        name: from-curl
+        instancecount: 2
+        sla: {priority: 1}
+        defaultconfig:
+          resource: {cpulimit: 0.1, memlimitmb: 32, disklimitmb: 10}
+          command: {shell: true, value: 'echo spec $PELOTON_INSTANCE_ID'}
+        """))
+    spec_headers = ("Rpc-Procedure: JobManager.Create", "Peloton-Respool: /curlspec",
+                    "Content-Type: application/vnd.peloton.spec+yaml")
+    created, head = curl(["--data-binary", f"@{spec}"], *spec_headers)
+    assert "peloton-spec-read: yes" in head
+    job_id = created["jobId"]["value"]  # the jobmgr chose it
+    deadline = time.monotonic() + 120
+    state = ""
+    while state not in ("SUCCEEDED", "FAILED", "KILLED") and time.monotonic() < deadline:
+        time.sleep(0.3)
+        got = call("JobManager.Get", {"id": {"value": job_id}})
+        state = got["jobInfo"]["runtime"]["state"]
+    assert state == "SUCCEEDED", got
+    assert got["jobInfo"]["config"]["name"] == "from-curl"
+    assert got["jobInfo"]["config"]["respoolID"] == pool["result"]
+    # a legacy key Peloton's loader ignores: created, with the warning
+    spec.write_text(spec.read_text().replace("{priority: 1}",
+                                             "{priority: 1, minimuminstancecount: 1}"))
+    created, head = curl(["--data-binary", f"@{spec}"], *spec_headers,
+                         "Peloton-Spec-Name: job.yaml")
+    assert created["jobId"]["value"]
+    [warning] = json.loads(head.split("peloton-warnings: ")[1].split("\n")[0])
+    assert warning.startswith("job.yaml: sla.minimuminstancecount: ignored key")
+    # the jobmgr's own refusal, in the response's field
+    refused, _ = curl(["--data-binary", f"@{spec}"], *spec_headers, "Peloton-Job-Id: 42")
+    assert refused == {"error": {"invalidJobId": {
+        "id": {"value": "42"}, "message": "id: '42' is not a job id (a UUID)"}}}
