@@ -26,6 +26,7 @@ PREEMPTING runs in storage: both are killed (again), which is harmless.
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import time
@@ -201,6 +202,8 @@ _Work = tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], _Reply]
 LaunchPlan = dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]]
 # Inputs a shard's writer may have waiting; senders wait beyond that.
 INBOX_SIZE = 64
+# The most creates waiting one after another that run as one write.
+CREATE_BATCH = INBOX_SIZE
 # Tries of one batch of task-state reports to resmgr.
 REPORT_ATTEMPTS = 10
 
@@ -233,21 +236,58 @@ class ShardEngine:
     async def serve_inbox(self) -> None:
         """Run what ``submit`` sends, one at a time, in arrival order: every
         change to this shard's jobs happens here (``recover`` runs before),
-        so no two changes interleave across an await. Runs until cancelled;
-        then whatever waits is answered Unavailable."""
+        so no two changes interleave across an await. Creates waiting one
+        after another run as one (``create_all``: one write for them all).
+        Runs until cancelled; then whatever waits is answered Unavailable."""
+        held: _Work | None = None
         try:
-            async for fn, args, reply in self._inbox_recv:
-                try:
-                    reply.value = await fn(*args)
-                except Exception as error:  # the caller's to handle
-                    reply.error = error
-                reply.done.set()
+            while True:
+                if held is not None:
+                    work, held = held, None
+                else:
+                    try:
+                        work = await self._inbox_recv.receive()
+                    except trio.EndOfChannel:
+                        return
+                fn, args, reply = work
+                if fn != self.create:
+                    try:
+                        reply.value = await fn(*args)
+                    except Exception as error:  # the caller's to handle
+                        reply.error = error
+                    reply.done.set()
+                    continue
+                batch, held = self._more_creates(work)
+                outcomes = await self.create_all([job for _, (job,), _ in batch])
+                for (_, _, waiting), outcome in zip(batch, outcomes, strict=True):
+                    if isinstance(outcome, Exception):
+                        waiting.error = outcome
+                    else:
+                        waiting.value = outcome
+                    waiting.done.set()
         finally:
             self._inbox_recv.close()
             for reply in list(self._waiting):
                 if not reply.done.is_set():
                     reply.error = Unavailable(f"shard {self.shard} stopped serving here")
                     reply.done.set()
+
+    def _more_creates(self, first: _Work) -> tuple[list[_Work], _Work | None]:
+        """``first`` (a create) and the creates that wait right behind it,
+        up to CREATE_BATCH, each of another job; and the work that ended
+        the run, if one was taken."""
+        batch = [first]
+        ids = {first[1][0].id}
+        while len(batch) < CREATE_BATCH:
+            try:
+                work = self._inbox_recv.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                return batch, None
+            if work[0] != self.create or work[1][0].id in ids:
+                return batch, work
+            batch.append(work)
+            ids.add(work[1][0].id)
+        return batch, None
 
     async def submit(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
         """Run ``fn(*args)`` as this shard's writer and return what it returns
@@ -1221,26 +1261,50 @@ class ShardEngine:
         owner re-enqueues PENDING tasks, and resmgr takes a run it already
         has as a no-op, so nothing is lost if enqueueing does not happen.
         False when the same job (same config) is here already: a repeated
-        create; AlreadyExists when another config has its id."""
-        current = self.jobs.get(job.id)
-        if current is not None:
-            if current.config == job.config:
-                return False
-            raise AlreadyExists(f"job {job.id} already exists with another config")
+        create; AlreadyExists when another config has its id. Through
+        ``submit``, creates that wait together are written together."""
+        [outcome] = await self.create_all([job])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def create_all(self, jobs: Sequence[Job]) -> list[bool | Exception]:
+        """``create`` of each of ``jobs`` (of distinct ids) in one storage
+        write: each one's answer, or the error it met (the storage's for
+        that job alone, or ``Aborted`` for all when the shard was fenced)."""
         now = self.ctx.clock()
-        limit = job.config.sla.maximumRunningInstances or len(job.tasks)
-        for t in job.tasks:
-            if t.state == TaskState.INITIALIZED and not t.held:
-                if t.instance < limit:
-                    t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
-                else:  # a new owner must not start it before there is room
-                    t.message = MAX_RUNNING_MESSAGE % limit
-        job.refresh_state(now)
+        out: list[bool | Exception] = [False] * len(jobs)
+        new: list[int] = []
+        for i, job in enumerate(jobs):
+            current = self.jobs.get(job.id)
+            if current is not None:
+                out[i] = (False if current.config == job.config else
+                          AlreadyExists(f"job {job.id} already exists with another config"))
+                continue
+            limit = job.config.sla.maximumRunningInstances or len(job.tasks)
+            for t in job.tasks:
+                if t.state == TaskState.INITIALIZED and not t.held:
+                    if t.instance < limit:
+                        t.state, t.message = TaskState.PENDING, PENDING_MESSAGE
+                    else:  # a new owner must not start it before there is room
+                        t.message = MAX_RUNNING_MESSAGE % limit
+            job.refresh_state(now)
+            new.append(i)
+        if not new:
+            return out
         try:
-            await self.ctx.storage.create_job(self.shard, self.epoch, job.row(now),
-                                              [t.row(now) for t in job.tasks])
-        except Aborted:
-            self.fenced.set()
-            raise
-        self.jobs[job.id] = job
-        return True
+            errors = await self.ctx.storage.create_jobs(self.shard, self.epoch, [
+                (jobs[i].row(now), [t.row(now) for t in jobs[i].tasks]) for i in new])
+        except Exception as error:  # each caller raises its own copy
+            if isinstance(error, Aborted):
+                self.fenced.set()
+            for i in new:
+                out[i] = copy.copy(error)
+            return out
+        for i, failed in zip(new, errors, strict=True):
+            if failed is None:
+                self.jobs[jobs[i].id] = jobs[i]
+                out[i] = True
+            else:
+                out[i] = failed
+        return out

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Self
 
+from peloton.core.errors import Aborted, PelotonError
 from peloton.core.states import TERMINAL_JOB_STATES
 
 __all__ = [
@@ -210,6 +211,28 @@ class Storage(abc.ABC):
         ``InvalidArgument`` if ``job.shard != shard`` or a task names
         another job.
         """
+
+    async def create_jobs(
+        self, shard: int, epoch: int, jobs: Sequence[tuple[JobRow, Sequence[TaskRow]]]
+    ) -> list[PelotonError | None]:
+        """``create_job`` of each (job, its tasks), as one write where the
+        store can: each job's outcome, None for created or the error it
+        alone met (``AlreadyExists``, ``InvalidArgument``), in order. A job
+        that fails changes nothing and fails no other. A write the shard's
+        fence refuses raises ``Aborted`` and reports no outcome (in this
+        default, which creates them one by one, the jobs before it stay
+        made; a create sent again finds its job)."""
+        out: list[PelotonError | None] = []
+        for job, tasks in jobs:
+            try:
+                await self.create_job(shard, epoch, job, tasks)
+            except Aborted:
+                raise
+            except PelotonError as error:
+                out.append(error)
+            else:
+                out.append(None)
+        return out
 
     # ---- reads (unfenced; anyone may read) ----------------------------------
 

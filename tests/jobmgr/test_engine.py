@@ -24,7 +24,7 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
-from peloton.core.errors import FailedPrecondition, Unavailable
+from peloton.core.errors import AlreadyExists, FailedPrecondition, PelotonError, Unavailable
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
 from peloton.jobmgr.engine import Context, ShardEngine, resmgr_task
@@ -67,10 +67,11 @@ class RecordingStore(SQLiteStorage):
                             configs=configs, updates=updates, delete_jobs=delete_jobs,
                             delete_tasks=delete_tasks)
 
-    async def create_job(self, shard: int, epoch: int, job: JobRow,
-                         tasks: Sequence[TaskRow] = ()) -> None:
-        self.writes.append(("create_job", list(tasks), 0))
-        await super().create_job(shard, epoch, job, tasks)
+    async def create_jobs(self, shard: int, epoch: int,
+                          jobs: Sequence[tuple[JobRow, Sequence[TaskRow]]]
+                          ) -> list[PelotonError | None]:
+        self.writes.append(("create_jobs", [t for _, tasks in jobs for t in tasks], len(jobs)))
+        return await super().create_jobs(shard, epoch, jobs)
 
 
 class FakeResmgr:
@@ -223,7 +224,7 @@ async def test_create_writes_pending_tasks_once_and_enqueue_sends_gangs(
     job = Job.new(JOB, SHARD, config(3, gang=gang), h.clock.now)
     await h.engine.create(job)
     assert [(call, [T(t.state) for t in tasks]) for call, tasks, _ in h.store.writes] == [
-        ("create_job", [T.PENDING] * 3)]
+        ("create_jobs", [T.PENDING] * 3)]
     assert h.states() == [T.PENDING] * 3 and job.state == JobState.PENDING
     stored_job = await h.store.get_job(JOB)
     assert stored_job is not None and JobState(stored_job.state) == JobState.PENDING
@@ -667,6 +668,46 @@ async def test_the_shards_writer_runs_one_input_at_a_time_in_order(
         nursery.cancel_scope.cancel()  # the shard moves away
     with pytest.raises(Unavailable):
         await h.engine.submit(work, 7)
+
+
+async def test_creates_waiting_together_are_written_together(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """Creates queued one after another run as one storage write; a create
+    sent again (same id and config) answers False, another config with a
+    taken id AlreadyExists, and other work still runs in order."""
+    ids = [f"0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e{i:02x}" for i in range(5)]
+    results: dict[str, object] = {}
+    ran: list[str] = []
+
+    async def create(key: str, job_id: str, cfg: job_pb2.JobConfig) -> None:
+        try:
+            results[key] = await h.engine.submit(
+                h.engine.create, Job.new(job_id, SHARD, cfg, h.clock.now))
+        except AlreadyExists as error:
+            results[key] = error.message
+
+    async def other() -> None:
+        ran.append(f"after {len(h.engine.jobs)} jobs")
+
+    async with trio.open_nursery() as nursery:
+        async with trio.open_nursery() as senders:
+            for i, job_id in enumerate(ids):
+                senders.start_soon(create, f"job{i}", job_id, config(1))
+                await trio.lowlevel.checkpoint()  # arrive in this order
+            senders.start_soon(create, "again", ids[0], config(1))
+            await trio.lowlevel.checkpoint()
+            senders.start_soon(create, "taken", ids[1], config(2))
+            await trio.lowlevel.checkpoint()
+            senders.start_soon(h.engine.submit, other)
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.start_soon(h.engine.serve_inbox)  # all seven wait in the inbox
+        nursery.cancel_scope.cancel()
+    assert results == {**{f"job{i}": True for i in range(5)}, "again": False,
+                       "taken": f"job {ids[1]} already exists with another config"}
+    assert [(call, len(tasks), n) for call, tasks, n in h.store.writes] == [
+        ("create_jobs", 5, 5)]
+    assert ran == ["after 5 jobs"]
+    assert [j.job_id for j in await h.store.get_jobs(ids)] == ids
 
 
 # --------------------------------------------------------------------------- service jobs

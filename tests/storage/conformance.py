@@ -123,6 +123,32 @@ class StorageContract:
             await store.create_job(0, 1, job(), [task(J2, 0)])
         assert await store.stats() == {"jobs": 0, "tasks": 0, "events": 0, "shards": 0}
 
+    async def test_create_jobs_reports_each_jobs_outcome_and_fails_none_for_another(
+        self, store: Storage
+    ) -> None:
+        await store.create_job(0, 1, job(J2, name="there"), [task(J2, 0)])
+        outcomes = await store.create_jobs(0, 1, [
+            (job(J1), [task(J1, 0), task(J1, 1)]),
+            (job(J2, name="again"), [task(J2, 0, host="x")]),  # taken
+            (job(J3, shard=1), []),  # another shard's
+            (job(J3), [task(J1, 0)]),  # a task of another job
+        ])
+        assert outcomes[0] is None
+        assert isinstance(outcomes[1], AlreadyExists)
+        assert isinstance(outcomes[2], InvalidArgument) and isinstance(outcomes[3], InvalidArgument)
+        assert (await store.get_job(J1)) == job(J1)
+        assert (await store.get_task(J1, 1)) == task(J1, 1)
+        assert (await store.get_job(J2)).name == "there"  # type: ignore[union-attr]
+        assert (await store.get_task(J2, 0)).host == ""  # type: ignore[union-attr]
+        assert await store.get_job(J3) is None
+        assert await store.create_jobs(0, 1, []) == []
+
+    async def test_create_jobs_the_fence_refuses_raise_aborted(self, store: Storage) -> None:
+        await store.claim_shard(0, 2, "jobmgr-b")
+        with pytest.raises(Aborted):
+            await store.create_jobs(0, 1, [(job(J1), [task()]), (job(J2), [])])
+        assert await store.get_jobs([J1, J2]) == []
+
     async def test_get_jobs_keeps_the_order_asked_and_skips_unknown(
         self, store: Storage
     ) -> None:
