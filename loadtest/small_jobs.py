@@ -13,7 +13,9 @@ and measures, submit -> every job SUCCEEDED, for one-cpu jobs running
 
 These are the rows of issue 15's table (Slurm 22.05 tuned: 56/s for the
 array, 66/s for separate jobs from ``sbatch``). It prints one line per
-row and a JSON summary (``--out`` writes it), then stops the cluster.
+row, with what a job cost in cpu ms: each kind of daemon, the rest (the
+tasks' own processes, this harness, the CLI's processes) and the machine,
+then a JSON summary (``--out`` writes it), and stops the cluster.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 import trio
 
+from loadtest.measure import CLK_TCK, read_proc
 from peloton.api.v0.job import job_pb2
 from peloton.client import PelotonClient
 from peloton.rpc import open_rpc
@@ -148,6 +151,32 @@ async def cli(cluster: LocalCluster, client: PelotonClient, jobs: int, clients: 
     return _row("cli", jobs, time.monotonic() - start, states)
 
 
+def _cpu(cluster: LocalCluster) -> dict[str, float]:
+    """Cpu seconds so far: each kind of daemon's (summed), and the
+    machine's (``/proc/stat``: every process, the tasks' and this one's
+    included)."""
+    out: dict[str, float] = {}
+    for name in cluster.names():
+        sample = read_proc(cluster.pid(name))
+        if sample is not None:
+            kind = name.rsplit("-", 1)[0]
+            out[kind] = out.get(kind, 0.0) + sample.cpu_s
+    with open("/proc/stat") as f:
+        ticks = [int(v) for v in f.readline().split()[1:]]
+    # user, nice, system, irq, softirq, steal: not idle or iowait
+    busy = sum(ticks[i] for i in (0, 1, 2, 5, 6, 7) if i < len(ticks))
+    out["machine"] = busy / CLK_TCK
+    return out
+
+
+def _per_job(before: dict[str, float], after: dict[str, float], jobs: int) -> dict[str, float]:
+    """What one job cost each kind of daemon, the rest (the tasks' own
+    processes, this harness, the CLI's), and the machine, in cpu ms."""
+    per = {k: round(1000 * (after[k] - before.get(k, 0.0)) / jobs, 1) for k in after}
+    per["rest"] = round(per["machine"] - sum(v for k, v in per.items() if k != "machine"), 1)
+    return per
+
+
 async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Path,
                 out: Any) -> list[dict[str, Any]]:
     rows = []
@@ -158,6 +187,7 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
             pool, _ = load_respool_config(POOL.format(cpu=cpu, memory=cpu * 64, disk=cpu * 10))
             await client.create_respool("/small", pool)
             for mode in args.rows:
+                before = _cpu(cluster)
                 if mode == "array":
                     row = await array(client, args.jobs)
                 elif mode == "api":
@@ -165,11 +195,14 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
                 else:
                     row = await cli(cluster, client, args.cli_jobs or args.jobs, args.clients,
                                     top)
+                row["cpu_ms_per_job"] = _per_job(before, _cpu(cluster), row["jobs"])
                 rows.append(row)
                 out(f"{row['row']}: {row['jobs']} jobs in {row['seconds']:.2f} s = "
                     f"{row['per_s']:.1f} jobs/s ({row['succeeded']} succeeded)"
                     + (f"; creates p50/p99 {row['create_ms_p50']}/{row['create_ms_p99']} ms"
                        if "create_ms_p50" in row else ""))
+                out("  cpu ms per job: " + ", ".join(
+                    f"{k} {v}" for k, v in row["cpu_ms_per_job"].items()))
         finally:
             client.close()
     return rows

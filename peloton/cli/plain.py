@@ -136,6 +136,8 @@ def task_message(rt: Mapping[str, Any]) -> str:
 
 
 def job_create(cli: Cli) -> int:
+    """Over HTTP, the spec goes as it is and the jobmgr reads it; without
+    HTTP addresses, or with ``--json``, as ``peloton.cli.job.job_create``."""
     from peloton.core.errors import PelotonError
     a = cli.args
     try:
@@ -168,7 +170,8 @@ def job_create(cli: Cli) -> int:
             JOB_MANAGER, "Create", spec, headers, warn=warn).get("jobId", {}).get("value")
             or chosen), chosen, given=given)
 
-    async def over_grpc(c: PelotonClient) -> str:  # a jobmgr that reads no specs
+    # When no jobmgr answered over HTTP, or one answered that reads no specs.
+    async def over_grpc(c: PelotonClient) -> str:
         from peloton.cli.job import create_over_grpc
         return await create_over_grpc(cli, c, chosen, given=given)
 

@@ -27,7 +27,9 @@ Its answers and failures are the gRPC client's (``peloton.client``):
 :meth:`HttpClient.call_text` makes a call without protobuf: a JSON
 request, and the answer as the YAML ``peloton`` prints of it
 (``peloton.rpc.http_json.PLAIN``), for a command that only prints it
-(``peloton job get``).
+(``peloton job get``); :meth:`HttpClient.call_plain` has it as JSON, and
+:meth:`HttpClient.call_spec` sends a spec file as it is for the jobmgr to
+read (``peloton job create``; ``peloton.rpc.http_json.SPEC``).
 
 Two differences are on purpose, both :class:`NotOverHttp`, after which
 the caller makes the call over gRPC instead: until some jobmgr has

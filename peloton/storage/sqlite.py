@@ -45,6 +45,7 @@ import copy
 import json
 import logging
 import os
+import pathlib
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -474,8 +475,8 @@ class SQLiteStorage(Storage):
         synchronous: str = "NORMAL",
         busy_timeout: float = 10.0,
     ) -> SQLiteStorage:
-        """Open (creating if absent) the store at ``path`` and bring its schema
-        to :data:`SCHEMA_VERSION`.
+        """Open (creating if absent, with its directory) the store at
+        ``path`` and bring its schema to :data:`SCHEMA_VERSION`.
 
         ``synchronous`` is SQLite's PRAGMA (OFF, NORMAL, FULL, EXTRA);
         ``busy_timeout`` is how many seconds a call waits for another
@@ -491,6 +492,14 @@ class SQLiteStorage(Storage):
             raise InvalidArgument(f"must be >= 0, got {busy_timeout}", field="busy_timeout")
         path = os.fspath(path)
         timeout_ms = int(busy_timeout * 1000)
+        if path != ":memory:" and not path.startswith("file:"):
+            # A jobmgr may start before anything else made the cluster's
+            # data directory (daemons started together, on several hosts).
+            try:
+                pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise FailedPrecondition(f"cannot make the directory of {path}: {error}",
+                                         field="storage.path") from None
         writer = await trio.to_thread.run_sync(_connect, path, mode, timeout_ms, True)
         reader = None
         if path != ":memory:":

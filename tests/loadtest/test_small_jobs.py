@@ -21,3 +21,10 @@ def test_bad_arguments_are_refused_naming_the_flag(
         small_jobs.main(argv)
     assert exit_info.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_jobs_cpu_is_split_by_daemon_and_the_rest() -> None:
+    before = {"jobmgr": 1.0, "resmgr": 2.0, "machine": 10.0}
+    after = {"jobmgr": 1.5, "resmgr": 2.2, "machine": 12.0}
+    assert small_jobs._per_job(before, after, 100) == {
+        "jobmgr": 5.0, "resmgr": 2.0, "machine": 20.0, "rest": 13.0}

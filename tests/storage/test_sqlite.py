@@ -275,3 +275,14 @@ async def test_rows_go_in_few_statements_of_few_shapes(tmp_path: Path) -> None:
         assert (await store.list_tasks(J1))[1] == 700
     # Powers of two up to 256: at most nine statement texts per table.
     assert set(_UPSERT_TASKS._sql) <= {1, 2, 4, 8, 16, 32, 64, 128, 256}
+
+
+async def test_open_makes_the_stores_directory(tmp_path: Path) -> None:
+    """A jobmgr may start before any other daemon made the data directory."""
+    path = tmp_path / "not" / "yet" / "jobs.db"
+    async with await open_sqlite(path) as store:
+        assert await store.stats() == {"jobs": 0, "tasks": 0, "events": 0, "shards": 0}
+    assert path.exists()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(FailedPrecondition, match="cannot make the directory"):
+        await open_sqlite(tmp_path / "file" / "jobs.db")
