@@ -1,0 +1,38 @@
+"""The side benchmarks (``python -m loadtest.small_jobs``,
+``python -m loadtest.bench_rpc``) refuse bad arguments before they start
+anything; their figures are measured, not tested."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from loadtest import bench_rpc, small_jobs
+
+
+@pytest.mark.parametrize(("main", "argv", "words"), [
+    (small_jobs.main, ["--rows", "array,bogus"], "--rows: unknown row 'bogus'"),
+    (small_jobs.main, ["--jobs", "0"], "--jobs must be at least 1"),
+    (small_jobs.main, ["--clients", "0"], "--clients must be at least 1"),
+    (small_jobs.main, ["--hosts", "-1"], "--hosts must be at least 1"),
+    (small_jobs.main, ["--cli-jobs", "-5"], "--cli-jobs must not be negative"),
+    (bench_rpc.main, ["--calls", "0"], "--calls must be at least 1"),
+    (bench_rpc.main, ["--concurrency", "1,x"], "--concurrency: expected numbers like 1,16"),
+    (bench_rpc.main, ["--concurrency", "0"], "--concurrency: each level must be at least 1"),
+    (bench_rpc.main, ["--concurrency", ","], "--concurrency: each level must be at least 1"),
+])
+def test_bad_arguments_are_refused_naming_the_flag(
+        main: Callable[[list[str]], int], argv: list[str], words: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def test_a_jobs_cpu_is_split_by_daemon_and_the_rest() -> None:
+    before = {"jobmgr": 1.0, "resmgr": 2.0, "machine": 10.0}
+    after = {"jobmgr": 1.5, "resmgr": 2.2, "machine": 12.0}
+    assert small_jobs._per_job(before, after, 100) == {
+        "jobmgr": 5.0, "resmgr": 2.0, "machine": 20.0, "rest": 13.0}
