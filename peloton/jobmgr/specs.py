@@ -5,7 +5,8 @@ The jobmgr runs the spec loader the ``peloton`` command would run
 (``peloton.spec.job.load_job_config``, with this jobmgr's capabilities), so
 a client sends the file without protobuf or PyYAML. Headers (a path or
 name percent-encoded as UTF-8, as in a URL, since a header is Latin-1; a
-plain ASCII one without ``%`` is the same either way):
+plain ASCII one without ``%`` is the same either way, and raw UTF-8, as
+``curl -H`` sends what a user types, is taken too):
 
 - ``Peloton-Respool`` (required): the resource pool's path, ``/a/b``;
 - ``Peloton-Job-Id`` (optional): the id to create the job with, so a
@@ -40,12 +41,12 @@ def spec_readers(capabilities: frozenset[str]) -> dict[str, SpecReader]:
 
     async def create(text: str, header: Header, call: SubCall,
                      warnings: list[str]) -> Any:
-        respool = unquote(header("peloton-respool"))
+        respool = _text(header("peloton-respool"))
         if not respool:
             raise InvalidArgument("a job spec is created in a resource pool: give its path "
                                   "(/a/b)", field="Peloton-Respool")
         split_respool_path(respool)
-        name = unquote(header("peloton-spec-name"))
+        name = _text(header("peloton-spec-name"))
         try:
             config, said = load_job_config(text, capabilities=capabilities)
         except InvalidArgument as error:
@@ -63,3 +64,13 @@ def spec_readers(capabilities: frozenset[str]) -> dict[str, SpecReader]:
                                      config=config)
 
     return {CREATE: create}
+
+
+def _text(value: str) -> str:
+    """A header's text: its bytes (Latin-1, as HTTP reads them) as UTF-8
+    when they are, then percent-decoded."""
+    try:
+        value = value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        pass
+    return unquote(value)

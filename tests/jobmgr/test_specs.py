@@ -34,7 +34,7 @@ def fake() -> Iterator[FakeJobmgr]:
         yield server
 
 
-def post(fake: FakeJobmgr, body: str | bytes, headers: dict[str, str]
+def post(fake: FakeJobmgr, body: str | bytes, headers: dict[str, Any]
          ) -> tuple[int, dict[str, str], Any]:
     """(status, headers, the JSON answer) of one request."""
     data = body.encode() if isinstance(body, str) else body
@@ -67,6 +67,9 @@ def test_pelotons_example_comes_with_its_warnings(fake: FakeJobmgr) -> None:
     assert len(warnings) == 2 and all(isinstance(w, str) for w in warnings)
     _, named, _ = post(fake, text, CREATE | {"Peloton-Spec-Name": "my%20j%C3%B6b.yaml"})
     assert json.loads(named[WARNINGS]) == [f"my jöb.yaml: {w}" for w in warnings]
+    # as curl -H sends what a user typed: raw UTF-8
+    _, raw, _ = post(fake, text, CREATE | {"Peloton-Spec-Name": "jöb.yaml".encode()})
+    assert json.loads(raw[WARNINGS]) == [f"jöb.yaml: {w}" for w in warnings]
     # ... and with a failure after the spec was read: no such pool
     status, headers, answer = post(fake, text, CREATE | {"Peloton-Respool": "/Nope"})
     assert (status, headers["Rpc-Status"]) == (404, "not-found")
