@@ -3,10 +3,9 @@
 
 The jobmgr runs the spec loader the ``peloton`` command would run
 (``peloton.spec.job.load_job_config``, with this jobmgr's capabilities), so
-a client sends the file without protobuf or PyYAML. Headers (a path or
-name percent-encoded as UTF-8, as in a URL, since a header is Latin-1; a
-plain ASCII one without ``%`` is the same either way, and raw UTF-8, as
-``curl -H`` sends what a user types, is taken too):
+a client sends the file without protobuf or PyYAML. Headers (a path or a
+name is UTF-8: percent-encoded as in a URL, as the CLI sends it, since a
+header is Latin-1; or raw, as ``curl -H`` sends what a user types):
 
 - ``Peloton-Respool`` (required): the resource pool's path, ``/a/b``;
 - ``Peloton-Job-Id`` (optional): the id to create the job with, so a

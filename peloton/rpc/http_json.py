@@ -43,8 +43,8 @@ reads it with the spec loader the CLI would run, so neither the client nor
 the spec's errors and warnings, and the warnings come back in a
 ``Peloton-Warnings`` header, a JSON list of strings. Every answer to such a
 request has ``Peloton-Spec-Read: yes`` from a server that reads specs:
-without it, the server took the spec for protobuf JSON. The answer is as for a JSON request
-(``Rpc-Encoding`` picks proto), ``Accept`` included::
+without it, the server took the spec for protobuf JSON. The answer is as
+for a JSON request (``Rpc-Encoding`` picks proto), ``Accept`` included::
 
     curl -H 'Rpc-Procedure: JobManager.Create' -H 'Peloton-Respool: /DefaultResPool' \\
       -H 'Content-Type: application/vnd.peloton.spec+yaml' --data-binary @job.yaml \\
