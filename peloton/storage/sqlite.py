@@ -353,29 +353,6 @@ def _check_page(offset: int, limit: int | None) -> None:
         raise InvalidArgument(f"must be >= 0, got {limit}", field="limit")
 
 
-def _check_create(shard: int, job: JobRow, tasks: Sequence[TaskRow]) -> None:
-    """``create_job``'s checks that need no database."""
-    if job.shard != shard:
-        raise InvalidArgument(f"job {job.job_id} is in shard {job.shard}, not {shard}",
-                              field="job.shard")
-    for task in tasks:
-        if task.job_id != job.job_id:
-            raise InvalidArgument(
-                f"task of job {task.job_id} in create_job of {job.job_id}", field="tasks"
-            )
-
-
-def _insert_job(conn: sqlite3.Connection, job: JobRow, tasks: Sequence[TaskRow]) -> None:
-    """A new job with its config and tasks; AlreadyExists if the id is taken."""
-    if conn.execute("SELECT 1 FROM jobs WHERE job_id = ?", (job.job_id,)).fetchone():
-        raise AlreadyExists(f"job {job.job_id} already exists")
-    conn.execute(_INSERT_JOB, _job_tuple(job))
-    _UPSERT_CONFIGS.run(conn, [(job.job_id, job.config_version, job.config)])
-    if tasks:
-        # Upsert: replaces leftovers of a job id that was never cleaned up.
-        _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
-
-
 def _fence(conn: sqlite3.Connection, shard: int, epoch: int) -> None:
     """Inside a write transaction: Aborted if ``shard`` has a higher epoch
     than ``epoch``; otherwise raise the stored epoch to ``epoch``."""
@@ -699,14 +676,9 @@ class SQLiteStorage(Storage):
     async def create_job(
         self, shard: int, epoch: int, job: JobRow, tasks: Sequence[TaskRow] = ()
     ) -> None:
-        tasks = tuple(tasks)
-        _check_create(shard, job, tasks)
-
-        def run(conn: sqlite3.Connection) -> None:
-            _fence(conn, shard, epoch)
-            _insert_job(conn, job, tasks)
-
-        await self._write(run)
+        [failed] = await self.create_jobs(shard, epoch, [(job, tasks)])
+        if failed is not None:
+            raise failed
 
     async def create_jobs(
         self, shard: int, epoch: int, jobs: Sequence[tuple[JobRow, Sequence[TaskRow]]]
@@ -714,20 +686,33 @@ class SQLiteStorage(Storage):
         """One write, fenced once, a savepoint per job."""
         out: list[PelotonError | None] = [None] * len(jobs)
         valid: list[tuple[int, JobRow, tuple[TaskRow, ...]]] = []
-        for i, (job, tasks) in enumerate(jobs):
-            try:
-                _check_create(shard, job, tuple(tasks))
-            except InvalidArgument as error:
-                out[i] = error
+        for i, (job, rows) in enumerate(jobs):
+            tasks = tuple(rows)
+            other = next((t.job_id for t in tasks if t.job_id != job.job_id), None)
+            if job.shard != shard:
+                out[i] = InvalidArgument(f"job {job.job_id} is in shard {job.shard}, "
+                                         f"not {shard}", field="job.shard")
+            elif other is not None:
+                out[i] = InvalidArgument(f"task of job {other} in create_job of {job.job_id}",
+                                         field="tasks")
             else:
-                valid.append((i, job, tuple(tasks)))
+                valid.append((i, job, tasks))
+
+        def insert(conn: sqlite3.Connection, job: JobRow, tasks: tuple[TaskRow, ...]) -> None:
+            if conn.execute("SELECT 1 FROM jobs WHERE job_id = ?", (job.job_id,)).fetchone():
+                raise AlreadyExists(f"job {job.job_id} already exists")
+            conn.execute(_INSERT_JOB, _job_tuple(job))
+            _UPSERT_CONFIGS.run(conn, [(job.job_id, job.config_version, job.config)])
+            if tasks:
+                # Upsert: replaces leftovers of a job id that was never cleaned up.
+                _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
 
         def run(conn: sqlite3.Connection) -> None:
             _fence(conn, shard, epoch)
             for i, job, tasks in valid:
                 conn.execute("SAVEPOINT one_job")
                 try:
-                    _insert_job(conn, job, tasks)
+                    insert(conn, job, tasks)
                 except (PelotonError, sqlite3.Error) as error:
                     conn.execute("ROLLBACK TO one_job")
                     out[i] = _translate(error) if isinstance(error, sqlite3.Error) else error
