@@ -66,6 +66,9 @@ class World:
         self.alive: dict[str, T] = {}  # run -> state, runs on a host
         self.ended: dict[str, T] = {}  # run -> how it ended
         self.killing: set[str] = set()
+        # Kills of runs it did not know: their late launch is refused as
+        # killed (the host manager's ``killed_early``), until it crashes.
+        self.killed_early: set[str] = set()
         self.refuse_next = False
         self.violations: list[str] = []
         self.epoch = 0  # the newest owner epoch seen (the host manager's fence)
@@ -101,10 +104,17 @@ class World:
                     outcome.message = "lease expired"
                     continue
                 for t in launch.tasks:
-                    self.start(t.mesosTaskId)
+                    if t.mesosTaskId in self.killed_early:  # reported KILLED, never run
+                        self.killed_early.discard(t.mesosTaskId)
+                        self.alive.pop(t.mesosTaskId, None)
+                        self.ended.setdefault(t.mesosTaskId, T.KILLED)
+                    else:
+                        self.start(t.mesosTaskId)
             return reply
         if method == "KillTasks":
             self.killing.update(m for m in request.mesosTaskIds if m in self.alive)
+            self.killed_early.update(m for m in request.mesosTaskIds
+                                     if m not in self.alive and m not in self.ended)
             return hpb.KillTasksResponse()
         if method == "ReconcileTasks":
             self.epoch = max(self.epoch, request.epoch)
@@ -145,6 +155,7 @@ class World:
         for run in list(self.alive):
             del self.alive[run]
             self.killing.discard(run)
+        self.killed_early.clear()
 
 
 def job_config(n: int, max_failures: int, max_running: int,
