@@ -20,7 +20,7 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.storage import SCHEMA_VERSION, open_sqlite
-from peloton.storage.sqlite import _LOAD_SHARD, _UPSERT_TASKS, SQLiteStorage
+from peloton.storage.sqlite import _LOAD_SHARD, _UPSERT_TASKS, GROUP_ROWS, SQLiteStorage
 
 from .conformance import J1, J2, J3, OpenStore, StorageContract, handles, job, task
 
@@ -182,6 +182,68 @@ async def test_writes_queued_meanwhile_commit_together(tmp_path: Path) -> None:
             held.release()
         assert groups == [1, 1, 50]
         assert (await store.list_tasks(J1))[1] == 50
+
+
+async def test_a_group_is_bounded_and_small_writes_go_first(tmp_path: Path) -> None:
+    """Writes queued behind large ones commit first, and a group holds about
+    GROUP_ROWS rows at most: a small job's create waits for one bounded
+    group, not for every bulk create queued before it."""
+    groups: list[list[int]] = []
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        commit = store._commit_group
+
+        def sizes(group: list) -> None:  # type: ignore[type-arg]
+            groups.append([entry.rows for entry in group])
+            commit(group)
+
+        store._commit_group = sizes  # type: ignore[method-assign]
+        big = GROUP_ROWS // 2 - 10
+        async with trio.open_nursery() as nursery:
+            held = await _hold_writer(store, nursery)
+            for k in range(4):  # bulk creates of `big` tasks each, then a small one
+                nursery.start_soon(store.create_job, 0, 1, job(f"bulk{k}", instance_count=big),
+                                   [task(f"bulk{k}", instance_id=i) for i in range(big)])
+                await trio.testing.wait_all_tasks_blocked()
+            nursery.start_soon(store.create_job, 0, 1, job("probe", instance_count=10),
+                               [task("probe", instance_id=i) for i in range(10)])
+            await trio.testing.wait_all_tasks_blocked()
+            held.release()
+        assert groups == [[1], [big + 2, 12, big + 2], [big + 2, big + 2]]
+        assert sorted(j.job_id for j in await store.get_jobs(
+            ["bulk0", "bulk1", "bulk2", "bulk3", "probe"])) == [
+            "bulk0", "bulk1", "bulk2", "bulk3", "probe"]
+
+
+async def test_a_write_that_starts_a_group_without_itself_waits_for_the_next(
+        tmp_path: Path) -> None:
+    """A write that finds the writer idle starts the next group, which may
+    not hold it (the oldest write comes first and the group is bounded):
+    that group commits once, and the write goes in the one after."""
+    groups: list[list[int]] = []
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        commit = store._commit_group
+
+        def sizes(group: list) -> None:  # type: ignore[type-arg]
+            groups.append([entry.rows for entry in group])
+            commit(group)
+
+        store._commit_group = sizes  # type: ignore[method-assign]
+
+        def nothing(conn: sqlite3.Connection) -> None:
+            pass
+
+        async def small_then_large() -> None:
+            await store._write(nothing, 1)
+            await store._write(nothing, 4000)  # finds the writer idle, the full one queued
+
+        async with trio.open_nursery() as nursery:
+            held = await _hold_writer(store, nursery)
+            nursery.start_soon(small_then_large)
+            await trio.testing.wait_all_tasks_blocked()
+            nursery.start_soon(store._write, nothing, GROUP_ROWS)
+            await trio.testing.wait_all_tasks_blocked()
+            held.release()
+        assert groups == [[1], [1], [GROUP_ROWS], [4000]]
 
 
 async def test_a_failing_write_is_rolled_back_alone(tmp_path: Path) -> None:
