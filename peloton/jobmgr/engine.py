@@ -26,6 +26,8 @@ PREEMPTING runs in storage: both are killed (again), which is harmless.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import copy
 import logging
 import math
@@ -198,6 +200,10 @@ class _Reply:
 
 
 _Work = tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], _Reply]
+
+
+async def _wake() -> None:
+    """Sent through an empty inbox so that urgent work is seen."""
 # cluster -> (placement, its (job, task) pairs to launch)
 LaunchPlan = dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]]
 # Inputs a shard's writer may have waiting; senders wait beyond that.
@@ -223,6 +229,11 @@ class ShardEngine:
         self.fenced = trio.Event()  # set when a newer epoch's write refused ours
         # The shard's one writer (``serve_inbox``) runs what ``submit`` sends.
         self._inbox_send, self._inbox_recv = trio.open_memory_channel[_Work](INBOX_SIZE)
+        # Work sent with ``submit(urgent=True)``: the writer runs it before
+        # the inbox's. ``_idle``: the writer waits on an empty inbox.
+        self._urgent: collections.deque[_Work] = collections.deque()
+        self._idle = False
+        self._serving = True
         self._waiting: set[_Reply] = set()
         # Reports to resmgr, sent by ``serve_reports`` when it runs.
         self._report_send, self._report_recv = trio.open_memory_channel[
@@ -234,22 +245,33 @@ class ShardEngine:
 
     # -- the one writer -------------------------------------------------------
     async def serve_inbox(self) -> None:
-        """Run what ``submit`` sends, one at a time, in arrival order: every
-        change to this shard's jobs happens here (``recover`` runs before),
-        so no two changes interleave across an await. Creates waiting one
-        after another run as one (``create_all``: one write for them all).
-        Runs until cancelled; then whatever waits is answered Unavailable."""
+        """Run what ``submit`` sends, one at a time, in arrival order (urgent
+        work first: a small job's launch does not wait behind a bulk load's
+        events and launches): every change to this shard's jobs happens here
+        (``recover`` runs before), so no two changes interleave across an
+        await. Creates waiting one after another in the inbox run as one
+        (``create_all``: one write for them all; an urgent one, a small
+        job's, runs alone). Runs until cancelled; then whatever waits is
+        answered Unavailable."""
         held: _Work | None = None
         try:
             while True:
-                if held is not None:
+                urgent = bool(self._urgent)
+                if urgent:
+                    work = self._urgent.popleft()
+                elif held is not None:
                     work, held = held, None
                 else:
+                    self._idle = True
                     try:
                         work = await self._inbox_recv.receive()
                     except trio.EndOfChannel:
                         return
+                    finally:
+                        self._idle = False
                 fn, args, reply = work
+                if fn is _wake:
+                    continue
                 if fn != self.create:
                     try:
                         reply.value = await fn(*args)
@@ -257,7 +279,10 @@ class ShardEngine:
                         reply.error = error
                     reply.done.set()
                     continue
-                batch, held = self._more_creates(work)
+                if urgent:
+                    batch = [work]
+                else:
+                    batch, held = self._more_creates(work)
                 outcomes = await self.create_all([job for _, (job,), _ in batch])
                 for (_, _, waiting), outcome in zip(batch, outcomes, strict=True):
                     if isinstance(outcome, Exception):
@@ -266,6 +291,7 @@ class ShardEngine:
                         waiting.value = outcome
                     waiting.done.set()
         finally:
+            self._serving = False
             self._inbox_recv.close()
             for reply in list(self._waiting):
                 if not reply.done.is_set():
@@ -289,16 +315,26 @@ class ShardEngine:
             ids.add(work[1][0].id)
         return batch, None
 
-    async def submit(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    async def submit(self, fn: Callable[..., Awaitable[Any]], *args: Any,
+                     urgent: bool = False) -> Any:
         """Run ``fn(*args)`` as this shard's writer and return what it returns
-        (or raise what it raised). Waits while the inbox is full."""
+        (or raise what it raised). Waits while the inbox is full; ``urgent``
+        work goes ahead of the inbox, and never waits for room."""
         reply = _Reply()
         self._waiting.add(reply)
         try:
-            try:
-                await self._inbox_send.send((fn, args, reply))
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                raise Unavailable(f"shard {self.shard} stopped serving here") from None
+            if urgent:
+                if not self._serving:
+                    raise Unavailable(f"shard {self.shard} stopped serving here")
+                self._urgent.append((fn, args, reply))
+                if self._idle:  # the writer waits on the inbox: wake it
+                    with contextlib.suppress(trio.WouldBlock):  # full: it wakes anyway
+                        self._inbox_send.send_nowait((_wake, (), _Reply()))
+            else:
+                try:
+                    await self._inbox_send.send((fn, args, reply))
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    raise Unavailable(f"shard {self.shard} stopped serving here") from None
             await reply.done.wait()
         finally:
             self._waiting.discard(reply)

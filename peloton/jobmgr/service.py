@@ -62,7 +62,7 @@ from peloton.jobmgr.engine import (
     daemon_fits,
     is_preemptible,
 )
-from peloton.jobmgr.enqueue import GangBatcher
+from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
 from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import Channels, ServiceClient, serve_grpc
@@ -318,10 +318,15 @@ class Jobmgr:
                     with contextlib.suppress(PelotonError):
                         await engine.submit(engine.resend_kills)
 
-    async def placement_loop(self) -> None:
+    async def placement_loop(self, express: bool = False) -> None:
         """Pull placements for every owned shard and launch them, with up to
-        LAUNCH_BATCHES batches launching while the next one is fetched."""
-        slots = trio.Semaphore(LAUNCH_BATCHES)
+        LAUNCH_BATCHES batches launching while the next one is fetched.
+
+        ``express``: only express placements (small jobs', placed apart from
+        bulk batches), each batch launched at once as urgent work of its
+        shards' writers: a small job's launch waits neither for a free
+        launch slot nor behind a bulk load's launches."""
+        slots = None if express else trio.Semaphore(LAUNCH_BATCHES)
         async with trio.open_nursery() as nursery:
             while True:
                 shards = self._acting_shards()
@@ -330,16 +335,20 @@ class Jobmgr:
                     # again once their leases lapse)
                     await trio.sleep(0.2)
                     continue
-                await slots.acquire()
+                if slots is not None:
+                    await slots.acquire()
                 try:
                     reply = await self.resmgr.call("GetPlacements", rpb.GetPlacementsRequest(
-                        shards=shards, limit=100, timeout=1000), timeout=5.0)
+                        shards=shards, limit=100, timeout=1000, express=express), timeout=5.0)
                 except PelotonError as error:
-                    slots.release()
-                    log.info("get placements: %s", error)
+                    if slots is not None:
+                        slots.release()
+                    log.info("get %splacements: %s", "express " if express else "", error)
                     await trio.sleep(0.5)
                     continue
-                nursery.start_soon(self._launch_batch, list(reply.placements), slots)
+                if slots is not None or reply.placements:
+                    nursery.start_soon(self._launch_batch, list(reply.placements), slots,
+                                       express)
 
     async def preemption_loop(self) -> None:
         """Pull, for every owned shard at once, the runs resmgr preempted (a
@@ -430,7 +439,8 @@ class Jobmgr:
                 except PelotonError as error:
                     log.warning("shard %d hosts: %s", engine.shard, error)
 
-    async def _launch_batch(self, placements: list[rpb.Placement], slots: trio.Semaphore) -> None:
+    async def _launch_batch(self, placements: list[rpb.Placement], slots: trio.Semaphore | None,
+                            urgent: bool = False) -> None:
         try:
             by_shard: dict[int, list[rpb.Placement]] = {}
             for p in placements:
@@ -443,18 +453,20 @@ class Jobmgr:
                 for shard, batch in by_shard.items():
                     engine = self.engines.get(shard)
                     if engine is not None:
-                        nursery.start_soon(self._launch, engine, batch)
+                        nursery.start_soon(self._launch, engine, batch, urgent)
         finally:
-            slots.release()
+            if slots is not None:
+                slots.release()
 
-    async def _launch(self, engine: ShardEngine, placements: list[rpb.Placement]) -> None:
+    async def _launch(self, engine: ShardEngine, placements: list[rpb.Placement],
+                      urgent: bool = False) -> None:
         """Record in the shard's writer, send outside it (host managers take
         their time; the shard's events go on meanwhile), and place the
-        refused ones again in the writer."""
+        refused ones again in the writer (``urgent``: ahead of its inbox)."""
         try:
-            plan = await engine.submit(engine.record_launch, placements)
+            plan = await engine.submit(engine.record_launch, placements, urgent=urgent)
             for tasks, why in await engine.send_launches(plan):
-                await engine.submit(engine.place_again, tasks, why)
+                await engine.submit(engine.place_again, tasks, why, urgent=urgent)
         except* PelotonError as group:  # launches run in a nursery: errors come grouped
             for error in _leaves(group):
                 log.warning("shard %d launch: %s", engine.shard, error)
@@ -828,7 +840,9 @@ class JobHandler:
             for t in job.tasks:
                 t.held, t.message = True, HELD_MESSAGE % workflow.id
         try:
-            created = await engine.submit(engine.create, job)
+            # A small job's create goes ahead of its shard's queued work
+            # (a bulk load's creates, events and launches): its lane.
+            created = await engine.submit(engine.create, job, urgent=len(job.tasks) <= EXPRESS)
         except AlreadyExists:
             # A client that retries a create (its reply was lost) with the
             # same id and config gets the same answer: create is idempotent.
@@ -1839,6 +1853,7 @@ async def serve(config: ClusterConfig, name: str, *,
                     services, http_host, int(http_port))
             nursery.start_soon(jm.owner.run)
             nursery.start_soon(jm.placement_loop)
+            nursery.start_soon(jm.placement_loop, True)
             nursery.start_soon(jm.preemption_loop)
             nursery.start_soon(jm.maintenance_loop)
             nursery.start_soon(jm.lockdown_loop)

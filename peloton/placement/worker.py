@@ -224,26 +224,52 @@ class PlacementWorker:
             if not self.hostmgrs:
                 await trio.sleep(0.2)
                 continue
+            failed = False
             try:
                 await self.cycle()
-            except PelotonError as error:
-                log.warning("placement cycle: %s", error)
+            except* PelotonError as group:  # a cycle's two parts fail apart
+                for error in group.exceptions:
+                    log.warning("placement cycle: %s", error)
+                failed = True
+            if failed:
                 await trio.sleep(0.5)
 
     async def cycle(self) -> int:
-        """One dequeue-place-return round; the number of gangs handled."""
+        """One dequeue-place-return round; the number of gangs handled.
+
+        The gangs of small pools (``DequeueGangsResponse.express``) are
+        placed apart from the rest, at the same time: leased, placed and
+        handed back on their own, so a small job's placement does not wait
+        for a bulk batch's (the lane a probe job needs under a large load).
+        """
         began = time.monotonic()
         reply = await self.resmgr.call("DequeueGangs", rpb.DequeueGangsRequest(
             limit=self.batch, timeout=1000), timeout=5.0)
         if not reply.gangs:
             return 0
-        t = self._phase("dequeue", began)
-        gangs = [gang_request(g) for g in reply.gangs]
+        self._phase("dequeue", began)
+        express = set(reply.express)
+        parts = [[g for i, g in enumerate(reply.gangs) if i in express],
+                 [g for i, g in enumerate(reply.gangs) if i not in express]]
+        async with trio.open_nursery() as nursery:
+            for part, fast in zip(parts, (True, False), strict=True):
+                if part:
+                    nursery.start_soon(self._place, part, fast)
+        self.counts.update(cycles=1, gangs=len(reply.gangs))
+        self._report()
+        return len(reply.gangs)
+
+    async def _place(self, dequeued: list[rpb.Gang], express: bool = False) -> None:
+        """Lease hosts for ``dequeued``, place them, release the leases not
+        used and hand the placements and failures to resmgr (``express``:
+        ahead of bulk placements)."""
+        t = time.monotonic()
+        gangs = [gang_request(g) for g in dequeued]
         # Gangs whose tasks have HOST-kind constraints lease apart, one group
         # per constraint: the host managers lease only hosts that satisfy it
         # and count those that do not (Peloton's hostmgr filter).
         groups: dict[bytes, list[int]] = defaultdict(list)
-        for i, g in enumerate(reply.gangs):
+        for i, g in enumerate(dequeued):
             groups[_host_constraint_key(g)].append(i)
         by_cluster: dict[str, list[HostOffer]] = defaultdict(list)
         counts: dict[bytes, Counter[str]] = defaultdict(Counter)
@@ -281,7 +307,7 @@ class PlacementWorker:
         offers = [offer for cluster in clusters for offer in by_cluster.get(cluster, ())]
         t = self._phase("acquire", t)
         result = place_batch(gangs, offers)
-        request = rpb.SetPlacementsRequest()
+        request = rpb.SetPlacementsRequest(express=express)
         by_lease: dict[str, list[Any]] = defaultdict(list)
         for placed_gang in result.placed:
             for p in placed_gang:
@@ -294,7 +320,7 @@ class PlacementWorker:
                 msg.tasks.add(pelotonTaskId=p.task.task_id, mesosTaskId=p.task.mesos_task_id,
                               shard=p.task.shard)
                 msg.ports.extend(p.ports)
-        by_id = {t.mesosTaskId: t for g in reply.gangs for t in g.tasks}
+        by_id = {t.mesosTaskId: t for g in dequeued for t in g.tasks}
         key_of = {t.mesos_task_id: key for key, members in groups.items()
                   for i in members for t in gangs[i].tasks[:1]}
         for gang, reason in result.failed:
@@ -331,11 +357,8 @@ class PlacementWorker:
         t = self._phase("release", t)
         await self.resmgr.call("SetPlacements", request)
         self._phase("set", t)
-        self.counts.update(cycles=1, gangs=len(reply.gangs),
-                           placed=sum(len(g) for g in result.placed),
+        self.counts.update(placed=sum(len(g) for g in result.placed),
                            failed=sum(len(g.tasks) for g, _ in result.failed))
-        self._report()
-        return len(reply.gangs)
 
 
 async def serve(config: ClusterConfig, name: str, *,

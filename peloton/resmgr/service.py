@@ -8,6 +8,7 @@ under the node lock. A replica that does not lead answers every call with
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import math
 import time
@@ -67,9 +68,24 @@ MISMATCH_LOG_PERIOD = 60.0
 # the state lock, so a bounded batch keeps reads and heartbeats flowing.
 TASKS_PER_COMMAND = 400
 MAX_DEQUEUE = 1000
+# A dequeue marks as express the gangs of a pool it emptied of READY gangs
+# when they were at most this many (DequeueGangsResponse.express).
+EXPRESS_GANGS = 50
 # Victims per preemptions.get: its result (ids and reasons, ~200 bytes
 # each) is kept for idempotent retries, like a dequeue's.
 MAX_PREEMPTIONS = 100
+# Raft's log is one queue: a command commits after every command ahead of it
+# is replicated and applied. New work is the one flood: a burst of creates
+# can be enqueued far ahead of what placement takes (the stages after it
+# go at placement's pace). So large gangs.enqueue commands go in at most
+# LARGE_IN_FLIGHT at a time, and every other command (a small job's
+# enqueue, the placement stages, heartbeats) never waits for them: it is
+# behind at most that many, not behind every large enqueue the jobmgrs have
+# in flight (tens during a burst of 100,000 tasks, which held a probe job's
+# enqueue commit up to 1.4 s at p99). Gating the placement stages' commands
+# too held a probe's placement behind the bulk enqueues instead.
+LARGE_COMMAND_BYTES = 8 * 1024
+LARGE_IN_FLIGHT = 4
 
 
 # Slack moves with every task's usage. Up to what revocable work holds or
@@ -189,6 +205,7 @@ class Resmgr:
             {} if preemption_sustain is None else {"sustain": preemption_sustain})
         self.channels = Channels()
         self.commit_s: collections.deque[float] = collections.deque(maxlen=COMMIT_SAMPLES)
+        self.large = trio.CapacityLimiter(LARGE_IN_FLIGHT)  # see LARGE_COMMAND_BYTES
 
     def commit_stats(self) -> dict[str, float]:
         """p50, p99 and max of the last commits' latency, in seconds."""
@@ -208,42 +225,46 @@ class Resmgr:
             raise self._not_leader()
 
     async def propose(self, name: str, payload: Any, *, key: str | None = None,
-                      deadline: float = 10.0) -> Any:
-        """Replicate one command; retry an unknown outcome with the same key."""
+                      deadline: float = 10.0, gated: bool = False) -> Any:
+        """Replicate one command; retry an unknown outcome with the same key.
+        ``gated``: a large one waits for one of LARGE_IN_FLIGHT slots."""
         blob = encode(Command(name, key or uuid.uuid4().hex, payload))
         if len(blob) > MAX_COMMAND_BYTES:
             raise InvalidArgument(f"{name} command is {len(blob)} bytes; split the batch",
                                   field="request")
-        began = trio.current_time()
-        give_up = began + deadline
-        while True:
-            try:
-                ok, value = await self.node.submit(blob)
-                self.commit_s.append(trio.current_time() - began)
-                break
-            except NotLeader:
-                raise self._not_leader() from None
-            except Unavailable:
-                if trio.current_time() > give_up:
-                    raise
-                await trio.sleep(0.05)
+        async with (self.large if gated and len(blob) > LARGE_COMMAND_BYTES
+                    else contextlib.nullcontext()):
+            began = trio.current_time()  # the commit's latency, not the gate's wait
+            give_up = began + deadline
+            while True:
+                try:
+                    ok, value = await self.node.submit(blob)
+                    self.commit_s.append(trio.current_time() - began)
+                    break
+                except NotLeader:
+                    raise self._not_leader() from None
+                except Unavailable:
+                    if trio.current_time() > give_up:
+                        raise
+                    await trio.sleep(0.05)
         if not ok:
             cls_name, message, field = value
             raise getattr(errors, cls_name, errors.Internal)(message, field=field)
         return value
 
-    async def propose_all(self, name: str, payloads: list[Any]) -> list[Any]:
+    async def propose_all(self, name: str, payloads: list[Any], *,
+                          gated: bool = False) -> list[Any]:
         """Replicate independent commands concurrently (Raft batches them
         into the same appends); their results in ``payloads``' order, or
         the first error after all finished."""
         if len(payloads) <= 1:
-            return [await self.propose(name, payload) for payload in payloads]
+            return [await self.propose(name, payload, gated=gated) for payload in payloads]
         errors_: list[PelotonError] = []
         results: list[Any] = [None] * len(payloads)
 
         async def one(k: int) -> None:
             try:
-                results[k] = await self.propose(name, payloads[k])
+                results[k] = await self.propose(name, payloads[k], gated=gated)
             except PelotonError as error:
                 errors_.append(error)
 
@@ -521,7 +542,7 @@ class ResmgrServiceHandler:
         # commands took a commit each.
         results = await self.rm.propose_all("gangs.enqueue", [
             {"pool": request.respoolID.value, "gangs": chunk, "requeue": request.requeue}
-            for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES)])
+            for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES)], gated=True)
         failed = [f for result in results for f in result]
         return rpb.EnqueueGangsResponse(
             failed=[rpb.TaskFailure(mesosTaskId=m, message=msg) for m, msg in failed])
@@ -537,13 +558,22 @@ class ResmgrServiceHandler:
                 if gangs:
                     reply = rpb.DequeueGangsResponse()
                     with self.rm.node.lock:
-                        tasks = self.rm.state.tasks
+                        state = self.rm.state
+                        by_pool: dict[str, list[int]] = collections.defaultdict(list)
                         for mids in gangs:
                             gang = reply.gangs.add()
                             for mid in mids:
-                                entry = tasks.get(mid)
+                                entry = state.tasks.get(mid)
                                 if entry is not None:  # not killed since
                                     gang.tasks.append(task_message(entry))
+                            if gang.tasks:
+                                by_pool[state.tasks[mids[0]].pool
+                                        if mids[0] in state.tasks else ""].append(
+                                    len(reply.gangs) - 1)
+                        reply.express.extend(sorted(
+                            i for pool, indexes in by_pool.items()
+                            if pool and len(indexes) <= EXPRESS_GANGS
+                            and not state.ready.holds(pool) for i in indexes))
                     return reply
             if trio.current_time() >= deadline:
                 return rpb.DequeueGangsResponse()
@@ -557,7 +587,10 @@ class ResmgrServiceHandler:
                   for f in request.failedPlacements]
         # Chunk by tasks, not placements: a packed host carries many. The
         # chunks touch different tasks, so they commit in any order, together.
-        payloads = ([{"placed": c, "failed": []} for c in _chunks(placed, lambda p: len(p[4]))]
+        # Express placements (a small job's) queue apart (commands.set_placements).
+        flags = {"express": True} if request.express else {}
+        payloads = ([{"placed": c, "failed": [], **flags}
+                     for c in _chunks(placed, lambda p: len(p[4]))]
                     + [{"placed": [], "failed": c} for c in _chunks(failed, lambda f: len(f[0]))])
         await self.rm.propose_all("placements.set", payloads)
         return rpb.SetPlacementsResponse()
@@ -565,12 +598,19 @@ class ResmgrServiceHandler:
     async def GetPlacements(self, request: rpb.GetPlacementsRequest) -> Any:
         self.rm.require_leader()
         shards = sorted(set(request.shards))
-        placements = self.rm.state.placements
-        if not await self.rm.wait_until(lambda: any(placements.get(s) for s in shards),
-                                        request.timeout):
+        state = self.rm.state
+        express = request.express
+
+        def waiting() -> bool:
+            return any(state.express_placements.get(s)
+                       or (not express and state.placements.get(s)) for s in shards)
+
+        if not await self.rm.wait_until(waiting, request.timeout):
             return rpb.GetPlacementsResponse()
-        got = await self.rm.propose("placements.get", {"shards": shards,
-                                                       "limit": min(request.limit or 100, 100)})
+        payload: dict[str, Any] = {"shards": shards, "limit": min(request.limit or 100, 100)}
+        if express:
+            payload["express"] = True
+        got = await self.rm.propose("placements.get", payload)
         reply = rpb.GetPlacementsResponse()
         for hostname, agent, lease, cluster, refs in got:
             p = reply.placements.add(hostname=hostname, agentId=agent, leaseId=lease,
@@ -695,7 +735,8 @@ class ClusterHandler:
                 appliedCommands=state.applied, commands=dict(state.command_counts),
                 commandItems=dict(state.command_items), taskStates=dict(counts),
                 tasks=len(state.tasks), readyGangs=len(state.ready),
-                placementsWaiting=sum(len(q) for q in state.placements.values()),
+                placementsWaiting=sum(len(q) for q in state.placements.values())
+                + sum(len(q) for q in state.express_placements.values()),
                 commitSeconds=self.rm.commit_stats(), replica=self.self_grpc,
                 leading=self.rm.node.is_leader(),
                 digest=cpb.ReplicaDigest(

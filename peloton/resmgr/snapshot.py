@@ -35,7 +35,7 @@ from peloton.shard.assignment import Ownership
 if TYPE_CHECKING:
     from peloton.resmgr.state import ResmgrState
 
-VERSION = 3
+VERSION = 4
 
 # A member row's length in version 1 (``_from_0`` pads shorter ones).
 MEMBER_ROW = 6
@@ -66,6 +66,7 @@ def dump(state: ResmgrState) -> bytes:
                    for pid, qs in s.queues.items()},
         "ready": s.ready.dump(),
         "placements": [[shard, list(q)] for shard, q in s.placements.items()],
+        "express_placements": [[shard, list(q)] for shard, q in s.express_placements.items()],
         "members": [[m.id, m.kind, m.address, m.cluster, m.expires, m.num_shards]
                     for m in s.members.values()],
         "shards": [[shard, sh.owner, sh.epoch, sh.act_from, sh.told]
@@ -150,6 +151,7 @@ def load(state: ResmgrState, d: dict[str, Any]) -> None:
     s.ready = ReadyQueue(s.gangs)
     s.ready.load(d["ready"])
     s.placements = {shard: deque(q) for shard, q in d["placements"]}
+    s.express_placements = {shard: deque(q) for shard, q in d["express_placements"]}
     s.members = {m[0]: Member(*m) for m in d["members"]}
     s.shards = {shard: Ownership(o, e, at, told) for shard, o, e, at, told in d["shards"]}
     s.shards_pinned = d["shards_pinned"]
@@ -247,8 +249,16 @@ def _from_2(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _from_3(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 to 4: express placements (small jobs', served first) came
+    in version 4; an older state's placements are all in the shards' queues."""
+    d["express_placements"] = []
+    return d
+
+
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     0: _from_0,
     1: _from_1,
     2: _from_2,
+    3: _from_3,
 }

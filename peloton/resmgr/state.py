@@ -101,6 +101,7 @@ class ResmgrState(Commands):
         self.queues = {}
         self.ready = ReadyQueue(self.gangs)
         self.placements = {}  # shard -> placements
+        self.express_placements = {}  # shard -> small jobs' placements, served first
         self.members = {}
         self.shards = {}
         self.capacity = {}

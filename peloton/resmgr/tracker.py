@@ -134,6 +134,10 @@ class ReadyQueue:
     def __bool__(self) -> bool:
         return self._size > 0
 
+    def holds(self, pool: str) -> bool:
+        """Whether ``pool`` has a gang waiting."""
+        return pool in self._by_pool
+
     def of_pool(self, pool: str) -> list[int]:
         return list(self._by_pool.get(pool, ()))
 
@@ -239,6 +243,7 @@ class Tracker:
     queues: dict[str, dict[str, dict[int, deque[int]]]]
     ready: ReadyQueue
     placements: dict[int, deque[list[Any]]]
+    express_placements: dict[int, deque[list[Any]]]
     members: dict[str, Member]
     shards: dict[int, Ownership]
     capacity: dict[str, Resources]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -668,6 +669,35 @@ async def test_the_shards_writer_runs_one_input_at_a_time_in_order(
         nursery.cancel_scope.cancel()  # the shard moves away
     with pytest.raises(Unavailable):
         await h.engine.submit(work, 7)
+
+
+async def test_urgent_work_runs_ahead_of_the_inbox_and_wakes_an_idle_writer(
+        h: Harness, mock_clock: trio.testing.MockClock) -> None:
+    """submit(urgent=True) (a small job's launch) runs next, before work that
+    waits in the inbox, still one at a time; it also wakes a writer that
+    waits on an empty inbox, and is refused once the writer stopped."""
+    mock_clock.autojump_threshold = 0
+    order: list[str] = []
+
+    async def work(name: str) -> str:
+        await trio.sleep(1)
+        order.append(name)
+        return name
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(h.engine.serve_inbox)
+        await trio.testing.wait_all_tasks_blocked()  # idle: waits on the inbox
+        assert await h.engine.submit(work, "alone", urgent=True) == "alone"
+        async with trio.open_nursery() as senders:
+            for name in ("a", "b", "c"):
+                senders.start_soon(h.engine.submit, work, name)
+                await trio.lowlevel.checkpoint()  # arrive in this order
+            await trio.sleep(0.5)  # "a" runs; "b" and "c" wait in the inbox
+            senders.start_soon(partial(h.engine.submit, work, "urgent", urgent=True))
+        assert order == ["alone", "a", "urgent", "b", "c"]
+        nursery.cancel_scope.cancel()
+    with pytest.raises(Unavailable):
+        await h.engine.submit(work, "late", urgent=True)
 
 
 async def test_creates_waiting_together_are_written_together(

@@ -88,6 +88,13 @@ def new_job(engine: FakeEngine, job_id: str, instances: int = 1,
     return [FakeTask(job_id, k) for k in range(instances)]
 
 
+def held(in_flight: int) -> tuple[FakeResmgr, GangBatcher]:
+    """A batcher whose calls wait until ``resmgr.release`` is set."""
+    resmgr = FakeResmgr()
+    resmgr.release = trio.Event()
+    return resmgr, GangBatcher(in_flight=in_flight)
+
+
 def add(batcher: GangBatcher, engine: FakeEngine, tasks: list[FakeTask]) -> None:
     batcher.add(engine, engine.jobs[tasks[0].job_id], tasks)  # type: ignore[arg-type]
 
@@ -99,9 +106,7 @@ def sent(resmgr: FakeResmgr) -> list[list[str]]:
 async def test_creates_that_arrive_together_go_in_one_call() -> None:
     """While a call is in flight, the creates that come meanwhile wait for
     it, and then go in one call (from every shard)."""
-    resmgr = FakeResmgr()
-    resmgr.release = trio.Event()  # the call in flight waits: the rest pile up
-    batcher = GangBatcher(in_flight=2)
+    resmgr, batcher = held(2)
     a, b = engines(resmgr, 2)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
@@ -121,9 +126,7 @@ async def test_creates_that_arrive_together_go_in_one_call() -> None:
 
 
 async def test_a_backlog_of_a_chunk_or_more_goes_in_more_calls_at_once() -> None:
-    resmgr = FakeResmgr()
-    resmgr.release = trio.Event()
-    batcher = GangBatcher(in_flight=2)
+    resmgr, batcher = held(2)
     (a,) = engines(resmgr, 1)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
@@ -145,9 +148,7 @@ async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
     """A small job in another pool goes in the next call, not behind the
     backlog of a large load; a create larger than a chunk is one call (its
     gangs are never cut)."""
-    resmgr = FakeResmgr()
-    resmgr.release = trio.Event()
-    batcher = GangBatcher(in_flight=1)
+    resmgr, batcher = held(1)
     (a,) = engines(resmgr, 1)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
@@ -160,11 +161,41 @@ async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
         resmgr.release.set()
         await trio.testing.wait_all_tasks_blocked()
         nursery.cancel_scope.cancel()
-    calls = [(c.respoolID.value, sorted({m.rsplit("-", 2)[0] for m in ids}))
+    calls = [(c.respoolID.value, sorted({m.rsplit("-", 2)[0] for m in ids}), len(ids))
              for c, ids in zip(resmgr.calls, sent(resmgr), strict=True)]
-    assert calls == [("bulk", ["first"]), ("bulk", ["bulk0"]), ("probes", ["probe"]),
-                     ("bulk", ["bulk1"]), ("bulk", ["bulk2"]), ("bulk", ["huge"])]
-    assert [len(ids) for ids in sent(resmgr)] == [1, 600, 2, 600, 600, 1500]
+    # The probe goes beside bulk0 (the express lane opens beside a large
+    # call; the two are in flight together, in either order).
+    assert calls[0] == ("bulk", ["first"], 1)
+    assert sorted(calls[1:3]) == [("bulk", ["bulk0"], 600), ("probes", ["probe"], 2)]
+    assert calls[3:] == [("bulk", ["bulk1"], 600), ("bulk", ["bulk2"], 600),
+                         ("bulk", ["huge"], 1500)]
+
+
+async def test_a_small_pool_goes_beside_large_calls_in_the_express_lane() -> None:
+    """With every sender busy with a bulk load's calls, a small job's tasks
+    go at once in the express call; a second small pool waits for it, and
+    the bulk backlog for a sender of its own."""
+    resmgr, batcher = held(1)
+    (a,) = engines(resmgr, 1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(batcher.run)
+        add(batcher, a, new_job(a, "bulk0", 1000, "bulk"))
+        await trio.testing.wait_all_tasks_blocked()
+        add(batcher, a, new_job(a, "bulk1", 1000, "bulk"))
+        add(batcher, a, new_job(a, "probe0", 10, "probes"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 1000  # the probe went; bulk1 waits for bulk0's sender
+        add(batcher, a, new_job(a, "probe1", 10, "probes2"))
+        add(batcher, a, new_job(a, "bulk2", 101, "bulk3"))  # more than EXPRESS: not express
+        await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 1111
+        resmgr.release.set()
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    jobs = [sorted({m.rsplit("-", 2)[0] for m in ids}) for ids in sent(resmgr)]
+    assert sorted(jobs[:2]) == [["bulk0"], ["probe0"]]
+    assert sorted(map(tuple, jobs[2:])) == [("bulk1",), ("bulk2",), ("probe1",)]
+    assert batcher.waiting == 0
 
 
 async def test_a_failed_call_is_sent_again_and_changed_tasks_are_left_out(

@@ -119,3 +119,13 @@ def test_a_version_2_snapshots_shard_owners_are_taken_to_know_their_shards() -> 
     d["version"] = 2
     d["shards"] = [row[:4] for row in d["shards"]]
     assert all(sh.told for sh in restored(d).shards.values())
+
+
+def test_a_version_3_snapshot_has_no_express_placements() -> None:
+    s = busy()
+    d = unpacked(s)
+    assert d["express_placements"] == []
+    d["version"] = 3
+    del d["express_placements"]
+    back = restored(d)
+    assert back.express_placements == {} and back.placements == s.placements

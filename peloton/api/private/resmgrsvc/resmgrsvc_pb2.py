@@ -28,7 +28,7 @@ from peloton.api.v0.peloton import peloton_pb2 as peloton_dot_api_dot_v0_dot_pel
 from peloton.api.v0.task import task_pb2 as peloton_dot_api_dot_v0_dot_task_dot_task__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n-peloton/api/private/resmgrsvc/resmgrsvc.proto\x12\x19peloton.private.resmgrsvc\x1a\x1cpeloton/api/v0/job/job.proto\x1a$peloton/api/v0/peloton/peloton.proto\x1a\x1epeloton/api/v0/task/task.proto\"D\n\tResources\x12\x0b\n\x03\x63pu\x18\x01 \x01(\x01\x12\r\n\x05memMb\x18\x02 \x01(\x01\x12\x0e\n\x06\x64iskMb\x18\x03 \x01(\x01\x12\x0b\n\x03gpu\x18\x04 \x01(\x01\"\x85\x04\n\x04Task\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05jobId\x18\x02 \x01(\t\x12\x13\n\x0bmesosTaskId\x18\x03 \x01(\t\x12\x36\n\x08resource\x18\x04 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x10\n\x08priority\x18\x05 \x01(\r\x12\x13\n\x0bpreemptible\x18\x06 \x01(\x08\x12\x10\n\x08numPorts\x18\x07 \x01(\r\x12\x12\n\ncontroller\x18\x08 \x01(\x08\x12\x11\n\trevocable\x18\t \x01(\x08\x12\r\n\x05shard\x18\n \x01(\r\x12\x31\n\x04type\x18\x0b \x01(\x0e\x32#.peloton.private.resmgrsvc.TaskType\x12\x14\n\x0cminInstances\x18\x0c \x01(\r\x12\x33\n\nconstraint\x18\r \x01(\x0b\x32\x1f.peloton.api.v0.task.Constraint\x12\x0c\n\x04name\x18\x0e \x01(\t\x12@\n\x11placementStrategy\x18\x0f \x01(\x0e\x32%.peloton.api.v0.job.PlacementStrategy\x12-\n\x06labels\x18\x10 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x16\n\x0emaxUnavailable\x18\x11 \x01(\r\x12\x11\n\tinstances\x18\x12 \x01(\r\"6\n\x04Gang\x12.\n\x05tasks\x18\x01 \x03(\x0b\x32\x1f.peloton.private.resmgrsvc.Task\"\x91\x01\n\x13\x45nqueueGangsRequest\x12\x39\n\trespoolID\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12.\n\x05gangs\x18\x02 \x03(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\x12\x0f\n\x07requeue\x18\x03 \x01(\x08\"3\n\x0bTaskFailure\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"N\n\x14\x45nqueueGangsResponse\x12\x36\n\x06\x66\x61iled\x18\x01 \x03(\x0b\x32&.peloton.private.resmgrsvc.TaskFailure\"h\n\x13\x44\x65queueGangsRequest\x12\r\n\x05limit\x18\x01 \x01(\r\x12\x31\n\x04type\x18\x02 \x01(\x0e\x32#.peloton.private.resmgrsvc.TaskType\x12\x0f\n\x07timeout\x18\x03 \x01(\r\"F\n\x14\x44\x65queueGangsResponse\x12.\n\x05gangs\x18\x01 \x03(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\"D\n\x07TaskRef\x12\x15\n\rpelotonTaskId\x18\x01 \x01(\t\x12\x13\n\x0bmesosTaskId\x18\x02 \x01(\t\x12\r\n\x05shard\x18\x03 \x01(\r\"\x92\x01\n\tPlacement\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\x0f\n\x07\x61gentId\x18\x02 \x01(\t\x12\x0f\n\x07leaseId\x18\x03 \x01(\t\x12\x31\n\x05tasks\x18\x04 \x03(\x0b\x32\".peloton.private.resmgrsvc.TaskRef\x12\r\n\x05ports\x18\x05 \x03(\r\x12\x0f\n\x07\x63luster\x18\x06 \x01(\t\"j\n\x0f\x46\x61iledPlacement\x12-\n\x04gang\x18\x01 \x01(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x18\n\x10shortOfResources\x18\x03 \x01(\x08\"\x96\x01\n\x14SetPlacementsRequest\x12\x38\n\nplacements\x18\x01 \x03(\x0b\x32$.peloton.private.resmgrsvc.Placement\x12\x44\n\x10\x66\x61iledPlacements\x18\x02 \x03(\x0b\x32*.peloton.private.resmgrsvc.FailedPlacement\"\x17\n\x15SetPlacementsResponse\"F\n\x14GetPlacementsRequest\x12\x0e\n\x06shards\x18\x01 \x03(\r\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x0f\n\x07timeout\x18\x03 \x01(\r\"Q\n\x15GetPlacementsResponse\x12\x38\n\nplacements\x18\x01 \x03(\x0b\x32$.peloton.private.resmgrsvc.Placement\"U\n\x0fTaskStateUpdate\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12-\n\x05state\x18\x02 \x01(\x0e\x32\x1e.peloton.api.v0.task.TaskState\"V\n\x17UpdateTasksStateRequest\x12;\n\x07updates\x18\x01 \x03(\x0b\x32*.peloton.private.resmgrsvc.TaskStateUpdate\"\x1a\n\x18UpdateTasksStateResponse\"b\n\x16GetPendingTasksRequest\x12\x39\n\trespoolID\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\r\n\x05limit\x18\x02 \x01(\r\"[\n\x0bPendingGang\x12-\n\x04gang\x18\x01 \x01(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\r\n\x05queue\x18\x03 \x01(\t\"P\n\x17GetPendingTasksResponse\x12\x35\n\x05gangs\x18\x01 \x03(\x0b\x32&.peloton.private.resmgrsvc.PendingGang\"x\n\x13PreemptionCandidate\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12;\n\x06reason\x18\x02 \x01(\x0e\x32+.peloton.private.resmgrsvc.PreemptionReason\x12\x0f\n\x07message\x18\x03 \x01(\t\"L\n\x1aGetPreemptibleTasksRequest\x12\x0e\n\x06shards\x18\x01 \x03(\r\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x0f\n\x07timeout\x18\x03 \x01(\r\"\\\n\x1bGetPreemptibleTasksResponse\x12=\n\x05tasks\x18\x01 \x03(\x0b\x32..peloton.private.resmgrsvc.PreemptionCandidate\"-\n\x15GetWaitReasonsRequest\x12\x14\n\x0cmesosTaskIds\x18\x01 \x03(\t\"\x99\x01\n\x16GetWaitReasonsResponse\x12O\n\x07reasons\x18\x01 \x03(\x0b\x32>.peloton.private.resmgrsvc.GetWaitReasonsResponse.ReasonsEntry\x1a.\n\x0cReasonsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*K\n\x08TaskType\x12\x0b\n\x07UNKNOWN\x10\x00\x12\t\n\x05\x42\x41TCH\x10\x01\x12\r\n\tSTATELESS\x10\x02\x12\x0c\n\x08STATEFUL\x10\x03\x12\n\n\x06\x44\x41\x45MON\x10\x04*\x81\x01\n\x10PreemptionReason\x12\x1d\n\x19PREEMPTION_REASON_UNKNOWN\x10\x00\x12&\n\"PREEMPTION_REASON_REVOKE_RESOURCES\x10\x01\x12&\n\"PREEMPTION_REASON_HOST_MAINTENANCE\x10\x02\x32\xd7\x07\n\x16ResourceManagerService\x12o\n\x0c\x45nqueueGangs\x12..peloton.private.resmgrsvc.EnqueueGangsRequest\x1a/.peloton.private.resmgrsvc.EnqueueGangsResponse\x12o\n\x0c\x44\x65queueGangs\x12..peloton.private.resmgrsvc.DequeueGangsRequest\x1a/.peloton.private.resmgrsvc.DequeueGangsResponse\x12r\n\rSetPlacements\x12/.peloton.private.resmgrsvc.SetPlacementsRequest\x1a\x30.peloton.private.resmgrsvc.SetPlacementsResponse\x12r\n\rGetPlacements\x12/.peloton.private.resmgrsvc.GetPlacementsRequest\x1a\x30.peloton.private.resmgrsvc.GetPlacementsResponse\x12{\n\x10UpdateTasksState\x12\x32.peloton.private.resmgrsvc.UpdateTasksStateRequest\x1a\x33.peloton.private.resmgrsvc.UpdateTasksStateResponse\x12x\n\x0fGetPendingTasks\x12\x31.peloton.private.resmgrsvc.GetPendingTasksRequest\x1a\x32.peloton.private.resmgrsvc.GetPendingTasksResponse\x12u\n\x0eGetWaitReasons\x12\x30.peloton.private.resmgrsvc.GetWaitReasonsRequest\x1a\x31.peloton.private.resmgrsvc.GetWaitReasonsResponse\x12\x84\x01\n\x13GetPreemptibleTasks\x12\x35.peloton.private.resmgrsvc.GetPreemptibleTasksRequest\x1a\x36.peloton.private.resmgrsvc.GetPreemptibleTasksResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n-peloton/api/private/resmgrsvc/resmgrsvc.proto\x12\x19peloton.private.resmgrsvc\x1a\x1cpeloton/api/v0/job/job.proto\x1a$peloton/api/v0/peloton/peloton.proto\x1a\x1epeloton/api/v0/task/task.proto\"D\n\tResources\x12\x0b\n\x03\x63pu\x18\x01 \x01(\x01\x12\r\n\x05memMb\x18\x02 \x01(\x01\x12\x0e\n\x06\x64iskMb\x18\x03 \x01(\x01\x12\x0b\n\x03gpu\x18\x04 \x01(\x01\"\x85\x04\n\x04Task\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05jobId\x18\x02 \x01(\t\x12\x13\n\x0bmesosTaskId\x18\x03 \x01(\t\x12\x36\n\x08resource\x18\x04 \x01(\x0b\x32$.peloton.private.resmgrsvc.Resources\x12\x10\n\x08priority\x18\x05 \x01(\r\x12\x13\n\x0bpreemptible\x18\x06 \x01(\x08\x12\x10\n\x08numPorts\x18\x07 \x01(\r\x12\x12\n\ncontroller\x18\x08 \x01(\x08\x12\x11\n\trevocable\x18\t \x01(\x08\x12\r\n\x05shard\x18\n \x01(\r\x12\x31\n\x04type\x18\x0b \x01(\x0e\x32#.peloton.private.resmgrsvc.TaskType\x12\x14\n\x0cminInstances\x18\x0c \x01(\r\x12\x33\n\nconstraint\x18\r \x01(\x0b\x32\x1f.peloton.api.v0.task.Constraint\x12\x0c\n\x04name\x18\x0e \x01(\t\x12@\n\x11placementStrategy\x18\x0f \x01(\x0e\x32%.peloton.api.v0.job.PlacementStrategy\x12-\n\x06labels\x18\x10 \x03(\x0b\x32\x1d.peloton.api.v0.peloton.Label\x12\x16\n\x0emaxUnavailable\x18\x11 \x01(\r\x12\x11\n\tinstances\x18\x12 \x01(\r\"6\n\x04Gang\x12.\n\x05tasks\x18\x01 \x03(\x0b\x32\x1f.peloton.private.resmgrsvc.Task\"\x91\x01\n\x13\x45nqueueGangsRequest\x12\x39\n\trespoolID\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12.\n\x05gangs\x18\x02 \x03(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\x12\x0f\n\x07requeue\x18\x03 \x01(\x08\"3\n\x0bTaskFailure\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"N\n\x14\x45nqueueGangsResponse\x12\x36\n\x06\x66\x61iled\x18\x01 \x03(\x0b\x32&.peloton.private.resmgrsvc.TaskFailure\"h\n\x13\x44\x65queueGangsRequest\x12\r\n\x05limit\x18\x01 \x01(\r\x12\x31\n\x04type\x18\x02 \x01(\x0e\x32#.peloton.private.resmgrsvc.TaskType\x12\x0f\n\x07timeout\x18\x03 \x01(\r\"W\n\x14\x44\x65queueGangsResponse\x12.\n\x05gangs\x18\x01 \x03(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\x12\x0f\n\x07\x65xpress\x18\x02 \x03(\r\"D\n\x07TaskRef\x12\x15\n\rpelotonTaskId\x18\x01 \x01(\t\x12\x13\n\x0bmesosTaskId\x18\x02 \x01(\t\x12\r\n\x05shard\x18\x03 \x01(\r\"\x92\x01\n\tPlacement\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\x0f\n\x07\x61gentId\x18\x02 \x01(\t\x12\x0f\n\x07leaseId\x18\x03 \x01(\t\x12\x31\n\x05tasks\x18\x04 \x03(\x0b\x32\".peloton.private.resmgrsvc.TaskRef\x12\r\n\x05ports\x18\x05 \x03(\r\x12\x0f\n\x07\x63luster\x18\x06 \x01(\t\"j\n\x0f\x46\x61iledPlacement\x12-\n\x04gang\x18\x01 \x01(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x18\n\x10shortOfResources\x18\x03 \x01(\x08\"\xa7\x01\n\x14SetPlacementsRequest\x12\x0f\n\x07\x65xpress\x18\x03 \x01(\x08\x12\x38\n\nplacements\x18\x01 \x03(\x0b\x32$.peloton.private.resmgrsvc.Placement\x12\x44\n\x10\x66\x61iledPlacements\x18\x02 \x03(\x0b\x32*.peloton.private.resmgrsvc.FailedPlacement\"\x17\n\x15SetPlacementsResponse\"W\n\x14GetPlacementsRequest\x12\x0e\n\x06shards\x18\x01 \x03(\r\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x0f\n\x07timeout\x18\x03 \x01(\r\x12\x0f\n\x07\x65xpress\x18\x04 \x01(\x08\"Q\n\x15GetPlacementsResponse\x12\x38\n\nplacements\x18\x01 \x03(\x0b\x32$.peloton.private.resmgrsvc.Placement\"U\n\x0fTaskStateUpdate\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12-\n\x05state\x18\x02 \x01(\x0e\x32\x1e.peloton.api.v0.task.TaskState\"V\n\x17UpdateTasksStateRequest\x12;\n\x07updates\x18\x01 \x03(\x0b\x32*.peloton.private.resmgrsvc.TaskStateUpdate\"\x1a\n\x18UpdateTasksStateResponse\"b\n\x16GetPendingTasksRequest\x12\x39\n\trespoolID\x18\x01 \x01(\x0b\x32&.peloton.api.v0.peloton.ResourcePoolID\x12\r\n\x05limit\x18\x02 \x01(\r\"[\n\x0bPendingGang\x12-\n\x04gang\x18\x01 \x01(\x0b\x32\x1f.peloton.private.resmgrsvc.Gang\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\r\n\x05queue\x18\x03 \x01(\t\"P\n\x17GetPendingTasksResponse\x12\x35\n\x05gangs\x18\x01 \x03(\x0b\x32&.peloton.private.resmgrsvc.PendingGang\"x\n\x13PreemptionCandidate\x12\x13\n\x0bmesosTaskId\x18\x01 \x01(\t\x12;\n\x06reason\x18\x02 \x01(\x0e\x32+.peloton.private.resmgrsvc.PreemptionReason\x12\x0f\n\x07message\x18\x03 \x01(\t\"L\n\x1aGetPreemptibleTasksRequest\x12\x0e\n\x06shards\x18\x01 \x03(\r\x12\r\n\x05limit\x18\x02 \x01(\r\x12\x0f\n\x07timeout\x18\x03 \x01(\r\"\\\n\x1bGetPreemptibleTasksResponse\x12=\n\x05tasks\x18\x01 \x03(\x0b\x32..peloton.private.resmgrsvc.PreemptionCandidate\"-\n\x15GetWaitReasonsRequest\x12\x14\n\x0cmesosTaskIds\x18\x01 \x03(\t\"\x99\x01\n\x16GetWaitReasonsResponse\x12O\n\x07reasons\x18\x01 \x03(\x0b\x32>.peloton.private.resmgrsvc.GetWaitReasonsResponse.ReasonsEntry\x1a.\n\x0cReasonsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*K\n\x08TaskType\x12\x0b\n\x07UNKNOWN\x10\x00\x12\t\n\x05\x42\x41TCH\x10\x01\x12\r\n\tSTATELESS\x10\x02\x12\x0c\n\x08STATEFUL\x10\x03\x12\n\n\x06\x44\x41\x45MON\x10\x04*\x81\x01\n\x10PreemptionReason\x12\x1d\n\x19PREEMPTION_REASON_UNKNOWN\x10\x00\x12&\n\"PREEMPTION_REASON_REVOKE_RESOURCES\x10\x01\x12&\n\"PREEMPTION_REASON_HOST_MAINTENANCE\x10\x02\x32\xd7\x07\n\x16ResourceManagerService\x12o\n\x0c\x45nqueueGangs\x12..peloton.private.resmgrsvc.EnqueueGangsRequest\x1a/.peloton.private.resmgrsvc.EnqueueGangsResponse\x12o\n\x0c\x44\x65queueGangs\x12..peloton.private.resmgrsvc.DequeueGangsRequest\x1a/.peloton.private.resmgrsvc.DequeueGangsResponse\x12r\n\rSetPlacements\x12/.peloton.private.resmgrsvc.SetPlacementsRequest\x1a\x30.peloton.private.resmgrsvc.SetPlacementsResponse\x12r\n\rGetPlacements\x12/.peloton.private.resmgrsvc.GetPlacementsRequest\x1a\x30.peloton.private.resmgrsvc.GetPlacementsResponse\x12{\n\x10UpdateTasksState\x12\x32.peloton.private.resmgrsvc.UpdateTasksStateRequest\x1a\x33.peloton.private.resmgrsvc.UpdateTasksStateResponse\x12x\n\x0fGetPendingTasks\x12\x31.peloton.private.resmgrsvc.GetPendingTasksRequest\x1a\x32.peloton.private.resmgrsvc.GetPendingTasksResponse\x12u\n\x0eGetWaitReasons\x12\x30.peloton.private.resmgrsvc.GetWaitReasonsRequest\x1a\x31.peloton.private.resmgrsvc.GetWaitReasonsResponse\x12\x84\x01\n\x13GetPreemptibleTasks\x12\x35.peloton.private.resmgrsvc.GetPreemptibleTasksRequest\x1a\x36.peloton.private.resmgrsvc.GetPreemptibleTasksResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,10 +37,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_GETWAITREASONSRESPONSE_REASONSENTRY']._loaded_options = None
   _globals['_GETWAITREASONSRESPONSE_REASONSENTRY']._serialized_options = b'8\001'
-  _globals['_TASKTYPE']._serialized_start=2916
-  _globals['_TASKTYPE']._serialized_end=2991
-  _globals['_PREEMPTIONREASON']._serialized_start=2994
-  _globals['_PREEMPTIONREASON']._serialized_end=3123
+  _globals['_TASKTYPE']._serialized_start=2967
+  _globals['_TASKTYPE']._serialized_end=3042
+  _globals['_PREEMPTIONREASON']._serialized_start=3045
+  _globals['_PREEMPTIONREASON']._serialized_end=3174
   _globals['_RESOURCES']._serialized_start=176
   _globals['_RESOURCES']._serialized_end=244
   _globals['_TASK']._serialized_start=247
@@ -56,45 +56,45 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DEQUEUEGANGSREQUEST']._serialized_start=1103
   _globals['_DEQUEUEGANGSREQUEST']._serialized_end=1207
   _globals['_DEQUEUEGANGSRESPONSE']._serialized_start=1209
-  _globals['_DEQUEUEGANGSRESPONSE']._serialized_end=1279
-  _globals['_TASKREF']._serialized_start=1281
-  _globals['_TASKREF']._serialized_end=1349
-  _globals['_PLACEMENT']._serialized_start=1352
-  _globals['_PLACEMENT']._serialized_end=1498
-  _globals['_FAILEDPLACEMENT']._serialized_start=1500
-  _globals['_FAILEDPLACEMENT']._serialized_end=1606
-  _globals['_SETPLACEMENTSREQUEST']._serialized_start=1609
-  _globals['_SETPLACEMENTSREQUEST']._serialized_end=1759
-  _globals['_SETPLACEMENTSRESPONSE']._serialized_start=1761
-  _globals['_SETPLACEMENTSRESPONSE']._serialized_end=1784
-  _globals['_GETPLACEMENTSREQUEST']._serialized_start=1786
-  _globals['_GETPLACEMENTSREQUEST']._serialized_end=1856
-  _globals['_GETPLACEMENTSRESPONSE']._serialized_start=1858
-  _globals['_GETPLACEMENTSRESPONSE']._serialized_end=1939
-  _globals['_TASKSTATEUPDATE']._serialized_start=1941
-  _globals['_TASKSTATEUPDATE']._serialized_end=2026
-  _globals['_UPDATETASKSSTATEREQUEST']._serialized_start=2028
-  _globals['_UPDATETASKSSTATEREQUEST']._serialized_end=2114
-  _globals['_UPDATETASKSSTATERESPONSE']._serialized_start=2116
-  _globals['_UPDATETASKSSTATERESPONSE']._serialized_end=2142
-  _globals['_GETPENDINGTASKSREQUEST']._serialized_start=2144
-  _globals['_GETPENDINGTASKSREQUEST']._serialized_end=2242
-  _globals['_PENDINGGANG']._serialized_start=2244
-  _globals['_PENDINGGANG']._serialized_end=2335
-  _globals['_GETPENDINGTASKSRESPONSE']._serialized_start=2337
-  _globals['_GETPENDINGTASKSRESPONSE']._serialized_end=2417
-  _globals['_PREEMPTIONCANDIDATE']._serialized_start=2419
-  _globals['_PREEMPTIONCANDIDATE']._serialized_end=2539
-  _globals['_GETPREEMPTIBLETASKSREQUEST']._serialized_start=2541
-  _globals['_GETPREEMPTIBLETASKSREQUEST']._serialized_end=2617
-  _globals['_GETPREEMPTIBLETASKSRESPONSE']._serialized_start=2619
-  _globals['_GETPREEMPTIBLETASKSRESPONSE']._serialized_end=2711
-  _globals['_GETWAITREASONSREQUEST']._serialized_start=2713
-  _globals['_GETWAITREASONSREQUEST']._serialized_end=2758
-  _globals['_GETWAITREASONSRESPONSE']._serialized_start=2761
-  _globals['_GETWAITREASONSRESPONSE']._serialized_end=2914
-  _globals['_GETWAITREASONSRESPONSE_REASONSENTRY']._serialized_start=2868
-  _globals['_GETWAITREASONSRESPONSE_REASONSENTRY']._serialized_end=2914
-  _globals['_RESOURCEMANAGERSERVICE']._serialized_start=3126
-  _globals['_RESOURCEMANAGERSERVICE']._serialized_end=4109
+  _globals['_DEQUEUEGANGSRESPONSE']._serialized_end=1296
+  _globals['_TASKREF']._serialized_start=1298
+  _globals['_TASKREF']._serialized_end=1366
+  _globals['_PLACEMENT']._serialized_start=1369
+  _globals['_PLACEMENT']._serialized_end=1515
+  _globals['_FAILEDPLACEMENT']._serialized_start=1517
+  _globals['_FAILEDPLACEMENT']._serialized_end=1623
+  _globals['_SETPLACEMENTSREQUEST']._serialized_start=1626
+  _globals['_SETPLACEMENTSREQUEST']._serialized_end=1793
+  _globals['_SETPLACEMENTSRESPONSE']._serialized_start=1795
+  _globals['_SETPLACEMENTSRESPONSE']._serialized_end=1818
+  _globals['_GETPLACEMENTSREQUEST']._serialized_start=1820
+  _globals['_GETPLACEMENTSREQUEST']._serialized_end=1907
+  _globals['_GETPLACEMENTSRESPONSE']._serialized_start=1909
+  _globals['_GETPLACEMENTSRESPONSE']._serialized_end=1990
+  _globals['_TASKSTATEUPDATE']._serialized_start=1992
+  _globals['_TASKSTATEUPDATE']._serialized_end=2077
+  _globals['_UPDATETASKSSTATEREQUEST']._serialized_start=2079
+  _globals['_UPDATETASKSSTATEREQUEST']._serialized_end=2165
+  _globals['_UPDATETASKSSTATERESPONSE']._serialized_start=2167
+  _globals['_UPDATETASKSSTATERESPONSE']._serialized_end=2193
+  _globals['_GETPENDINGTASKSREQUEST']._serialized_start=2195
+  _globals['_GETPENDINGTASKSREQUEST']._serialized_end=2293
+  _globals['_PENDINGGANG']._serialized_start=2295
+  _globals['_PENDINGGANG']._serialized_end=2386
+  _globals['_GETPENDINGTASKSRESPONSE']._serialized_start=2388
+  _globals['_GETPENDINGTASKSRESPONSE']._serialized_end=2468
+  _globals['_PREEMPTIONCANDIDATE']._serialized_start=2470
+  _globals['_PREEMPTIONCANDIDATE']._serialized_end=2590
+  _globals['_GETPREEMPTIBLETASKSREQUEST']._serialized_start=2592
+  _globals['_GETPREEMPTIBLETASKSREQUEST']._serialized_end=2668
+  _globals['_GETPREEMPTIBLETASKSRESPONSE']._serialized_start=2670
+  _globals['_GETPREEMPTIBLETASKSRESPONSE']._serialized_end=2762
+  _globals['_GETWAITREASONSREQUEST']._serialized_start=2764
+  _globals['_GETWAITREASONSREQUEST']._serialized_end=2809
+  _globals['_GETWAITREASONSRESPONSE']._serialized_start=2812
+  _globals['_GETWAITREASONSRESPONSE']._serialized_end=2965
+  _globals['_GETWAITREASONSRESPONSE_REASONSENTRY']._serialized_start=2919
+  _globals['_GETWAITREASONSRESPONSE_REASONSENTRY']._serialized_end=2965
+  _globals['_RESOURCEMANAGERSERVICE']._serialized_start=3177
+  _globals['_RESOURCEMANAGERSERVICE']._serialized_end=4160
 # @@protoc_insertion_point(module_scope)

@@ -126,10 +126,12 @@ class DequeueGangsRequest(_message.Message):
     def __init__(self, limit: _Optional[int] = ..., type: _Optional[_Union[TaskType, str]] = ..., timeout: _Optional[int] = ...) -> None: ...
 
 class DequeueGangsResponse(_message.Message):
-    __slots__ = ("gangs",)
+    __slots__ = ("gangs", "express")
     GANGS_FIELD_NUMBER: _ClassVar[int]
+    EXPRESS_FIELD_NUMBER: _ClassVar[int]
     gangs: _containers.RepeatedCompositeFieldContainer[Gang]
-    def __init__(self, gangs: _Optional[_Iterable[_Union[Gang, _Mapping]]] = ...) -> None: ...
+    express: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, gangs: _Optional[_Iterable[_Union[Gang, _Mapping]]] = ..., express: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class TaskRef(_message.Message):
     __slots__ = ("pelotonTaskId", "mesosTaskId", "shard")
@@ -168,26 +170,30 @@ class FailedPlacement(_message.Message):
     def __init__(self, gang: _Optional[_Union[Gang, _Mapping]] = ..., reason: _Optional[str] = ..., shortOfResources: _Optional[bool] = ...) -> None: ...
 
 class SetPlacementsRequest(_message.Message):
-    __slots__ = ("placements", "failedPlacements")
+    __slots__ = ("express", "placements", "failedPlacements")
+    EXPRESS_FIELD_NUMBER: _ClassVar[int]
     PLACEMENTS_FIELD_NUMBER: _ClassVar[int]
     FAILEDPLACEMENTS_FIELD_NUMBER: _ClassVar[int]
+    express: bool
     placements: _containers.RepeatedCompositeFieldContainer[Placement]
     failedPlacements: _containers.RepeatedCompositeFieldContainer[FailedPlacement]
-    def __init__(self, placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ..., failedPlacements: _Optional[_Iterable[_Union[FailedPlacement, _Mapping]]] = ...) -> None: ...
+    def __init__(self, express: _Optional[bool] = ..., placements: _Optional[_Iterable[_Union[Placement, _Mapping]]] = ..., failedPlacements: _Optional[_Iterable[_Union[FailedPlacement, _Mapping]]] = ...) -> None: ...
 
 class SetPlacementsResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class GetPlacementsRequest(_message.Message):
-    __slots__ = ("shards", "limit", "timeout")
+    __slots__ = ("shards", "limit", "timeout", "express")
     SHARDS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    EXPRESS_FIELD_NUMBER: _ClassVar[int]
     shards: _containers.RepeatedScalarFieldContainer[int]
     limit: int
     timeout: int
-    def __init__(self, shards: _Optional[_Iterable[int]] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ...) -> None: ...
+    express: bool
+    def __init__(self, shards: _Optional[_Iterable[int]] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ..., express: _Optional[bool] = ...) -> None: ...
 
 class GetPlacementsResponse(_message.Message):
     __slots__ = ("placements",)

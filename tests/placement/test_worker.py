@@ -1,0 +1,116 @@
+"""A placement cycle places the gangs of small pools apart from the bulk
+batch (``DequeueGangsResponse.express``): leased, placed and handed back on
+their own, so a small job is not held by the bulk part's hosts or commit.
+resmgr and the host manager are fakes; the cycle and ``place_batch`` are real.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+import trio.testing
+
+from peloton import config
+from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.core.errors import Unavailable
+from peloton.placement.worker import PlacementWorker
+from tests.test_config import valid
+
+
+def gang(job: str, instance: int) -> rpb.Gang:
+    return rpb.Gang(tasks=[rpb.Task(id=f"{job}-{instance}", jobId=job,
+                                    mesosTaskId=f"{job}-{instance}-1",
+                                    resource=rpb.Resources(cpu=1.0, memMb=10.0))])
+
+
+class FakeResmgr:
+    def __init__(self, reply: rpb.DequeueGangsResponse, fail_set: bool = False) -> None:
+        self.reply = reply
+        self.fail_set = fail_set
+        self.sets: list[list[str]] = []
+        self.express: list[bool] = []  # each SetPlacements' flag
+
+    async def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        if method == "DequeueGangs":
+            return self.reply
+        assert method == "SetPlacements"
+        if self.fail_set:
+            raise Unavailable("no resmgr leader")
+        self.sets.append(sorted(t.mesosTaskId for p in request.placements for t in p.tasks))
+        self.express.append(request.express)
+        return rpb.SetPlacementsResponse()
+
+
+class FakeHostmgr:
+    """Leases one host per task asked for; holds leases of more than one
+    host until ``release`` is set."""
+
+    def __init__(self) -> None:
+        self.release = trio.Event()
+        self.leased = 0
+
+    async def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        if method == "ReleaseHosts":
+            return hpb.ReleaseHostsResponse()
+        assert method == "AcquireHosts"
+        hosts = request.filter.maxHosts
+        if hosts > 1:
+            await self.release.wait()
+        reply = hpb.AcquireHostsResponse(totalHosts=100)
+        for _ in range(hosts):
+            self.leased += 1
+            reply.leases.add(leaseId=f"lease-{self.leased}", hostname=f"h{self.leased}",
+                             agentId=f"a{self.leased}", cluster="c1",
+                             available=rpb.Resources(cpu=4.0, memMb=1000.0, diskMb=1000.0))
+        return reply
+
+
+def worker(resmgr: FakeResmgr, hostmgr: FakeHostmgr) -> PlacementWorker:
+    w = PlacementWorker(config.parse(valid()), "placement-0")
+    w.resmgr = resmgr  # type: ignore[assignment]
+    w.hostmgrs = {"c1": "127.0.0.1:1"}
+    w._hostmgr = lambda cluster: hostmgr  # type: ignore[method-assign,assignment,return-value]
+    return w
+
+
+async def test_express_gangs_are_placed_and_handed_back_apart_from_the_bulk() -> None:
+    reply = rpb.DequeueGangsResponse(
+        gangs=[gang("bulk", 0), gang("probe", 0), gang("bulk", 1), gang("bulk", 2)],
+        express=[1])
+    resmgr, hostmgr = FakeResmgr(reply), FakeHostmgr()
+    w = worker(resmgr, hostmgr)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(w.cycle)
+        await trio.testing.wait_all_tasks_blocked()
+        # The bulk part waits for its hosts; the probe is placed already.
+        assert resmgr.sets == [["probe-0-1"]]
+        hostmgr.release.set()
+    assert resmgr.sets == [["probe-0-1"], ["bulk-0-1", "bulk-1-1", "bulk-2-1"]]
+    assert resmgr.express == [True, False]  # resmgr queues the first ahead of bulk ones
+    assert w.counts["cycles"] == 1 and w.counts["gangs"] == 4 and w.counts["placed"] == 4
+
+
+async def test_without_express_gangs_a_cycle_is_one_part() -> None:
+    reply = rpb.DequeueGangsResponse(gangs=[gang("bulk", 0), gang("bulk", 1)])
+    resmgr, hostmgr = FakeResmgr(reply), FakeHostmgr()
+    hostmgr.release.set()
+    assert await worker(resmgr, hostmgr).cycle() == 2
+    assert resmgr.sets == [["bulk-0-1", "bulk-1-1"]] and resmgr.express == [False]
+
+
+async def test_a_failed_part_is_logged_and_the_worker_goes_on(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Both parts' SetPlacements fail: the errors come grouped from the
+    cycle, and ``run`` logs them and tries again (its gangs go back to
+    READY after resmgr's placing timeout)."""
+    mock_clock.autojump_threshold = 0
+    reply = rpb.DequeueGangsResponse(gangs=[gang("bulk", 0), gang("bulk", 1),
+                                            gang("probe", 0)], express=[2])
+    resmgr, hostmgr = FakeResmgr(reply, fail_set=True), FakeHostmgr()
+    hostmgr.release.set()
+    w = worker(resmgr, hostmgr)
+    with trio.move_on_after(2):
+        await w.run()
+    assert hostmgr.leased >= 9  # three cycles or more, each leasing 1 + 2 hosts

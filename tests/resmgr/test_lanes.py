@@ -1,0 +1,162 @@
+"""The lanes a small job has through resmgr under a bulk load.
+
+A large gangs.enqueue waits for one of LARGE_IN_FLIGHT slots into the Raft
+log, while a small one (and every other command) goes in at once; a
+dequeue marks the gangs of the small pools it emptied as express, for the
+placement worker to place apart from the bulk batch. Driven through the
+service handler over a state with a fake Raft node.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import trio
+import trio.testing
+
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.resmgr.service import (
+    EXPRESS_GANGS,
+    LARGE_COMMAND_BYTES,
+    LARGE_IN_FLIGHT,
+    Resmgr,
+    ResmgrServiceHandler,
+)
+from peloton.resmgr.state import ResmgrState
+from tests.resmgr.test_state import ok, pool
+
+
+class FakeNode:
+    """Applies each command at once, unless it is larger than
+    LARGE_COMMAND_BYTES and ``hold`` is not set: then it waits for it."""
+
+    def __init__(self, state: ResmgrState) -> None:
+        self.state = state
+        self.lock = threading.Lock()
+        self.hold = trio.Event()
+        self.hold.set()
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    def is_leader(self) -> bool:
+        return True
+
+    async def submit(self, blob: bytes) -> Any:
+        if len(blob) > LARGE_COMMAND_BYTES:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+            await self.hold.wait()
+            self.in_flight -= 1
+        with self.lock:
+            return self.state.apply(blob)
+
+    async def wait_applied(self) -> None:
+        await trio.sleep_forever()
+
+
+def service() -> tuple[FakeNode, ResmgrServiceHandler]:
+    state = ResmgrState(num_shards=8)
+    ok(state, "cluster.tick", {"now": 1.0})
+    ok(state, "pool.create", pool("bulk", cpu=(0, 100_000), memory=(0, 10**9)))
+    ok(state, "pool.create", pool("probes", cpu=(0, 1000), memory=(0, 10**9)))
+    node = FakeNode(state)
+    return node, ResmgrServiceHandler(Resmgr(node, state, {}))  # type: ignore[arg-type]
+
+
+def gangs(job: str, count: int, *, name_bytes: int = 0) -> list[rpb.Gang]:
+    """``count`` gangs of one task each; ``name_bytes`` pads each task."""
+    return [rpb.Gang(tasks=[rpb.Task(id=f"{job}-{k}", jobId=job, mesosTaskId=f"{job}-{k}-1",
+                                     resource=rpb.Resources(cpu=1.0, memMb=1.0),
+                                     name="x" * name_bytes)])
+            for k in range(count)]
+
+
+async def test_large_enqueues_wait_for_a_slot_and_small_ones_do_not() -> None:
+    node, handler = service()
+    node.hold = trio.Event()
+    done: list[str] = []
+
+    async def enqueue(pool_id: str, job: str, count: int, name_bytes: int) -> None:
+        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(
+            respoolID={"value": pool_id}, gangs=gangs(job, count, name_bytes=name_bytes)))
+        done.append(job)
+
+    async with trio.open_nursery() as nursery:
+        for k in range(LARGE_IN_FLIGHT + 2):  # each one large command
+            nursery.start_soon(enqueue, "bulk", f"bulk{k}", 100, 200)
+        await trio.testing.wait_all_tasks_blocked()
+        assert node.in_flight == LARGE_IN_FLIGHT  # the others wait for a slot
+        nursery.start_soon(enqueue, "probes", "probe", 10, 0)
+        await trio.testing.wait_all_tasks_blocked()
+        assert done == ["probe"]  # past the large ones
+        node.hold.set()
+    assert sorted(done) == sorted(["probe"] + [f"bulk{k}" for k in range(LARGE_IN_FLIGHT + 2)])
+    assert node.most_in_flight == LARGE_IN_FLIGHT
+    assert len(handler.rm.state.tasks) == 10 + 100 * (LARGE_IN_FLIGHT + 2)
+
+
+async def test_a_dequeue_marks_the_gangs_of_small_pools_it_emptied_express() -> None:
+    _, handler = service()
+    await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "bulk"},
+                                                       gangs=gangs("bulk", 100)))
+    await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                       gangs=gangs("probe", 3)))
+    reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=10))
+    jobs = [g.tasks[0].jobId for g in reply.gangs]
+    # Pools take turns; the probes' three gangs emptied their pool.
+    assert jobs == ["bulk", "probe"] * 3 + ["bulk"] * 4
+    assert [jobs[i] for i in reply.express] == ["probe"] * 3
+    # The rest of the bulk pool: emptied, but more than EXPRESS_GANGS gangs.
+    reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=1000))
+    assert len(reply.gangs) == 93 and list(reply.express) == []  # more than EXPRESS_GANGS
+    assert EXPRESS_GANGS < 93
+
+
+async def test_a_pool_left_with_ready_gangs_is_not_express() -> None:
+    _, handler = service()
+    await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                       gangs=gangs("probe", 5)))
+    reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=3))
+    assert len(reply.gangs) == 3 and list(reply.express) == []
+    reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=3))
+    assert len(reply.gangs) == 2 and list(reply.express) == [0, 1]
+
+
+async def placed(bulk: int, probes: int) -> ResmgrServiceHandler:
+    """A service whose ``bulk`` bulk tasks and ``probes`` probe tasks are
+    placed (one a host), the probes' as express placements."""
+    _, handler = service()
+    for pool_id, job, count in (("bulk", "bulk", bulk), ("probes", "probe", probes)):
+        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": pool_id},
+                                                           gangs=gangs(job, count)))
+    await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=10))
+    for job, count, express in (("bulk", bulk, False), ("probe", probes, True)):
+        await handler.SetPlacements(rpb.SetPlacementsRequest(placements=[
+            rpb.Placement(hostname=f"{job}-h{k}", agentId="a", leaseId=f"{job}-l{k}",
+                          cluster="c1", tasks=[rpb.TaskRef(mesosTaskId=f"{job}-{k}-1")])
+            for k in range(count)], express=express))
+    return handler
+
+
+async def test_express_placements_go_ahead_of_their_shards_bulk_placements() -> None:
+    handler = await placed(3, 1)
+    got = await handler.GetPlacements(rpb.GetPlacementsRequest(shards=[0], limit=2))
+    assert [p.hostname for p in got.placements] == ["probe-h0", "bulk-h0"]
+
+
+async def test_an_express_get_takes_only_express_placements() -> None:
+    handler = await placed(2, 2)
+    state = handler.rm.state
+    copy = ResmgrState(num_shards=8)
+    copy.restore(state.snapshot())  # express placements are replicated state
+    assert copy.express_placements == state.express_placements
+    assert [row[0] for row in state.express_placements[0]] == ["probe-h0", "probe-h1"]
+    got = await handler.GetPlacements(rpb.GetPlacementsRequest(shards=[0], limit=100,
+                                                               express=True))
+    assert [p.hostname for p in got.placements] == ["probe-h0", "probe-h1"]  # in order
+    got = await handler.GetPlacements(rpb.GetPlacementsRequest(shards=[0], limit=100,
+                                                               express=True, timeout=0))
+    assert list(got.placements) == []  # the bulk ones are not for it
+    got = await handler.GetPlacements(rpb.GetPlacementsRequest(shards=[0], limit=100))
+    assert [p.hostname for p in got.placements] == ["bulk-h0", "bulk-h1"]
