@@ -370,6 +370,32 @@ async def test_failed_requeue_after_a_refusal_does_not_stop_the_batch(
     assert [t.state for t in nxt.jobs[JOB].tasks] == [T.LAUNCHING, T.PENDING, T.PENDING]
 
 
+async def test_recovery_lets_other_tasks_run_between_jobs(h: Harness) -> None:
+    """A new owner's recovery yields after each job it builds and resumes,
+    so its heartbeats go on while it loads a large shard (one step for the
+    whole shard held a busy owner's loop past its lease)."""
+    jobs = [f"0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e{i:02x}" for i in range(20)]
+    for job_id in jobs:
+        job = Job.new(job_id, SHARD, config(2), h.clock.now)
+        await h.engine.create(job)
+    nxt = ShardEngine(h.context(), SHARD, EPOCH + 1, "jm-2")
+    seen: set[int] = set()  # how many jobs were built when the other task ran
+    async with trio.open_nursery() as nursery:
+
+        async def heartbeat() -> None:
+            while True:
+                seen.add(len(nxt.jobs))
+                await trio.lowlevel.checkpoint()
+
+        nursery.start_soon(heartbeat)
+        await nxt.recover()
+        nursery.cancel_scope.cancel()
+    assert sorted(nxt.jobs) == sorted(jobs)
+    # It ran while the shard was half built, again and again (trio may run
+    # the recovery twice in a row, so not between every two jobs).
+    assert len([n for n in seen if 0 < n < len(jobs)]) >= len(jobs) // 2
+
+
 # -- reports that must not undo what the engine is doing -------------------------------
 
 
