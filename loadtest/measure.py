@@ -246,7 +246,8 @@ class StoreAnalysis:
     create_to_running: dict[str, float | None] = field(default_factory=dict)
     probe_running: dict[str, float | None] = field(default_factory=dict)
     # Where a probe task's time to RUNNING goes, each from its job's Create
-    # (percentiles): "stored", when its jobmgr had written the job; "placed",
+    # (percentiles): "stored", the job's creation time (its owner stamps it
+    # as it builds the job, just before the write); "placed",
     # when its jobmgr took its placement (the LAUNCHING record); "running".
     probe_stages: dict[str, dict[str, float | None]] = field(default_factory=dict)
     # throughput of the bulk load (probe jobs excluded): first Create to last start/end
