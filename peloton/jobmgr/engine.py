@@ -249,10 +249,10 @@ class ShardEngine:
         work first: a small job's launch does not wait behind a bulk load's
         events and launches): every change to this shard's jobs happens here
         (``recover`` runs before), so no two changes interleave across an
-        await. Creates waiting one after another in the inbox run as one
-        (``create_all``: one write for them all; an urgent one, a small
-        job's, runs alone). Runs until cancelled; then whatever waits is
-        answered Unavailable."""
+        await. Creates waiting one after another run as one (``create_all``:
+        one write for them all), urgent ones (small jobs') with urgent
+        ones. Runs until cancelled; then whatever waits is answered
+        Unavailable."""
         held: _Work | None = None
         try:
             while True:
@@ -280,7 +280,7 @@ class ShardEngine:
                     reply.done.set()
                     continue
                 if urgent:
-                    batch = [work]
+                    batch = self._more_urgent_creates(work)
                 else:
                     batch, held = self._more_creates(work)
                 outcomes = await self.create_all([job for _, (job,), _ in batch])
@@ -314,6 +314,18 @@ class ShardEngine:
             batch.append(work)
             ids.add(work[1][0].id)
         return batch, None
+
+    def _more_urgent_creates(self, first: _Work) -> list[_Work]:
+        """``first`` (an urgent create) and the urgent creates right behind
+        it, up to CREATE_BATCH, each of another job: small jobs' creates
+        are written together as the inbox's are."""
+        batch = [first]
+        ids = {first[1][0].id}
+        while (len(batch) < CREATE_BATCH and self._urgent and self._urgent[0][0] == self.create
+               and self._urgent[0][1][0].id not in ids):
+            batch.append(self._urgent.popleft())
+            ids.add(batch[-1][1][0].id)
+        return batch
 
     async def submit(self, fn: Callable[..., Awaitable[Any]], *args: Any,
                      urgent: bool = False) -> Any:

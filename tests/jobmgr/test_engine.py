@@ -726,11 +726,13 @@ async def test_urgent_work_runs_ahead_of_the_inbox_and_wakes_an_idle_writer(
         await h.engine.submit(work, "late", urgent=True)
 
 
+@pytest.mark.parametrize("urgent", [False, True])
 async def test_creates_waiting_together_are_written_together(
-        h: Harness, mock_clock: trio.testing.MockClock) -> None:
-    """Creates queued one after another run as one storage write; a create
-    sent again (same id and config) answers False, another config with a
-    taken id AlreadyExists, and other work still runs in order."""
+        h: Harness, mock_clock: trio.testing.MockClock, urgent: bool) -> None:
+    """Creates queued one after another run as one storage write (small
+    jobs' urgent creates with each other); a create sent again (same id and
+    config) answers False, another config with a taken id AlreadyExists,
+    and other work still runs in order."""
     ids = [f"0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e{i:02x}" for i in range(5)]
     results: dict[str, object] = {}
     ran: list[str] = []
@@ -738,7 +740,7 @@ async def test_creates_waiting_together_are_written_together(
     async def create(key: str, job_id: str, cfg: job_pb2.JobConfig) -> None:
         try:
             results[key] = await h.engine.submit(
-                h.engine.create, Job.new(job_id, SHARD, cfg, h.clock.now))
+                h.engine.create, Job.new(job_id, SHARD, cfg, h.clock.now), urgent=urgent)
         except AlreadyExists as error:
             results[key] = error.message
 
