@@ -210,6 +210,8 @@ LaunchPlan = dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]]
 INBOX_SIZE = 64
 # The most creates waiting one after another that run as one write.
 CREATE_BATCH = INBOX_SIZE
+# Events a batch applies between two yields to the other tasks.
+EVENTS_A_STEP = 500
 # Tries of one batch of task-state reports to resmgr.
 REPORT_ATTEMPTS = 10
 
@@ -740,7 +742,11 @@ class ShardEngine:
         retry: list[Task] = []
         report: list[Task] = []
         jobs: dict[str, Job] = {}
-        for e in events:
+        for i, e in enumerate(events):
+            if i % EVENTS_A_STEP == EVENTS_A_STEP - 1:
+                # A full reconcile's answer holds every run of the shard:
+                # other tasks (the lease's heartbeats among them) run between.
+                await trio.lowlevel.checkpoint()
             task, job = self.find(e.mesosTaskId)
             if task is None or job is None:
                 continue
@@ -826,9 +832,13 @@ class ShardEngine:
         shard's runs, or those ``among`` these tasks: (the runs asked about,
         the latest status of those they know, those they do not)."""
         states = ON_HOST_TASK_STATES if full else IN_TRANSIT_STATES
+        tasks: list[Task] = []
         if among is None:
-            among = (t for job in self.jobs.values() for t in job.tasks)
-        tasks = [t for t in among if t.state in states]
+            for job in list(self.jobs.values()):
+                await trio.lowlevel.checkpoint()  # a shard of 30,000 tasks: not one step
+                tasks.extend(t for t in job.tasks if t.state in states)
+        else:
+            tasks = [t for t in among if t.state in states]
         by_cluster: dict[str, list[str]] = defaultdict(list)
         for t in tasks:
             by_cluster[t.cluster].append(t.mesos_task_id)
