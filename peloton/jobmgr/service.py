@@ -92,6 +92,8 @@ def full_round(rounds: int, shard: int) -> bool:
     jobmgr asked about and applied all its runs in the same 15 s (16 x
     30,000 at a million tasks), which held its loop past its lease."""
     return rounds == 0 or (rounds + shard) % FULL_RECONCILE_EVERY == 0
+
+
 # How often runs are checked against their job's sla.maxRunningTime (Peloton
 # checks every 30 min; a minute's limit should end near a minute).
 DEADLINE_PERIOD = 1.0
