@@ -281,10 +281,12 @@ class ShardEngine:
                         reply.error = error
                     reply.done.set()
                     continue
-                if urgent:
-                    batch = self._more_urgent_creates(work)
+                if urgent:  # small jobs' creates, with each other
+                    batch, after = self._creates_behind(work, self._from_urgent)
+                    if after is not None:
+                        self._urgent.appendleft(after)
                 else:
-                    batch, held = self._more_creates(work)
+                    batch, held = self._creates_behind(work, self._from_inbox)
                 outcomes = await self.create_all([job for _, (job,), _ in batch])
                 for (_, _, waiting), outcome in zip(batch, outcomes, strict=True):
                     if isinstance(outcome, Exception):
@@ -300,16 +302,16 @@ class ShardEngine:
                     reply.error = Unavailable(f"shard {self.shard} stopped serving here")
                     reply.done.set()
 
-    def _more_creates(self, first: _Work) -> tuple[list[_Work], _Work | None]:
-        """``first`` (a create) and the creates that wait right behind it,
-        up to CREATE_BATCH, each of another job; and the work that ended
-        the run, if one was taken."""
+    def _creates_behind(self, first: _Work, take: Callable[[], _Work | None]
+                        ) -> tuple[list[_Work], _Work | None]:
+        """``first`` (a create) and the creates that ``take`` gives right
+        behind it, up to CREATE_BATCH, each of another job; and the work
+        that ended the run, if one was taken."""
         batch = [first]
         ids = {first[1][0].id}
         while len(batch) < CREATE_BATCH:
-            try:
-                work = self._inbox_recv.receive_nowait()
-            except (trio.WouldBlock, trio.EndOfChannel):
+            work = take()
+            if work is None:
                 return batch, None
             if work[0] != self.create or work[1][0].id in ids:
                 return batch, work
@@ -317,17 +319,14 @@ class ShardEngine:
             ids.add(work[1][0].id)
         return batch, None
 
-    def _more_urgent_creates(self, first: _Work) -> list[_Work]:
-        """``first`` (an urgent create) and the urgent creates right behind
-        it, up to CREATE_BATCH, each of another job: small jobs' creates
-        are written together as the inbox's are."""
-        batch = [first]
-        ids = {first[1][0].id}
-        while (len(batch) < CREATE_BATCH and self._urgent and self._urgent[0][0] == self.create
-               and self._urgent[0][1][0].id not in ids):
-            batch.append(self._urgent.popleft())
-            ids.add(batch[-1][1][0].id)
-        return batch
+    def _from_inbox(self) -> _Work | None:
+        try:
+            return self._inbox_recv.receive_nowait()
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return None
+
+    def _from_urgent(self) -> _Work | None:
+        return self._urgent.popleft() if self._urgent else None
 
     async def submit(self, fn: Callable[..., Awaitable[Any]], *args: Any,
                      urgent: bool = False) -> Any:

@@ -562,18 +562,18 @@ class ResmgrServiceHandler:
                         by_pool: dict[str, list[int]] = collections.defaultdict(list)
                         for mids in gangs:
                             gang = reply.gangs.add()
+                            pool = ""
                             for mid in mids:
                                 entry = state.tasks.get(mid)
                                 if entry is not None:  # not killed since
                                     gang.tasks.append(task_message(entry))
-                            if gang.tasks:
-                                by_pool[state.tasks[mids[0]].pool
-                                        if mids[0] in state.tasks else ""].append(
-                                    len(reply.gangs) - 1)
+                                    pool = entry.pool
+                            if pool:
+                                by_pool[pool].append(len(reply.gangs) - 1)
                         reply.express.extend(sorted(
                             i for pool, indexes in by_pool.items()
-                            if pool and len(indexes) <= EXPRESS_GANGS
-                            and not state.ready.holds(pool) for i in indexes))
+                            if len(indexes) <= EXPRESS_GANGS and not state.ready.holds(pool)
+                            for i in indexes))
                     return reply
             if trio.current_time() >= deadline:
                 return rpb.DequeueGangsResponse()

@@ -431,18 +431,21 @@ GROUP_ROWS = 5000
 SMALL_WRITE_ROWS = 100
 
 
-def _next_group(queued: list[_Write]) -> list[_Write]:
+def _next_group(queued: list[_Write]) -> tuple[list[_Write], list[_Write]]:
     """The writes the next transaction commits: the oldest queued, then the
     small ones, then the others in order, while the group stays within
-    GROUP_ROWS. Queued writes are all in flight at once, so any order of
-    them is one their callers could have seen."""
+    GROUP_ROWS; and the writes that stay queued, in order. Queued writes
+    are all in flight at once, so any order of them is one their callers
+    could have seen."""
     group, rows = [queued[0]], queued[0].rows
+    taken = [True] + [False] * (len(queued) - 1)
     for small in (True, False):
-        for entry in queued[1:]:
+        for k, entry in enumerate(queued[1:], 1):
             if (entry.rows <= SMALL_WRITE_ROWS) == small and rows + entry.rows <= GROUP_ROWS:
                 group.append(entry)
+                taken[k] = True
                 rows += entry.rows
-    return group
+    return group, [w for w, t in zip(queued, taken, strict=True) if not t]
 
 
 def _close(conn: sqlite3.Connection | None) -> None:
@@ -537,9 +540,7 @@ class SQLiteStorage(Storage):
                 if self._committing:
                     await self._committed.wait()
                     continue
-                group = _next_group(self._queued)
-                taken = set(map(id, group))
-                self._queued = [w for w in self._queued if id(w) not in taken]
+                group, self._queued = _next_group(self._queued)
                 self._committing = True
                 try:
                     # Not abandoned on cancel: a group that started finishes.

@@ -184,19 +184,25 @@ async def test_writes_queued_meanwhile_commit_together(tmp_path: Path) -> None:
         assert (await store.list_tasks(J1))[1] == 50
 
 
+def _group_sizes(store: SQLiteStorage) -> list[list[int]]:
+    """The rows of each write of each group ``store`` commits from now on."""
+    groups: list[list[int]] = []
+    commit = store._commit_group
+
+    def sizes(group: list) -> None:  # type: ignore[type-arg]
+        groups.append([entry.rows for entry in group])
+        commit(group)
+
+    store._commit_group = sizes  # type: ignore[method-assign]
+    return groups
+
+
 async def test_a_group_is_bounded_and_small_writes_go_first(tmp_path: Path) -> None:
     """Writes queued behind large ones commit first, and a group holds about
     GROUP_ROWS rows at most: a small job's create waits for one bounded
     group, not for every bulk create queued before it."""
-    groups: list[list[int]] = []
     async with await open_sqlite(tmp_path / "p.db") as store:
-        commit = store._commit_group
-
-        def sizes(group: list) -> None:  # type: ignore[type-arg]
-            groups.append([entry.rows for entry in group])
-            commit(group)
-
-        store._commit_group = sizes  # type: ignore[method-assign]
+        groups = _group_sizes(store)
         big = GROUP_ROWS // 2 - 10
         async with trio.open_nursery() as nursery:
             held = await _hold_writer(store, nursery)
@@ -219,15 +225,8 @@ async def test_a_write_that_starts_a_group_without_itself_waits_for_the_next(
     """A write that finds the writer idle starts the next group, which may
     not hold it (the oldest write comes first and the group is bounded):
     that group commits once, and the write goes in the one after."""
-    groups: list[list[int]] = []
     async with await open_sqlite(tmp_path / "p.db") as store:
-        commit = store._commit_group
-
-        def sizes(group: list) -> None:  # type: ignore[type-arg]
-            groups.append([entry.rows for entry in group])
-            commit(group)
-
-        store._commit_group = sizes  # type: ignore[method-assign]
+        groups = _group_sizes(store)
 
         def nothing(conn: sqlite3.Connection) -> None:
             pass
