@@ -276,7 +276,6 @@ class LoadTest:
         self.stats_last: Any = None
         self.max_tracked = 0
         self.submit_errors: list[str] = []
-        self.orphaned_calls = 0
         self.harness_cpu_run = 0.0
         self.profilers: list[tuple[str, subprocess.Popen[bytes], pathlib.Path]] = []
         self.rng = random.Random(scenario.seed)
@@ -307,12 +306,6 @@ class LoadTest:
     def say(self, line: str) -> None:
         self.progress.note(line)
 
-    def _orphan(self, what: str) -> None:
-        self.orphaned_calls += 1
-        if self.orphaned_calls == 1:
-            self.say(f"note: an abandoned RPC failed after the fact ({what[:160]}); "
-                     f"counted, not raised")
-
     # -- the whole run ----------------------------------------------------------
     def run(self) -> dict[str, Any]:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -335,7 +328,7 @@ class LoadTest:
             if self.profile:
                 self._start_profilers()
             try:
-                minicluster.run_trio(_within_rpc, self._drive, self._orphan)
+                minicluster.run_trio(_within_rpc, self._drive)
             except (PelotonError, OSError, RuntimeError, ExceptionGroup) as error:
                 # Whatever broke, the store still says what happened: report it.
                 self.problems.append(f"the harness's run ended with an error: {error!r}")
@@ -949,43 +942,12 @@ def _own_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def _within_rpc(fn: Callable[[], Any], on_orphan: Callable[[str], None]) -> Any:
-    """``fn()`` inside ``open_rpc()``, with an asyncio exception handler that
-    reports, instead of raising into trio, the errors of calls that nobody
-    waits for any more.
-
-    A grpclib call abandoned by a trio cancellation (the run ending, a
-    timeout) may fail later; asyncio then reports "Task exception was never
-    retrieved", and a channel collected while open reports "Unclosed
-    connection". trio-asyncio's default handler raises both into the loop's
-    nursery, which ends the whole RPC loop (the daemons die of the same
-    thing; see the report). The harness counts them through ``on_orphan``.
-    """
-    import trio_asyncio
-
+async def _within_rpc(fn: Callable[[], Any]) -> Any:
+    """``fn()`` inside ``open_rpc()`` (its connections closed at the end)."""
     from peloton.rpc import open_rpc
 
-    error: Exception | None = None
-    result: Any = None
     async with open_rpc():
-        loop = trio_asyncio.current_loop.get()
-
-        def handler(_loop: Any, context: dict[str, Any]) -> None:
-            message = str(context.get("message", ""))
-            if (message.startswith("Task exception was never retrieved")
-                    or message.startswith("Unclosed connection")):
-                on_orphan(f"{message}: {context.get('exception')!r}")
-                return
-            loop.default_exception_handler(context)
-
-        loop.set_exception_handler(handler)
-        try:
-            result = await fn()
-        except Exception as e:
-            error = e
-    if error is not None:
-        raise error
-    return result
+        return await fn()
 
 
 # --------------------------------------------------------------------------- the command

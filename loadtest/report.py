@@ -374,7 +374,6 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         "probe_jobs": len(probes),
         "probe_tasks": sum(j.instances for j in probes if j.acked_at),
         "submit_errors": len(run.submit_errors),
-        "harness_orphaned_call_errors": run.orphaned_calls,
         "tasks_succeeded": a.tasks_succeeded,
         "tasks_failed": a.tasks_failed,
         "tasks_killed": a.tasks_killed,

@@ -1,7 +1,7 @@
-"""trio ⇄ grpclib: the only package that touches asyncio.
+"""gRPC on trio: ``serve_grpc`` and ``call_once``/``ServiceClient``.
 
 Its names are imported when first used (PEP 562), so a module of the
-package that needs neither trio nor grpclib (``errorfields``,
+package that needs neither trio nor h2 (``errorfields``,
 ``http_client``) is imported without them: the ``peloton`` command's
 quickest paths depend on it.
 """
@@ -18,15 +18,16 @@ if TYPE_CHECKING:
         ServiceClient,
         call_once,
         default_channels,
+        open_rpc,
         split_address,
     )
-    from peloton.rpc.server import bind, open_rpc, serve_grpc
+    from peloton.rpc.server import serve_grpc
 
-__all__ = ["Channels", "ServiceClient", "bind", "call_once", "default_channels", "open_rpc",
+__all__ = ["Channels", "ServiceClient", "call_once", "default_channels", "open_rpc",
            "serve_grpc", "split_address"]
 
 _WHERE = {"Channels": "client", "ServiceClient": "client", "call_once": "client",
           "default_channels": "client", "split_address": "client",
-          "bind": "server", "open_rpc": "server", "serve_grpc": "server"}
+          "open_rpc": "client", "serve_grpc": "server"}
 
 __getattr__ = lazy.exports(__name__, _WHERE)

@@ -1,4 +1,4 @@
-"""Call grpclib services from trio, following the leader and retrying.
+"""Call gRPC services from trio, following the leader and retrying.
 
 ``ServiceClient(addresses, StubClass)`` calls one service that may be served
 by several addresses (resmgr replicas, jobmgr instances). It sticks to the
@@ -12,21 +12,23 @@ so with idempotency keys) — a timed-out call may still have taken effect.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import contextvars
+import functools
 import logging
 import ssl
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import h2.events
 import trio
-import trio_asyncio
-from grpclib.client import Channel
-from grpclib.events import SendRequest, listen
-from grpclib.exceptions import GRPCError, StreamTerminatedError
+from google.protobuf.message import DecodeError
+from grpclib.const import Status
+from grpclib.exceptions import GRPCError
 
-from peloton.core.errors import DeadlineExceeded, NotLeader, PelotonError, Unavailable
+from peloton.core.errors import DeadlineExceeded, Internal, NotLeader, PelotonError, Unavailable
 from peloton.core.security import Credentials
+from peloton.rpc import wire
 from peloton.rpc.errorfields import from_response
 from peloton.rpc.errors import from_grpc
 
@@ -43,7 +45,7 @@ def split_address(address: str) -> tuple[str, int]:
 # What every channel of this process uses (``configure``): TLS (the CA it
 # trusts) and the credentials it shows (a user's, or a daemon's secret).
 _SSL: ssl.SSLContext | None = None
-_METADATA: list[tuple[str, str]] = []
+_METADATA: list[tuple[bytes, bytes]] = []
 
 
 def configure(context: ssl.SSLContext | None, credentials: Credentials | None) -> None:
@@ -51,7 +53,8 @@ def configure(context: ssl.SSLContext | None, credentials: Credentials | None) -
     plain) and send ``credentials`` with each call."""
     global _SSL, _METADATA
     _SSL = context
-    _METADATA = credentials.metadata() if credentials is not None else []
+    _METADATA = ([(key.encode(), value.encode()) for key, value in credentials.metadata()]
+                 if credentials is not None else [])
 
 
 @contextlib.contextmanager
@@ -69,35 +72,182 @@ def configured(context: ssl.SSLContext | None,
         _SSL, _METADATA = before
 
 
-async def _add_credentials(event: SendRequest) -> None:
-    for key, value in _METADATA:
-        event.metadata[key] = value
+class _Call:
+    __slots__ = ("data", "done", "error", "headers", "trailers")
+
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.data = bytearray()
+        self.trailers: list[tuple[bytes, bytes]] = []
+        self.error: PelotonError | None = None
+
+
+class _ClientWire(wire.Wire):
+    def __init__(self, stream: trio.abc.Stream, address: str, scheme: bytes) -> None:
+        super().__init__(stream, client_side=True)
+        self.address = address
+        self._authority = address.encode()
+        self._scheme = scheme
+        self._metadata = _METADATA
+        self.calls: dict[int, _Call] = {}
+        self._stream_freed = trio.Event()
+
+    def on_event(self, event: Any) -> None:
+        kind = type(event)
+        if kind is h2.events.DataReceived:
+            call = self.calls.get(event.stream_id)
+            if call is not None:
+                call.data += event.data
+        elif kind is h2.events.ResponseReceived:
+            call = self.calls.get(event.stream_id)
+            if call is not None:
+                call.headers = event.headers
+        elif kind is h2.events.TrailersReceived:
+            call = self.calls.get(event.stream_id)
+            if call is not None:
+                call.trailers = event.headers
+        elif kind is h2.events.StreamEnded:
+            self._end(event.stream_id)
+        elif kind is h2.events.StreamReset:
+            call = self.calls.get(event.stream_id)
+            if call is not None:
+                call.error = Unavailable(f"{self.address} reset the call "
+                                         f"(HTTP/2 error {event.error_code})")
+            self._end(event.stream_id)
+        elif kind is h2.events.ConnectionTerminated:
+            # Calls it will not answer (past its last stream) may go elsewhere.
+            last = event.last_stream_id or 0
+            for stream_id in [s for s in self.calls if s > last]:
+                self.calls[stream_id].error = Unavailable(f"{self.address} is going away")
+                self._end(stream_id)
+
+    def _end(self, stream_id: int) -> None:
+        call = self.calls.pop(stream_id, None)
+        if call is not None:
+            call.done.set()
+        self._stream_freed.set()
+        self._stream_freed = trio.Event()
+
+    def on_lost(self) -> None:
+        for call in self.calls.values():
+            if call.error is None:
+                call.error = Unavailable(f"cannot reach {self.address}: its connection closed")
+            call.done.set()
+        self.calls.clear()
+        self._stream_freed.set()
+
+    async def call(self, path: bytes, data: bytes, timeout: float) -> _Call:
+        """Send one request (already framed) and wait for the whole reply."""
+        h2conn = self.h2
+        while (not self.closed and h2conn.open_outbound_streams
+               >= h2conn.remote_settings.max_concurrent_streams):
+            await self._stream_freed.wait()
+        if self.closed or self.going_away:
+            raise Unavailable(f"cannot reach {self.address}: its connection closed")
+        stream_id = h2conn.get_next_available_stream_id()
+        headers = [(b":method", b"POST"), (b":scheme", self._scheme), (b":path", path),
+                   (b":authority", self._authority), (b"te", b"trailers"),
+                   (b"content-type", wire.CONTENT_TYPE),
+                   (b"grpc-timeout", wire.format_timeout(timeout)), *self._metadata]
+        call = self.calls[stream_id] = _Call()
+        try:
+            h2conn.send_headers(stream_id, headers)
+            try:
+                await self.send_data(stream_id, data, end_stream=True)
+            except wire.H2_ERRORS:
+                pass  # the server answered before it read it all: its answer says why
+            await call.done.wait()
+        except BaseException:
+            if not call.done.is_set():
+                self.calls.pop(stream_id, None)
+                self.reset(stream_id)
+            raise
+        return call
 
 
 class Channels:
-    """One grpclib channel per address, shared by every client of a process."""
+    """One HTTP/2 connection per address, shared by every client of a
+    process; a connection is opened on first use and dropped when it fails."""
 
     def __init__(self) -> None:
-        self._channels: dict[str, Channel] = {}
+        self._channels: dict[str, _ClientWire] = {}
+        self._connecting: dict[str, trio.Event] = {}
 
-    def get(self, address: str) -> Channel:
-        channel = self._channels.get(address)
-        if channel is None:
-            host, port = split_address(address)
-            channel = self._channels[address] = Channel(host, port, ssl=_SSL)
-            if _METADATA:
-                listen(channel, SendRequest, _add_credentials)
+    async def get(self, address: str) -> _ClientWire:
+        while True:
+            channel = self._channels.get(address)
+            if channel is not None and not channel.closed and not channel.going_away:
+                return channel
+            pending = self._connecting.get(address)
+            if pending is None:
+                break
+            await pending.wait()
+        self._connecting[address] = done = trio.Event()
+        try:
+            channel = self._channels[address] = await _connect(address)
+        finally:
+            del self._connecting[address]
+            done.set()
         return channel
 
     def drop(self, address: str) -> None:
+        """Forget the connection to ``address`` (the next call opens another)
+        and close it."""
         channel = self._channels.pop(address, None)
         if channel is not None:
-            channel.close()
+            channel.abort()
 
     def close(self) -> None:
-        for channel in self._channels.values():
-            channel.close()
-        self._channels.clear()
+        for address in list(self._channels):
+            self.drop(address)
+
+    async def aclose(self) -> None:
+        """Close every connection, each with a GOAWAY first."""
+        channels, self._channels = list(self._channels.values()), {}
+        for channel in channels:
+            await channel.close()
+
+
+# The nursery of ``open_rpc``: where the connections' readers and writers run.
+_CONNECTIONS: contextvars.ContextVar[trio.Nursery] = contextvars.ContextVar("grpc_connections")
+
+
+@contextlib.asynccontextmanager
+async def open_rpc() -> AsyncIterator[None]:
+    """What a program that calls gRPC runs inside: the connections it opens
+    live in this block's nursery, and leaving it closes them."""
+    raised: BaseException | None = None
+    async with trio.open_nursery() as nursery:
+        token = _CONNECTIONS.set(nursery)
+        try:
+            yield
+        except BaseException as error:  # raised below as itself, not in the nursery's group
+            raised = error
+        finally:
+            _CONNECTIONS.reset(token)
+            with trio.CancelScope(shield=True):
+                await close_default_channels()
+            nursery.cancel_scope.cancel()  # and any other Channels' connections
+    if raised is not None:
+        raise raised
+
+
+async def _connect(address: str) -> _ClientWire:
+    nursery = _CONNECTIONS.get(None)
+    if nursery is None:
+        raise RuntimeError("gRPC calls are made inside peloton.rpc.open_rpc()")
+    host, port = split_address(address)
+    try:
+        stream: trio.abc.Stream = await trio.open_tcp_stream(host, port)
+        if _SSL is not None:
+            stream = trio.SSLStream(stream, _SSL, server_hostname=host)
+            await stream.do_handshake()
+    except (OSError, trio.BrokenResourceError) as error:
+        raise Unavailable(f"cannot reach {address}: {error}") from None
+    channel = _ClientWire(stream, address, b"https" if _SSL is not None else b"http")
+    nursery.start_soon(channel.run, name=f"grpc connection to {address}")
+    return channel
 
 
 _DEFAULT_CHANNELS: Channels | None = None
@@ -110,67 +260,82 @@ def default_channels() -> Channels:
     return _DEFAULT_CHANNELS
 
 
+async def close_default_channels() -> None:
+    global _DEFAULT_CHANNELS
+    if _DEFAULT_CHANNELS is not None:
+        channels, _DEFAULT_CHANNELS = _DEFAULT_CHANNELS, None
+        await channels.aclose()
+
+
+# gRPC's status for an HTTP status that came without one (its spec's table).
+_STATUS_BY_HTTP = {400: Status.INTERNAL, 401: Status.UNAUTHENTICATED,
+                   403: Status.PERMISSION_DENIED, 404: Status.UNIMPLEMENTED,
+                   429: Status.UNAVAILABLE, 502: Status.UNAVAILABLE,
+                   503: Status.UNAVAILABLE, 504: Status.UNAVAILABLE}
+
+
+@functools.cache
+def _method(stub_cls: type, method: str) -> tuple[bytes, Any, bool]:
+    """(path, reply type, whether the server streams) of a generated stub's method."""
+    found = getattr(stub_cls(None), method)
+    return (found.name.encode(), found.reply_type,
+            type(found).__name__ == "UnaryStreamMethod")
+
+
+def _outcome(call: _Call, reply_type: Any, streams: bool, address: str) -> Any:
+    """The reply (a list of them for a server-streaming method), or the
+    PelotonError its status names."""
+    if call.error is not None:
+        raise call.error
+    fields = dict(call.headers)
+    fields.update(call.trailers)
+    value = fields.get(b":status", b"200")
+    http = int(value) if value.isdigit() else 0
+    code = fields.get(b"grpc-status")
+    if code is None or http != 200:
+        status = _STATUS_BY_HTTP.get(http, Status.UNKNOWN)
+        raise from_grpc(GRPCError(status, f"{address} answered HTTP {http} "
+                                          f"{'without a gRPC status' if code is None else ''}"))
+    try:
+        status = Status(int(code))
+    except ValueError:
+        status = Status.UNKNOWN
+    if status is not Status.OK:
+        raise from_grpc(GRPCError(status, wire.grpc_message(fields.get(b"grpc-message"))))
+    found, why = wire.messages(call.data)
+    if why is not None or (not streams and len(found) != 1):
+        raise Internal(f"{address} answered what is not one gRPC message: "
+                       f"{why or f'{len(found)} messages'}")
+    try:
+        replies = [reply_type.FromString(data) for data in found]
+    except (DecodeError, ValueError) as error:
+        raise Internal(f"{address} answered what is not a "
+                       f"{reply_type.DESCRIPTOR.full_name}: {error}") from None
+    return replies if streams else replies[0]
+
+
 async def call_once(channels: Channels, address: str, stub_cls: type, method: str,
                     request: Any, timeout: float) -> Any:
-    """One attempt at one address; every failure comes out as a PelotonError."""
-    stub = stub_cls(channels.get(address))
+    """One attempt at one address; every failure comes out as a PelotonError.
+
+    A server-streaming method's reply is the list of its messages."""
+    path, reply_type, streams = _method(stub_cls, method)
+    data = wire.frame(request)
+    with trio.move_on_after(timeout) as scope:
+        channel = await channels.get(address)
+        call = await channel.call(path, data, timeout)
+    if scope.cancelled_caught:
+        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s")
     try:
-        response = await trio_asyncio.aio_as_trio(_bounded)(getattr(stub, method), request,
-                                                            timeout)
-    except _Abandoned:
-        channels.drop(address)
-        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
-    except GRPCError as error:
-        raise from_grpc(error) from None
-    except TimeoutError:  # grpclib's deadline; an OSError subclass, so first
-        raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s") from None
-    except (OSError, StreamTerminatedError, ConnectionError) as error:
-        channels.drop(address)
-        raise Unavailable(f"cannot reach {address}: {error}") from None
-    except AttributeError as error:
-        # grpclib 0.4 deletes Connection._transport when the connection
-        # closes; a stream opened on it just after (its peer was SIGKILLed)
-        # fails so. It is a lost connection, nothing of ours.
-        if "_transport" not in str(error):
-            raise
-        channels.drop(address)
-        raise Unavailable(f"cannot reach {address}: its connection closed") from None
-    answered = from_response(response)  # Peloton's error fields: the same exceptions
-    if answered is not None:
+        response = _outcome(call, reply_type, streams, address)
+    except Unavailable:
+        if channel.closed:
+            channels.drop(address)
+        raise
+    answered = from_response(response) if not streams else None
+    if answered is not None:  # Peloton's error fields: the same exceptions
         raise answered
     return response
-
-
-class _Abandoned(Exception):
-    """The call outlived its deadline and was left behind."""
-
-
-async def _bounded(method: Any, request: Any, timeout: float) -> Any:
-    """(asyncio side) The call, or ``_Abandoned`` a second after its deadline.
-
-    grpclib can leave a call parked forever when its connection dies at the
-    wrong moment (vmagamedov/grpclib#216: a request waiting before its stream
-    is registered is never woken), and cancelling such a call can wait
-    forever too. So the call runs as its own task, and past the deadline we
-    cancel it without waiting for it to finish; the caller drops the channel.
-    """
-    task = asyncio.ensure_future(method(request, timeout=timeout))
-    try:
-        done, _ = await asyncio.wait({task}, timeout=timeout + 1)
-    except BaseException:  # the caller was cancelled: leave the call behind too
-        task.cancel()
-        task.add_done_callback(_consume)
-        raise
-    if not done:
-        task.cancel()
-        task.add_done_callback(_consume)
-        raise _Abandoned()
-    return task.result()
-
-
-def _consume(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
 
 
 class ServiceClient:

@@ -1,43 +1,40 @@
-"""Serve grpclib services from trio.
+"""Serve gRPC services from trio.
 
-grpclib runs on asyncio; trio-asyncio runs that loop inside our trio run, so
-a handler is an ordinary trio coroutine ``async def Method(request) ->
-response``. ``serve_grpc`` binds the generated ``*Base`` classes to such
-handlers, maps ``PelotonError`` to gRPC status codes, and reports unexpected
-exceptions as INTERNAL (logged with their traceback).
+A handler is an ordinary trio coroutine ``async def Method(request) ->
+response``. ``serve_grpc`` binds the generated ``*Base`` classes (their
+``__mapping__``: each method's path, cardinality and types) to such
+handlers, maps ``PelotonError`` to gRPC status codes, and reports
+unexpected exceptions as INTERNAL (logged with their traceback). The
+HTTP/2 underneath is ``peloton.rpc.wire``.
 
-Requests are read here, not by grpclib's ``Stream.recv_message``: a request
-to a public service (``peloton.api.v0``/``v1alpha``) larger than
+A request to a public service (``peloton.api.v0``/``v1alpha``) larger than
 ``max_message_bytes`` is refused from its length prefix, before its body is
 read (RESOURCE_EXHAUSTED, as gRPC's own servers answer, over 4 MiB by
-default); one that does not decode is INVALID_ARGUMENT, logged in one line
-(grpclib answered UNKNOWN and logged a traceback). grpclib has no size limit
-of its own (vmagamedov/grpclib#195). The daemons' internal services
-(``peloton.api.private``) carry whole jobs' gangs and have no limit.
-
-Every daemon runs inside ``open_rpc()`` (a trio-asyncio loop); nothing
-outside ``peloton.rpc`` touches asyncio.
+default); one that does not decode is INVALID_ARGUMENT, logged in one
+line. The daemons' internal services (``peloton.api.private``) carry whole
+jobs' gangs and have no limit. A call's ``grpc-timeout`` bounds its
+handler: past it the handler is cancelled and the call ends
+DEADLINE_EXCEEDED. A call its client resets is cancelled.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
+import h2.errors
+import h2.events
 import trio
-import trio_asyncio
 from google.protobuf.message import DecodeError
 from grpclib.const import Status
-from grpclib.events import RecvRequest, listen
-from grpclib.exceptions import GRPCError
-from grpclib.server import Server
 
 from peloton.config import DEFAULT_MAX_MESSAGE_BYTES
 from peloton.core.errors import PelotonError
 from peloton.core.security import Security
+from peloton.rpc import wire
 from peloton.rpc.errorfields import to_response
 from peloton.rpc.errors import to_grpc
 
@@ -46,97 +43,16 @@ log = logging.getLogger(__name__)
 Handler = Callable[[Any], Awaitable[Any]]
 
 
-def _log_loop_error(loop: Any, context: dict[str, Any]) -> None:
-    # trio-asyncio's default handler raises into the loop's nursery, so a
-    # stray "Task exception was never retrieved" or grpclib's "Unclosed
-    # connection" from an abandoned call would kill the whole daemon.
-    log.warning("asyncio: %s", context.get("message"), exc_info=context.get("exception"))
-
-
-@asynccontextmanager
-async def open_rpc() -> AsyncIterator[Any]:
-    """The asyncio loop grpclib needs, running inside trio."""
-    async with trio_asyncio.open_loop() as loop:
-        loop.set_exception_handler(_log_loop_error)
-        yield loop
-
-
-async def _receive(stream: Any, name: str, limit: int | None) -> Any:
-    """The request of a unary call, or GRPCError: larger than ``limit`` bytes
-    (None: no limit), compressed, missing, or not a message of its type.
-    Reads grpclib's stream as its ``recv_message`` does (5-byte prefix: a
-    compressed flag and the length), checking the length first."""
-    raw = stream._stream
-    meta = await raw.recv_data(5)
-    if len(meta) < 5:
-        raise GRPCError(Status.INVALID_ARGUMENT, f"{name}: the request has no message")
-    if meta[0]:
-        raise GRPCError(Status.UNIMPLEMENTED,
-                        f"{name}: compressed requests are not supported; send them plain")
-    length = int.from_bytes(meta[1:5], "big")
-    if limit is not None and length > limit:
-        log.warning("%s: refused a request of %d bytes (limit %d)", name, length, limit)
-        raise GRPCError(Status.RESOURCE_EXHAUSTED,
-                        f"{name}: the request has {length} bytes, more than the "
-                        f"{limit} this server takes (rpc.max_message_bytes)")
-    data = await raw.recv_data(length)
-    try:
-        request = stream._recv_type.FromString(data)
-    except (DecodeError, ValueError) as error:
-        log.warning("%s: refused a request that is not a %s: %s", name,
-                    stream._recv_type.DESCRIPTOR.full_name, error)
-        raise GRPCError(Status.INVALID_ARGUMENT,
-                        f"{name}: the request is not a valid "
-                        f"{stream._recv_type.DESCRIPTOR.full_name}: {error}") from None
-    stream._messages_received += 1  # grpclib's counters, as recv_message keeps them
-    raw.connection.messages_received += 1
-    raw.connection.last_message_received = time.monotonic()
-    return request
-
-
-def _adapt(name: str, fn: Handler, limit: int | None, public: bool,
-           streams: bool = False) -> Callable[[Any, Any], Awaitable[None]]:
-    """grpclib's method for handler ``fn``; a server-streaming one
-    (``streams``) returns the messages to send, in order: a list, or an
-    async iterator (a live stream, sent as it yields)."""
-    if streams:
-        async def streaming(stream: Any, request: Any) -> None:
-            send = trio_asyncio.aio_as_trio(stream.send_message)
-            messages = await fn(request)
-            if hasattr(messages, "__aiter__"):
-                async for message in messages:
-                    await send(message)
-            else:
-                for message in messages:
-                    await send(message)
-        call_in_trio = trio_asyncio.trio_as_aio(streaming)
-    else:
-        call_in_trio = trio_asyncio.trio_as_aio(fn)
-
-    async def method(self: Any, stream: Any) -> None:
-        request = await _receive(stream, name, limit)
-        try:
-            response = await (call_in_trio(stream, request) if streams
-                              else call_in_trio(request))
-        except PelotonError as error:
-            # Peloton's public responses carry most errors in their `error`
-            # field (an OK status), which is what its clients read.
-            answer = (to_response(error, stream._send_type, request)
-                      if public and not streams else None)
-            if answer is None:
-                raise to_grpc(error) from None
-            response = answer
-        except GRPCError:
-            raise
-        except Exception as error:
-            log.exception("handler %s failed", name)
-            raise GRPCError(to_grpc(PelotonError(f"{name}: {error!r}")).status,
-                            f"internal error in {name}: {error!r}") from None
-        if not streams:  # (a stream's messages are sent as they come)
-            await stream.send_message(response)
-
-    method.__name__ = name
-    return method
+@dataclass(frozen=True, slots=True)
+class Method:
+    name: str  # Service.Method, for logs and errors
+    fn: Handler
+    request_type: Any
+    reply_type: Any
+    limit: int | None  # bytes; None: any size
+    public: bool
+    streams: bool  # server-streaming: fn returns the messages (a list or an async iterator)
+    internal: bool  # a daemons' service (the cluster secret's)
 
 
 def is_public(base: type) -> bool:
@@ -144,23 +60,248 @@ def is_public(base: type) -> bool:
     return not base.__module__.startswith("peloton.api.private.")
 
 
-def bind(base: type, impl: object, *,
-         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> object:
-    """An instance of generated ``base`` whose methods call ``impl``'s; a
-    public service's requests are limited to ``max_message_bytes``."""
-    names = [n for n in getattr(base, "__abstractmethods__", ()) if n != "__mapping__"]
-    missing = [n for n in names if not hasattr(impl, n)]
-    if missing:
-        raise TypeError(f"{type(impl).__name__} lacks {', '.join(sorted(missing))} of {base.__name__}")
-    public = is_public(base)
-    limit = max_message_bytes if public else None
-    streaming = {path.rsplit("/", 1)[1] for path, handler in
-                 base.__mapping__(base).items()  # type: ignore[attr-defined]
-                 if handler.cardinality.name == "UNARY_STREAM"}
-    namespace = {n: _adapt(f"{base.__name__}.{n}", getattr(impl, n), limit, public,
-                           n in streaming)
-                 for n in names}
-    return type(f"Bound{base.__name__}", (base,), namespace)()
+def methods(services: list[tuple[type, object]], *,
+            max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> dict[bytes, Method]:
+    """Each served path's method; a public service's requests are limited
+    to ``max_message_bytes``."""
+    table: dict[bytes, Method] = {}
+    for base, impl in services:
+        names = [n for n in getattr(base, "__abstractmethods__", ()) if n != "__mapping__"]
+        missing = [n for n in names if not hasattr(impl, n)]
+        if missing:
+            raise TypeError(f"{type(impl).__name__} lacks {', '.join(sorted(missing))} "
+                            f"of {base.__name__}")
+        public = is_public(base)
+        for path, handler in base.__mapping__(base).items():  # type: ignore[attr-defined]
+            name = path.rsplit("/", 1)[1]
+            table[path.encode()] = Method(
+                f"{base.__name__}.{name}", getattr(impl, name), handler.request_type,
+                handler.reply_type, max_message_bytes if public else None, public,
+                handler.cardinality.name == "UNARY_STREAM",
+                path.startswith("/peloton.private."))
+    return table
+
+
+class _Call:
+    __slots__ = ("data", "ended", "method", "replying", "scope", "stream_id", "timeout")
+
+    def __init__(self, stream_id: int, method: Method, timeout: float | None) -> None:
+        self.stream_id = stream_id
+        self.method = method
+        self.data = bytearray()
+        self.scope: trio.CancelScope | None = None
+        self.timeout = timeout
+        self.replying = False  # the reply's headers are out
+        self.ended = False  # its trailers are out, or the stream was reset
+
+
+class _ServerWire(wire.Wire):
+    def __init__(self, stream: trio.abc.Stream, table: dict[bytes, Method],
+                 security: Security | None, nursery: trio.Nursery) -> None:
+        super().__init__(stream, client_side=False)
+        self.table = table
+        self.security = security
+        self.nursery = nursery
+        self.calls: dict[int, _Call] = {}  # until their trailers are out
+
+    def on_event(self, event: Any) -> None:
+        kind = type(event)
+        if kind is h2.events.DataReceived:
+            call = self.calls.get(event.stream_id)
+            if call is not None and call.scope is None:
+                call.data += event.data
+                if call.method.limit is not None and len(call.data) >= 5:
+                    self._check_size(call)
+        elif kind is h2.events.RequestReceived:
+            self._request(event.stream_id, event.headers)
+        elif kind is h2.events.StreamEnded:
+            call = self.calls.get(event.stream_id)
+            if call is not None and call.scope is None:
+                call.scope = trio.CancelScope()
+                self.nursery.start_soon(self._serve, call)
+        elif kind is h2.events.StreamReset:
+            call = self.calls.pop(event.stream_id, None)
+            if call is not None:
+                call.ended = True
+                if call.scope is not None:
+                    call.scope.cancel()
+
+    def on_lost(self) -> None:
+        for call in self.calls.values():
+            call.ended = True
+            if call.scope is not None:
+                call.scope.cancel()
+        self.calls.clear()
+
+    def _request(self, stream_id: int, headers: list[tuple[bytes, bytes]]) -> None:
+        path = b""
+        timeout: float | None = None
+        metadata: dict[str, str] = {}
+        for key, value in headers:
+            if key == b":path":
+                path = value
+            elif key == b"grpc-timeout":
+                timeout = wire.parse_timeout(value)
+            elif not key.startswith(b":"):
+                metadata[key.decode("ascii", "replace")] = value.decode("latin-1")
+        method = self.table.get(path)
+        if method is None:
+            self._trailers_only(stream_id, Status.UNIMPLEMENTED,
+                                f"{path.decode('ascii', 'replace')} is not a method "
+                                "this server serves")
+            return
+        if self.security is not None:
+            why = self.security.check(path.decode(), metadata, internal=method.internal)
+            if why is not None:
+                code, _, message = why.partition(": ")
+                self._trailers_only(stream_id, Status[code], message)
+                return
+        self.calls[stream_id] = _Call(stream_id, method, timeout)
+
+    def _check_size(self, call: _Call) -> None:
+        length = int.from_bytes(call.data[1:5], "big")
+        limit = call.method.limit
+        if limit is not None and length > limit:
+            log.warning("%s: refused a request of %d bytes (limit %d)",
+                        call.method.name, length, limit)
+            self._finish(call, Status.RESOURCE_EXHAUSTED,
+                         f"{call.method.name}: the request has {length} bytes, more than "
+                         f"the {limit} this server takes (rpc.max_message_bytes)")
+            call.data = bytearray()
+
+    def _trailers_only(self, stream_id: int, status: Status, message: str | None) -> None:
+        """A reply of a status alone; the rest of the request is not read."""
+        try:
+            self.h2.send_headers(stream_id, [(b":status", b"200"),
+                                             (b"content-type", wire.CONTENT_TYPE),
+                                             *wire.status_trailers(status.value, message)],
+                                 end_stream=True)
+        except wire.H2_ERRORS:
+            return
+        if self.h2.streams.get(stream_id) is not None and not self.h2.streams[stream_id].closed:
+            # The request is still coming: stop it (gRPC's servers do so).
+            self.reset(stream_id, h2.errors.ErrorCodes.NO_ERROR)
+        self.kick()
+
+    def _finish(self, call: _Call, status: Status, message: str | None) -> None:
+        """End a call with ``status`` (its trailers, or a trailers-only reply)."""
+        if call.ended:
+            return
+        call.ended = True
+        self.calls.pop(call.stream_id, None)
+        if not call.replying:
+            self._trailers_only(call.stream_id, status, message)
+            return
+        try:
+            self.h2.send_headers(call.stream_id, wire.status_trailers(status.value, message),
+                                 end_stream=True)
+        except wire.H2_ERRORS:
+            return
+        self.kick()
+
+    def _decode(self, call: _Call) -> Any:
+        """The call's request, or None once the call was refused."""
+        method = call.method
+        found, why = wire.messages(call.data)
+        call.data = bytearray()
+        if why is not None:
+            status = Status.UNIMPLEMENTED if "compressed" in why else Status.INVALID_ARGUMENT
+            self._finish(call, status, f"{method.name}: {why}")
+            return None
+        if len(found) != 1:
+            self._finish(call, Status.INVALID_ARGUMENT,
+                         f"{method.name}: the request has {len(found)} messages, not one")
+            return None
+        try:
+            return method.request_type.FromString(found[0])
+        except (DecodeError, ValueError) as error:
+            full = method.request_type.DESCRIPTOR.full_name
+            log.warning("%s: refused a request that is not a %s: %s", method.name, full, error)
+            self._finish(call, Status.INVALID_ARGUMENT,
+                         f"{method.name}: the request is not a valid {full}: {error}")
+            return None
+
+    async def _serve(self, call: _Call) -> None:
+        try:
+            await self._answer(call)
+        except Exception as error:  # ours, not the handler's: the connection must live on
+            log.exception("answering %s failed", call.method.name)
+            self._finish(call, Status.INTERNAL, f"internal error in {call.method.name}: "
+                                                f"{error!r}")
+
+    async def _answer(self, call: _Call) -> None:
+        request = self._decode(call)
+        if request is None:
+            return
+        method = call.method
+        scope = call.scope
+        assert scope is not None
+        if call.timeout is not None:
+            scope.deadline = trio.current_time() + call.timeout
+        status, message = Status.OK, None
+        with scope:
+            try:
+                if method.streams:
+                    await self._stream(call, await method.fn(request))
+                else:
+                    await self._reply(call, await method.fn(request))
+            except PelotonError as error:
+                # Peloton's public responses carry most errors in their `error`
+                # field (an OK status), which is what its clients read.
+                answer = (to_response(error, method.reply_type, request)
+                          if method.public and not method.streams else None)
+                if answer is None:
+                    grpc = to_grpc(error)
+                    status, message = grpc.status, grpc.message
+                else:
+                    await self._reply(call, answer)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, *wire.H2_ERRORS):
+                call.ended = True  # the client or the connection went away
+            except Exception as error:
+                log.exception("handler %s failed", method.name)
+                status = to_grpc(PelotonError(f"{method.name}: {error!r}")).status
+                message = f"internal error in {method.name}: {error!r}"
+        if scope.cancelled_caught and not call.ended:
+            status, message = Status.DEADLINE_EXCEEDED, f"{method.name} ran past its deadline"
+        self._finish(call, status, message)
+
+    def _headers(self, call: _Call) -> None:
+        call.replying = True
+        self.h2.send_headers(call.stream_id, [(b":status", b"200"),
+                                              (b"content-type", wire.CONTENT_TYPE)])
+
+    async def _reply(self, call: _Call, response: Any) -> None:
+        data = wire.frame(response)
+        self._headers(call)
+        await self.send_data(call.stream_id, data, end_stream=False)
+
+    async def _stream(self, call: _Call, replies: Any) -> None:
+        """A server-streaming call's messages, each sent as it comes."""
+        self._headers(call)
+        self.kick()
+        if hasattr(replies, "__aiter__"):
+            async for message in replies:
+                await self.send_data(call.stream_id, wire.frame(message), end_stream=False)
+        else:
+            for message in replies:
+                await self.send_data(call.stream_id, wire.frame(message), end_stream=False)
+
+
+async def _serve_connection(stream: trio.abc.Stream, table: dict[bytes, Method],
+                            security: Security | None, context: ssl.SSLContext | None) -> None:
+    if context is not None:
+        stream = trio.SSLStream(stream, context, server_side=True)
+        try:
+            with trio.fail_after(10):
+                await stream.do_handshake()
+        except (trio.BrokenResourceError, trio.TooSlowError, OSError) as error:
+            log.info("TLS handshake failed: %r", error)
+            await trio.aclose_forcefully(stream)
+            return
+    async with trio.open_nursery() as nursery:
+        connection = _ServerWire(stream, table, security, nursery)
+        await connection.run()
+        nursery.cancel_scope.cancel()
 
 
 async def serve_grpc(
@@ -179,23 +320,17 @@ async def serve_grpc(
     certificate, and each call checked (``Security.check``) before its
     handler runs.
     """
-    server = Server([bind(base, impl, max_message_bytes=max_message_bytes)  # type: ignore[misc]
-                     for base, impl in services])
-    if security is not None and (security.users or security.cluster_secret):
-        async def check(event: RecvRequest) -> None:
-            why = security.check(event.method_name, dict(event.metadata),  # type: ignore[arg-type]
-                                 internal=event.method_name.startswith("/peloton.private."))
-            if why is not None:
-                code, _, message = why.partition(": ")
-                raise GRPCError(Status[code], message)
-        listen(server, RecvRequest, check)
-    await trio_asyncio.aio_as_trio(server.start)(
-        host, port, ssl=security.server_ssl() if security is not None else None)
-    try:
-        bound = server._server.sockets[0].getsockname()  # type: ignore[union-attr]
+    table = methods(services, max_message_bytes=max_message_bytes)
+    checks = security if security is not None and (security.users
+                                                   or security.cluster_secret) else None
+    context = security.server_ssl() if security is not None else None
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    bound = listeners[0].socket.getsockname()
+
+    async def handle(stream: trio.abc.Stream) -> None:
+        await _serve_connection(stream, table, checks, context)
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(trio.serve_listeners, handle, listeners)
         task_status.started((bound[0], bound[1]))
         await trio.sleep_forever()
-    finally:
-        server.close()
-        with trio.CancelScope(shield=True), trio.move_on_after(2):
-            await trio_asyncio.aio_as_trio(server.wait_closed)()

@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 import trio
-import trio_asyncio
 from grpclib.client import Channel
 from grpclib.exceptions import GRPCError
 
@@ -44,6 +43,7 @@ from peloton.rpc.errors import from_grpc
 from peloton.spec.respool import load_respool_config
 from peloton.spec.v1alpha import load_stateless_spec
 from peloton.testing.cluster import LocalCluster
+from tests.upstream import on_asyncio
 
 pytestmark = pytest.mark.cluster
 
@@ -346,7 +346,7 @@ async def watch(address: str, request: watch_svc_pb2.WatchRequest,
             channel.close()
         return out
     try:
-        return await trio_asyncio.aio_as_trio(run)()
+        return await on_asyncio(run)
     except GRPCError as error:
         raise from_grpc(error) from None
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import trio
-import trio_asyncio
 from grpclib.client import Channel
 
 from peloton.api.v0.job import job_grpc, job_pb2
@@ -26,6 +25,7 @@ from peloton.core.errors import (
 )
 from peloton.rpc import Channels, call_once, open_rpc, serve_grpc
 from peloton.rpc.errorfields import InstanceOutOfRange, from_response, to_response
+from tests.upstream import on_asyncio
 
 JOB = "6a1f5c2e-8d3b-4f7a-9c1e-2b5d4e6f7a8b"
 
@@ -122,7 +122,7 @@ async def test_over_the_wire_an_upstream_client_reads_ok_and_the_field() -> None
                 channel.close()
 
         with trio.fail_after(20):
-            reply = await trio_asyncio.aio_as_trio(upstream_client)()
+            reply = await on_asyncio(upstream_client)
             assert reply.error.notFound.id.value == JOB
             assert reply.error.notFound.message == f"job {JOB} does not exist"
             channels = Channels()

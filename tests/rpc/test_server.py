@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 import trio
-import trio_asyncio
 from grpclib.client import Channel
 from grpclib.const import Cardinality, Status
 from grpclib.exceptions import GRPCError
@@ -23,6 +22,7 @@ from peloton.api.private.cluster import cluster_grpc, cluster_pb2
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.core.errors import ResourceExhausted
 from peloton.rpc import Channels, call_once, open_rpc, serve_grpc
+from tests.upstream import on_asyncio
 
 LIMIT = 64 * 1024
 
@@ -121,7 +121,7 @@ async def test_garbage_is_invalid_argument_in_one_log_line(
 
         with caplog.at_level(logging.WARNING), trio.fail_after(20), pytest.raises(
                 GRPCError) as caught:
-            await trio_asyncio.aio_as_trio(send)()
+            await on_asyncio(send)
     assert caught.value.status is Status.INVALID_ARGUMENT
     assert "is not a valid peloton.api.v0.job.CreateRequest" in (caught.value.message or "")
     assert impl.seen == []
