@@ -83,6 +83,9 @@ class _Call:
         self.error: PelotonError | None = None
 
 
+LAST_STREAM_ID = 2**31 - 2**20  # a client's streams are odd numbers below 2**31
+
+
 class _ClientWire(wire.Wire):
     def __init__(self, stream: trio.abc.Stream, address: str, scheme: bytes) -> None:
         super().__init__(stream, client_side=True)
@@ -128,6 +131,8 @@ class _ClientWire(wire.Wire):
             call.done.set()
         self._stream_freed.set()
         self._stream_freed = trio.Event()
+        if self.going_away and not self.calls:
+            self.abort()  # replaced by another connection, and its last call is over
 
     def on_lost(self) -> None:
         for call in self.calls.values():
@@ -145,14 +150,20 @@ class _ClientWire(wire.Wire):
             await self._stream_freed.wait()
         if self.closed or self.going_away:
             raise Unavailable(f"cannot reach {self.address}: its connection closed")
-        stream_id = h2conn.get_next_available_stream_id()
         headers = [(b":method", b"POST"), (b":scheme", self._scheme), (b":path", path),
                    (b":authority", self._authority), (b"te", b"trailers"),
                    (b"content-type", wire.CONTENT_TYPE),
                    (b"grpc-timeout", wire.format_timeout(timeout)), *self._metadata]
+        try:
+            stream_id = h2conn.get_next_available_stream_id()
+            h2conn.send_headers(stream_id, headers)
+        except wire.H2_ERRORS as error:
+            self.going_away = True
+            raise Unavailable(f"cannot call {self.address} on this connection: {error}") from None
+        if stream_id >= LAST_STREAM_ID:
+            self.going_away = True  # HTTP/2 numbers 2**30 calls a connection; the next opens another
         call = self.calls[stream_id] = _Call()
         try:
-            h2conn.send_headers(stream_id, headers)
             try:
                 await self.send_data(stream_id, data, end_stream=True)
             except wire.H2_ERRORS:
@@ -183,6 +194,8 @@ class Channels:
             if pending is None:
                 break
             await pending.wait()
+        if channel is not None and not channel.calls:
+            channel.abort()
         self._connecting[address] = done = trio.Event()
         try:
             channel = self._channels[address] = await _connect(address)

@@ -9,8 +9,8 @@ gRPC's conventions (the 5-byte message prefix, ``grpc-status`` trailers,
 grpclib runs on asyncio, and trio-asyncio bridged every call between the
 two loops: a unary call cost ~2 ms of cpu at the client and ~1.6 ms at the
 server on the 2-core machine, more than the daemons' own work on a job of
-one task (``python -m loadtest.bench_rpc``; see docs/architecture.md, "The
-RPC transport"). The generated ``*_grpc.py`` files are still grpclib's:
+one task (``python -m loadtest.bench_rpc``; see the rpc section of
+docs/architecture.md). The generated ``*_grpc.py`` files are still grpclib's:
 their ``__mapping__`` names each method's path, cardinality and types, and
 their stubs name the method a client calls.
 

@@ -187,3 +187,26 @@ async def test_a_method_not_served_is_unimplemented_to_any_client() -> None:
     assert caught.value.status is Status.UNIMPLEMENTED
     assert "ClusterService/Nope is not a method this server serves" in (
         caught.value.message or "")
+
+
+async def test_a_connection_near_its_last_stream_id_gives_way_to_a_new_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """HTTP/2 numbers at most 2**30 calls a connection: the client moves to a
+    new connection before it runs out, and closes the old one when its last
+    call is over."""
+    from peloton.rpc import client
+
+    monkeypatch.setattr(client, "LAST_STREAM_ID", 5)  # streams 1, 3, 5 on the first
+    async with serving(Cluster()) as address:
+        channels = Channels()
+        seen = []
+        with trio.fail_after(10):
+            for k in range(1, 6):
+                reply = await call_once(channels, address, cluster_grpc.ClusterServiceStub,
+                                        "Heartbeat", cluster_pb2.HeartbeatRequest(
+                                            member=cluster_pb2.Member(id="z" * k)), 5)
+                assert reply.view.numShards == k
+                seen.append(channels._channels[address])
+        channels.close()
+    assert seen[0] is seen[1] is seen[2] and seen[3] is seen[4] and seen[2] is not seen[3]
+    assert seen[0].closed
