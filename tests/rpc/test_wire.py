@@ -210,3 +210,35 @@ async def test_a_connection_near_its_last_stream_id_gives_way_to_a_new_one(
         channels.close()
     assert seen[0] is seen[1] is seen[2] and seen[3] is seen[4] and seen[2] is not seen[3]
     assert seen[0].closed
+
+
+async def test_an_http_answer_without_a_grpc_status_is_mapped_as_grpc_says() -> None:
+    """A proxy or a plain HTTP/2 server in the way: 503 is UNAVAILABLE (retried)."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    from peloton.core.errors import Unavailable
+
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+
+    async def proxy(stream: trio.SocketStream) -> None:
+        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False))
+        conn.initiate_connection()
+        await stream.send_all(conn.data_to_send())
+        while data := await stream.receive_some(65536):
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.RequestReceived):
+                    conn.send_headers(event.stream_id, [(":status", "503")], end_stream=True)
+            await stream.send_all(conn.data_to_send())
+
+    async with open_rpc(), trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, proxy, listeners)
+        channels = Channels()
+        with trio.fail_after(10), pytest.raises(
+                Unavailable, match="answered HTTP 503 without a gRPC status"):
+            await call_once(channels, f"127.0.0.1:{port}", cluster_grpc.ClusterServiceStub,
+                            "GetStats", cluster_pb2.GetStatsRequest(), 5)
+        channels.close()
+        nursery.cancel_scope.cancel()
