@@ -307,8 +307,8 @@ def _outcome(call: _Call, reply_type: Any, streams: bool, address: str) -> Any:
     code = fields.get(b"grpc-status")
     if code is None or http != 200:
         status = _STATUS_BY_HTTP.get(http, Status.UNKNOWN)
-        why = "without a gRPC status" if code is None else "instead of 200"
-        raise from_grpc(GRPCError(status, f"{address} answered HTTP {http} {why}"))
+        instead = "without a gRPC status" if code is None else "instead of 200"
+        raise from_grpc(GRPCError(status, f"{address} answered HTTP {http} {instead}"))
     try:
         status = Status(int(code))
     except ValueError:
