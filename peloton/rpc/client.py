@@ -98,32 +98,27 @@ class _ClientWire(wire.Wire):
 
     def on_event(self, event: Any) -> None:
         kind = type(event)
-        if kind is h2.events.DataReceived:
-            call = self.calls.get(event.stream_id)
-            if call is not None:
-                call.data += event.data
-        elif kind is h2.events.ResponseReceived:
-            call = self.calls.get(event.stream_id)
-            if call is not None:
-                call.headers = event.headers
-        elif kind is h2.events.TrailersReceived:
-            call = self.calls.get(event.stream_id)
-            if call is not None:
-                call.trailers = event.headers
-        elif kind is h2.events.StreamEnded:
-            self._end(event.stream_id)
-        elif kind is h2.events.StreamReset:
-            call = self.calls.get(event.stream_id)
-            if call is not None:
-                call.error = Unavailable(f"{self.address} reset the call "
-                                         f"(HTTP/2 error {event.error_code})")
-            self._end(event.stream_id)
-        elif kind is h2.events.ConnectionTerminated:
+        if kind is h2.events.ConnectionTerminated:
             # Calls it will not answer (past its last stream) may go elsewhere.
             last = event.last_stream_id or 0
             for stream_id in [s for s in self.calls if s > last]:
                 self.calls[stream_id].error = Unavailable(f"{self.address} is going away")
                 self._end(stream_id)
+            return
+        call = self.calls.get(getattr(event, "stream_id", 0))
+        if kind is h2.events.StreamEnded or kind is h2.events.StreamReset:
+            if call is not None and kind is h2.events.StreamReset:
+                call.error = Unavailable(f"{self.address} reset the call "
+                                         f"(HTTP/2 error {event.error_code})")
+            self._end(event.stream_id)  # (a stream given up on frees its place too)
+        elif call is None:  # given up on, or not a call's event
+            return
+        elif kind is h2.events.DataReceived:
+            call.data += event.data
+        elif kind is h2.events.ResponseReceived:
+            call.headers = event.headers
+        elif kind is h2.events.TrailersReceived:
+            call.trailers = event.headers
 
     def _end(self, stream_id: int) -> None:
         call = self.calls.pop(stream_id, None)

@@ -136,14 +136,11 @@ class _ServerWire(wire.Wire):
     def _request(self, stream_id: int, headers: list[tuple[bytes, bytes]]) -> None:
         path = b""
         timeout: float | None = None
-        metadata: dict[str, str] = {}
         for key, value in headers:
             if key == b":path":
                 path = value
             elif key == b"grpc-timeout":
                 timeout = wire.parse_timeout(value)
-            elif not key.startswith(b":"):
-                metadata[key.decode("ascii", "replace")] = value.decode("latin-1")
         method = self.table.get(path)
         if method is None:
             self._trailers_only(stream_id, Status.UNIMPLEMENTED,
@@ -151,6 +148,8 @@ class _ServerWire(wire.Wire):
                                 "this server serves")
             return
         if self.security is not None:
+            metadata = {key.decode("ascii", "replace"): value.decode("latin-1")
+                        for key, value in headers if not key.startswith(b":")}
             why = self.security.check(path.decode(), metadata, internal=method.internal)
             if why is not None:
                 code, _, message = why.partition(": ")

@@ -21,6 +21,7 @@ in one pass of the event loop leave in one ``send``.
 
 from __future__ import annotations
 
+import abc
 import logging
 from typing import Any
 
@@ -95,7 +96,7 @@ def format_timeout(seconds: float) -> bytes:
     return b"%dS" % min(int(seconds), 99_999_999)
 
 
-class Wire:
+class Wire(abc.ABC):
     """One HTTP/2 connection over a trio stream; ``run`` until it closes."""
 
     def __init__(self, stream: trio.abc.Stream, *, client_side: bool) -> None:
@@ -124,9 +125,12 @@ class Wire:
 
     # -- what the two sides add -------------------------------------------
 
+    @abc.abstractmethod
     def on_event(self, event: Any) -> None:
-        raise NotImplementedError
+        """An h2 event of one of the connection's streams (window and
+        settings changes are handled here)."""
 
+    @abc.abstractmethod
     def on_lost(self) -> None:
         """The connection is gone: fail or cancel what is still open."""
 
