@@ -50,6 +50,7 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered, new_job_id
+from peloton.core.recent import Recent
 from peloton.rpc import Channels, ServiceClient, open_rpc
 from peloton.spec.respool import split_respool_path
 
@@ -59,6 +60,11 @@ T = TypeVar("T")
 
 TERMINAL_JOB_STATES = frozenset({"SUCCEEDED", "FAILED", "KILLED", "DELETED"})
 READ_CHUNK = 1 << 20
+# create_job sends the id its pool's path had at most this long ago (a
+# lookup per create was two calls of its five); as long as the jobmgr keeps
+# the pool it checks a create against (CHECK_CACHE_S). A pool deleted
+# since is looked up again.
+RESPOOL_ID_MAX_AGE = 1.0
 
 
 log = logging.getLogger(__name__)
@@ -197,6 +203,7 @@ class PelotonClient:
         self.volumes = service(volume_svc_grpc.VolumeServiceStub)
         self.volumes_v1alpha = service(v1_volume_svc_grpc.VolumeServiceStub)
         self.hosts_v1alpha = service(v1_host_svc_grpc.HostServiceStub)
+        self._respool_ids: Recent[str, str] = Recent(self.lookup_respool, RESPOOL_ID_MAX_AGE)
 
     def close(self) -> None:
         if self._owns_channels:
@@ -234,6 +241,7 @@ class PelotonClient:
         request.config.name = parts[-1]
         request.config.parent.value = parent
         reply = await self.respools.call("CreateResourcePool", request)
+        self._respool_ids.forget(path)
         return str(reply.result.value)
 
     async def get_respool(self, path: str) -> respool_pb2.GetResponse:
@@ -249,6 +257,7 @@ class PelotonClient:
 
     async def delete_respool(self, path: str) -> None:
         split_respool_path(path)
+        self._respool_ids.forget(path)
         await self.respools.call("DeleteResourcePool", respool_pb2.DeleteRequest(
             path=respool_pb2.ResourcePoolPath(value=path)))
 
@@ -267,8 +276,11 @@ class PelotonClient:
         of a create it made with the job it made, so a retry never makes a
         second job. If no attempt is answered, DeadlineExceeded names the id
         (the job may exist; the same create with ``--id`` is safe to repeat).
+        The pool's id is the one its path had at most RESPOOL_ID_MAX_AGE
+        seconds ago (a pool deleted since is looked up again).
         """
-        pool_id = await self.lookup_respool(respool_path)
+        pool_id = await self._respool_ids.get(respool_path)
+        looked_again = False
         chosen = job_id or new_job_id()
         request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=chosen), config=config)
         request.config.respoolID.value = pool_id
@@ -277,6 +289,18 @@ class PelotonClient:
             attempt += 1
             try:
                 reply = await self.jobs.call("Create", request)
+            except NotFound:
+                if looked_again:
+                    raise
+                # The pool we knew at that path may be gone: the path's pool
+                # now, if it has one (else the lookup's NotFound names it).
+                looked_again = True
+                self._respool_ids.forget(respool_path)
+                fresh = await self._respool_ids.get(respool_path)
+                if fresh == pool_id:
+                    raise
+                pool_id = request.config.respoolID.value = fresh
+                continue
             except AlreadyExists:
                 if job_id is not None:
                     raise

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 import trio
 
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
-from peloton.core.errors import PelotonError
+from peloton.core.errors import InvalidArgument, NotFound, PelotonError
 from peloton.core.states import TaskState
 from peloton.jobmgr.engine import ShardEngine
 from peloton.jobmgr.model import Task
@@ -183,9 +183,18 @@ class GangBatcher:
         gangs = by_pool.get(pool)
         if not gangs:
             return
-        reply = await batch[0][0].ctx.resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
-            respoolID={"value": pool}, gangs=gangs))
-        failed = {f.mesosTaskId: f.message for f in reply.failed}
+        try:
+            reply = await batch[0][0].ctx.resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
+                respoolID={"value": pool}, gangs=gangs))
+        except (NotFound, InvalidArgument) as error:
+            # resmgr's answer in its log's order, so for good: the pool was
+            # deleted, or got children, after the create checked it (against
+            # an answer up to CHECK_CACHE_S old). Sent again, it would wait
+            # for ever; its tasks fail, saying why.
+            failed = {t.mesosTaskId: f"not enqueued: {error.message}"
+                      for gang in gangs for t in gang.tasks}
+        else:
+            failed = {f.mesosTaskId: f.message for f in reply.failed}
         if not failed:
             return
         for engine, tasks, before in sent:

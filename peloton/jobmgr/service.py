@@ -53,6 +53,7 @@ from peloton.core.errors import (
     VersionConflict,
 )
 from peloton.core.ids import is_job_id, mesos_task_id, new_job_id
+from peloton.core.recent import Recent
 from peloton.core.resources import Resources
 from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
 from peloton.jobmgr.engine import (
@@ -135,8 +136,9 @@ class Jobmgr:
         self.engines: dict[int, ShardEngine] = {}
         self.gangs = GangBatcher()
         # What a create checks, as resmgr and the host managers said lately.
-        self._pools: dict[str, tuple[float, respool_pb2.ResourcePoolInfo]] = {}
-        self._largest: tuple[float, Resources] | None = None
+        self._pools: Recent[str, respool_pb2.ResourcePoolInfo] = Recent(
+            self._pool_info, CHECK_CACHE_S)
+        self._largest: Recent[None, Resources] = Recent(self._capacity, CHECK_CACHE_S)
         self._heartbeat_request = cpb.HeartbeatRequest(member=cpb.Member(
             id=name, kind="jobmgr", address=address, numShards=config.num_shards))
         self.owner = ShardOwner(name, config.num_shards, self._heartbeat, self.run_shard,
@@ -528,29 +530,24 @@ class Jobmgr:
     async def capacity(self) -> tuple[Resources, frozenset[str]]:
         """The largest host of any cluster (as of at most CHECK_CACHE_S
         ago), and what the backends can run."""
-        now = trio.current_time()
-        if self._largest is not None and now - self._largest[0] < CHECK_CACHE_S:
-            return self._largest[1], self.capabilities
+        return await self._largest.get(None), self.capabilities
+
+    async def _capacity(self, _: None) -> Resources:
         largest = Resources()
-        for _, client in self.hostmgrs():
+        for _cluster, client in self.hostmgrs():
             reply = await client.call("ClusterCapacity", hpb.ClusterCapacityRequest())
             h = reply.largestHost
             largest = Resources(*map(max, largest, Resources(h.cpu, h.memMb, h.diskMb, h.gpu)))
-        self._largest = (now, largest)
-        return largest, self.capabilities
+        return largest
 
     async def pool_info(self, pool_id: str) -> respool_pb2.ResourcePoolInfo:
         """Resource pool ``pool_id`` as resmgr has it (as of at most
         CHECK_CACHE_S ago, unless changed through this jobmgr)."""
-        now = trio.current_time()
-        hit = self._pools.get(pool_id)
-        if hit is not None and now - hit[0] < CHECK_CACHE_S:
-            return hit[1]
+        return await self._pools.get(pool_id)
+
+    async def _pool_info(self, pool_id: str) -> respool_pb2.ResourcePoolInfo:
         reply = await self.respool.call("GetResourcePool", respool_pb2.GetRequest(
             id=peloton_pb2.ResourcePoolID(value=pool_id)))
-        if len(self._pools) > 10_000:
-            self._pools.clear()
-        self._pools[pool_id] = (now, reply.poolinfo)
         return reply.poolinfo  # type: ignore[no-any-return]
 
     async def respool_call(self, method: str, request: Any) -> Any:
@@ -559,7 +556,7 @@ class Jobmgr:
             return await self.respool.call(method, request)
         finally:
             if method in ("UpdateResourcePool", "DeleteResourcePool"):
-                self._pools.clear()
+                self._pools.forget()
 
 
 def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:

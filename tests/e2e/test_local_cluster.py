@@ -605,6 +605,38 @@ defaultconfig:
     await client.wait_for_job(job_id, TERMINAL, timeout=30)
 
 
+async def test_create_job_follows_its_pool_path_to_a_new_pool(client: PelotonClient) -> None:
+    """create_job keeps a pool path's id a second. A pool deleted and made
+    again under that path goes on taking its creates: through the same
+    client at once, through another once the old id is refused. Once the
+    path has no pool, the create says so."""
+    await client.create_respool("/Again", pool_config("Again"))
+    config, _ = load_job_config(job_yaml("true", 1))
+    first = await client.create_job("/Again", config)
+    await client.wait_for_job(first, TERMINAL, timeout=60)
+    await client.delete_respool("/Again")
+    made_again = await client.create_respool("/Again", pool_config("Again"))
+    second = await client.create_job("/Again", config)
+    assert (await client.get_job(second)).config.respoolID.value == made_again
+    await client.wait_for_job(second, TERMINAL, timeout=60)
+    await client.delete_respool("/Again")
+    with pytest.raises(NotFound, match="/Again"):
+        await client.create_job("/Again", config)
+    # Another client knew a pool's id (one no create was checked against,
+    # so the jobmgrs look it up and find it gone).
+    other = PelotonClient(client.addresses)
+    try:
+        await client.create_respool("/Elsewhere", pool_config("Elsewhere"))
+        await other._respool_ids.get("/Elsewhere")
+        await client.delete_respool("/Elsewhere")
+        newest = await client.create_respool("/Elsewhere", pool_config("Elsewhere"))
+        third = await other.create_job("/Elsewhere", config)
+        assert (await other.get_job(third)).config.respoolID.value == newest
+        await other.wait_for_job(third, TERMINAL, timeout=60)
+    finally:
+        other.close()
+
+
 async def test_bad_requests_get_clear_errors_and_change_nothing(client: PelotonClient) -> None:
     before, _ = await count_jobs(client)
     # A YAML error names the field (checked before anything is sent).

@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
-from peloton.core.errors import Unavailable
+from peloton.core.errors import NotFound, Unavailable
 from peloton.core.states import TaskState
 from peloton.jobmgr.enqueue import GangBatcher
 
@@ -30,10 +30,12 @@ class FakeTask:
 
 
 class FakeResmgr:
-    def __init__(self, refuse: frozenset[str] = frozenset(), failures: int = 0) -> None:
+    def __init__(self, refuse: frozenset[str] = frozenset(), failures: int = 0,
+                 gone: bool = False) -> None:
         self.calls: list[rpb.EnqueueGangsRequest] = []
         self.refuse = refuse
         self.failures = failures
+        self.gone = gone
         self.release = trio.Event()
         self.release.set()
 
@@ -44,6 +46,8 @@ class FakeResmgr:
             self.failures -= 1
             raise Unavailable("no resmgr leader")
         self.calls.append(request)
+        if self.gone:
+            raise NotFound(f"resource pool {request.respoolID.value} does not exist")
         reply = rpb.EnqueueGangsResponse()
         for gang in request.gangs:
             for t in gang.tasks:
@@ -64,6 +68,7 @@ class FakeEngine:
     jobs: dict[str, Any] = field(default_factory=dict)
     stopped: bool = False
     recorded: list[list[str]] = field(default_factory=list)
+    why: dict[str, str] = field(default_factory=dict)
 
     def gangs_by_pool(self, tasks: Sequence[FakeTask], by_pool: dict[str, list[rpb.Gang]]
                       ) -> None:
@@ -76,6 +81,7 @@ class FakeEngine:
 
     async def record_enqueued(self, tasks: Sequence[FakeTask], sent: Any, failed: Any) -> None:
         self.recorded.append([t.mesos_task_id for t in tasks])
+        self.why.update(failed)
 
 
 def engines(resmgr: FakeResmgr, count: int) -> list[FakeEngine]:
@@ -233,3 +239,22 @@ async def test_refused_runs_go_to_their_shards_writer_and_stopped_shards_are_ski
     (call,) = resmgr.calls
     assert [t.mesosTaskId for g in call.gangs for t in g.tasks] == ["j0-0-1", "j1-0-1"]
     assert (a.recorded, b.recorded, gone.recorded) == ([], [["j1-0-1"]], [])
+
+
+async def test_a_pool_deleted_after_the_create_fails_its_tasks_once(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A create checks its pool against an answer up to a second old: when
+    resmgr says the pool is gone (in its log's order, so for good), the
+    tasks fail saying so, instead of being sent again for ever."""
+    mock_clock.autojump_threshold = 0
+    resmgr = FakeResmgr(gone=True)
+    batcher = GangBatcher()
+    (a,) = engines(resmgr, 1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(batcher.run)
+        add(batcher, a, new_job(a, "j0", instances=2))
+        await trio.sleep(30)
+        nursery.cancel_scope.cancel()
+    assert len(resmgr.calls) == 1 and a.recorded == [["j0-0-1", "j0-1-1"]]
+    assert a.why == {mid: "not enqueued: resource pool pool-1 does not exist"
+                     for mid in ("j0-0-1", "j0-1-1")}

@@ -1,0 +1,90 @@
+"""Recent answers of an async lookup, one lookup at a time per key.
+
+A daemon that checks every request against another daemon's answer (a
+create against its pool and the largest host) keeps the answer a short
+while. When it lapses, every request in flight misses at once: each made
+its own call, so 32 concurrent creates made ~15 calls a second to each
+host manager where one would do. :class:`Recent` keeps the answer and lets
+the callers that miss together share one lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Generic, TypeVar
+
+import trio
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class _Lookup(Generic[V]):
+    __slots__ = ("done", "error", "ok", "value")
+
+    def __init__(self) -> None:
+        self.done = trio.Event()
+        self.value: V | None = None
+        self.error: Exception | None = None
+        self.ok = False
+
+
+class Recent(Generic[K, V]):
+    """``fetch(key)``'s answers, each used for ``max_age`` seconds from when
+    it was asked for.
+
+    Callers that miss while a lookup of the same key is under way wait for
+    it and get its answer, or its error. If the caller making the lookup is
+    cancelled, a waiter makes its own. At most ``max_size`` keys are kept
+    (all are dropped when more come: the keys are few, pools and clusters).
+    """
+
+    def __init__(self, fetch: Callable[[K], Awaitable[V]], max_age: float, *,
+                 max_size: int = 10_000) -> None:
+        self._fetch = fetch
+        self.max_age = max_age
+        self.max_size = max_size
+        self._values: dict[K, tuple[float, V]] = {}
+        self._lookups: dict[K, _Lookup[V]] = {}
+
+    async def get(self, key: K) -> V:
+        while True:
+            hit = self._values.get(key)
+            if hit is not None and trio.current_time() - hit[0] < self.max_age:
+                return hit[1]
+            lookup = self._lookups.get(key)
+            if lookup is None:
+                return await self._look_up(key)
+            await lookup.done.wait()
+            if lookup.error is not None:
+                raise lookup.error
+            if lookup.ok:
+                return lookup.value  # type: ignore[return-value]
+            # Its caller was cancelled: look again.
+
+    async def _look_up(self, key: K) -> V:
+        lookup: _Lookup[V] = _Lookup()
+        self._lookups[key] = lookup
+        asked = trio.current_time()
+        try:
+            value = await self._fetch(key)
+        except Exception as error:
+            lookup.error = error
+            raise
+        else:
+            if len(self._values) >= self.max_size:
+                self._values.clear()
+            self._values[key] = (asked, value)
+            lookup.value, lookup.ok = value, True
+            return value
+        finally:
+            del self._lookups[key]
+            lookup.done.set()
+
+    def forget(self, key: K | None = None) -> None:
+        """Drop the answer for ``key`` (every answer if None): the next get
+        looks it up. A lookup under way still answers its waiters."""
+        if key is None:
+            self._values.clear()
+        else:
+            self._values.pop(key, None)
