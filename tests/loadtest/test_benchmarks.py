@@ -1,5 +1,5 @@
 """The side benchmarks (``python -m loadtest.small_jobs``,
-``python -m loadtest.bench_rpc``) refuse bad arguments before they start
+``python -m loadtest.bench_rpc``, ``python -m loadtest.bench_local``) refuse bad arguments before they start
 anything; their figures are measured, not tested."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from loadtest import bench_rpc, small_jobs
+from loadtest import bench_local, bench_rpc, small_jobs
 
 
 @pytest.mark.parametrize(("main", "argv", "words"), [
@@ -21,6 +21,8 @@ from loadtest import bench_rpc, small_jobs
     (bench_rpc.main, ["--concurrency", "1,x"], "--concurrency: expected numbers like 1,16"),
     (bench_rpc.main, ["--concurrency", "0"], "--concurrency: each level must be at least 1"),
     (bench_rpc.main, ["--concurrency", ","], "--concurrency: each level must be at least 1"),
+    (bench_local.main, ["--runs", "0"], "--runs must be at least 1"),
+    (bench_local.main, ["--batch", "-1"], "--batch must be at least 1"),
 ])
 def test_bad_arguments_are_refused_naming_the_flag(
         main: Callable[[list[str]], int], argv: list[str], words: str,
