@@ -153,6 +153,9 @@ def main(args: list[str]) -> None:
     noted: list[int] = []
     for signum in NOTED:
         signal.signal(signum, lambda signum, _: noted.append(signum))
+    # Forked by the spawner, they came blocked (_fork_supervisor): one sent
+    # meanwhile is noted now.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, NOTED)
     try:
         claimed = claim(status)
     except (OSError, ValueError) as error:
@@ -189,14 +192,39 @@ MAX_REQUEST = 4 << 20
 
 
 def _fork_supervisor(request: dict[str, object], fds: list[int]) -> int:
-    """Fork a supervisor for ``request``; its pid (in the spawner)."""
-    pid = os.fork()
+    """Fork a supervisor for ``request``; its pid (in the spawner), once it
+    leads its own process group.
+
+    A kill can come as soon as the host manager has the pid. So the pid is
+    answered only after the child's ``setsid`` (before it, the group the
+    host manager signals does not exist), and the noted signals stay
+    blocked in the child until ``main`` has its handlers (before them it
+    has the spawner's SIG_IGN): one that comes in between waits, and is
+    then passed on to the task, where it used to be lost and the run lived
+    until the SIGKILL a grace period later."""
+    ready_r, ready_w = os.pipe()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, NOTED)
+    try:
+        pid = os.fork()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        os.close(ready_r)
+        os.close(ready_w)
+        raise
     if pid != 0:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        os.close(ready_w)
+        try:
+            os.read(ready_r, 1)  # b"": the child made its session (or died)
+        finally:
+            os.close(ready_r)
         return pid
     try:  # the child: a supervisor, as if started on its own
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.setsid()
+        os.close(ready_w)
+        os.close(ready_r)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(fds[0], 1)
