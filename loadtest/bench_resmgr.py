@@ -110,6 +110,25 @@ class Bench:
             self.apply("tasks.update", {"updates": [[m, RUNNING] for m in mids[i:i + 500]]})
         return got
 
+    def one_task_jobs(self, jobs: int) -> float:
+        """``jobs`` jobs of one task, each through its own commands, as a
+        cluster of few submitters sends them (enqueue, dequeue, placements
+        set and got, RUNNING, SUCCEEDED); seconds of apply per job."""
+        before = sum(self.seconds.values())
+        for j in range(jobs):
+            job = uuid.uuid4().hex[:8] + "-" + uuid.uuid4().hex[:4] + "-0000-0000-000000000000"
+            self.apply("gangs.enqueue", {"pool": "bulk", "requeue": False, "gangs": [
+                [task_row(task(job, 0, j % self.state.num_shards, self.preemptible))]]})
+            mids = [m for g in self.apply("gangs.dequeue", {"limit": 1}) for m in g]
+            self.apply("placements.set", {"failed": [], "placed": [
+                ["host-0", "agent-0", "lease-0", "c", [[m, []] for m in mids]]]})
+            while self.apply("placements.get", {"shards": list(range(self.state.num_shards)),
+                                                "limit": 100}):
+                pass
+            for state in (RUNNING, SUCCEEDED):
+                self.apply("tasks.update", {"updates": [[m, state] for m in mids]})
+        return (sum(self.seconds.values()) - before) / jobs
+
     def finish(self, mids: list[str]) -> None:
         for i in range(0, len(mids), 500):
             self.apply("tasks.update", {"updates": [[m, SUCCEEDED] for m in mids[i:i + 500]]})
@@ -128,11 +147,23 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--preemptible", action="store_true",
                         help="preemptible tasks (each admitted one in the victim index)")
+    parser.add_argument("--one-task-jobs", type=int, default=0, metavar="N",
+                        help="instead: N jobs of one task, each through its own commands")
     args = parser.parse_args()
+    if args.one_task_jobs < 0:
+        parser.error("--one-task-jobs must not be negative")
     total = args.jobs * args.instances
 
     bench = Bench(preemptible=args.preemptible)
     bench.setup()
+    if args.one_task_jobs > 0:
+        per_job = bench.one_task_jobs(args.one_task_jobs)
+        print(f"{args.one_task_jobs:,} one-task jobs: {per_job * 1000:.3f} ms of apply a job "
+              "(each replica's); per command: " + ", ".join(
+                  f"{name} {secs / bench.calls[name] * 1000:.3f} ms"
+                  for name, secs in sorted(bench.seconds.items())
+                  if bench.calls[name] >= args.one_task_jobs))
+        return
     gc.collect()
     base = rss_bytes()
     start = time.perf_counter()

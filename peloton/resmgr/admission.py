@@ -52,10 +52,14 @@ revocable tasks are that pool's first victims too.
 Entitlement (``peloton.resmgr.entitlement.compute``) is a function of the
 tree, each leaf's demand and allocation, the capacity and the slack capacity
 (allocated-but-idle resources) the hostmgr shards report. Commands that
-change any of them mark it stale; it is recomputed once before admission
-runs and once at the end of the command, so ``entitlements`` always equals
-``compute`` of the current state (no clock: replicas agree, and a restored
-snapshot recomputes the same numbers). Whatever changed the inputs runs an
+change any of them mark it stale; it is recomputed at the start of an
+admission pass that has gangs to admit (the pass keeps those bounds, its
+own admissions do not move them), and when it is read after a change, so
+``entitlements`` always equals ``compute`` of the current state (no clock:
+replicas agree, and a restored snapshot recomputes the same numbers). A
+command used to recompute it at its end as well, and in every pass: with
+~150 commands a second it was two fifths of each replica's cpu, and most
+passes had no gang to admit (a task's end frees its allocation). Whatever changed the inputs runs an
 admission pass over every leaf, in tree order; ``cluster.tick`` runs one too,
 as Peloton's periodic task scheduler does.
 """
@@ -102,6 +106,13 @@ class Admission(Tracker):
         others = math.fsum(r.cpu for c, r in self.slack_capacity.items() if c != cluster)
         return max(0.0, root.slack_allocation.cpu + root.slack_demand.cpu - others)
 
+    @property
+    def entitlements(self) -> dict[str, entitlement.Entitlement]:
+        """Every pool's entitlement, of the current state (computed if a
+        change made it stale)."""
+        self._entitle()
+        return self._entitlements
+
     def _entitle(self) -> None:
         """Recompute every pool's entitlement if its inputs changed."""
         if not self._stale:
@@ -119,15 +130,20 @@ class Admission(Tracker):
                 slack_demand=p.slack_demand if leaf else ZERO,
                 slack_allocation=p.slack_allocation if leaf else ZERO,
                 slack_limit_pct=p.slack_limit)
-        self.entitlements = entitlement.compute(inputs, ROOT, self.total_capacity(),
+        self._entitlements = entitlement.compute(inputs, ROOT, self.total_capacity(),
                                                self.total_slack_capacity())
 
     def _schedule(self) -> None:
         """One admission pass: fresh entitlements, then every leaf with
-        waiting gangs, in tree order (so every replica admits the same)."""
-        self._entitle()
+        waiting gangs, in tree order (so every replica admits the same).
+        With no gang waiting, nothing (the entitlements are computed when
+        next read)."""
+        fresh = False
         for leaf in respool.leaves(self.pools, ROOT):
             if any(self.queues.get(leaf, {}).values()):
+                if not fresh:
+                    self._entitle()
+                    fresh = True
                 self._admit(leaf)
 
     def refusal(self, gang: Gang) -> str | None:
@@ -173,7 +189,7 @@ class Admission(Tracker):
         asking ``refusal`` for every gang."""
         pool = self.pools[gang.pool]
         rooms: list[Resources] = []
-        ent = self.entitlements.get(pool.id)
+        ent = self._entitlements.get(pool.id)
         if gang.revocable and ent is not None:
             rooms.append(ent.slack_entitlement - pool.slack_allocation)
         if self.capacity_known():

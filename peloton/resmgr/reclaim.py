@@ -85,9 +85,9 @@ class Reclaim(Admission):
             self.over_since.clear()
             self.starved_since.clear()
             return
-        self._entitle()
+        self._entitle()  # the bounds of this pass: its own changes do not move them
         for leaf in respool.leaves(self.pools, ROOT):
-            ent = self.entitlements.get(leaf)
+            ent = self._entitlements.get(leaf)
             if ent is None:
                 continue
             pool = self.pools[leaf]
@@ -124,7 +124,7 @@ class Reclaim(Admission):
         first gang it cannot serve. Nothing happens until the first gang that
         lacks room has waited ``sustain`` seconds. Plans first, then acts."""
         self._entitle()
-        pool, ent = self.pools[leaf], self.entitlements[leaf]
+        pool, ent = self.pools[leaf], self._entitlements[leaf]
         freeing = self.freeing.get(leaf, [ZERO, ZERO])
         # What the pool will hold once its PREEMPTING tasks ended, the
         # victims chosen so far are gone and the gangs served so far admitted.

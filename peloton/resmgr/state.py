@@ -111,7 +111,7 @@ class ResmgrState(Commands):
         self.next_gang = 1
         self.applied = 0
         # Derived from the above (never snapshotted): see the module docstring.
-        self.entitlements = {}
+        self._entitlements = {}
         # Tasks per state, kept as states change (reads never scan the tracker).
         self.state_counts = collections.Counter()
         # (deadline, mesos task ids) in the order set; PLACING's and
@@ -194,7 +194,6 @@ class ResmgrState(Commands):
                 result = [False, [type(error).__name__, error.message, error.field]]
             except Exception as error:  # a bug; every replica hits it the same way
                 result = [False, ["Internal", f"{command.name} failed: {error!r}", None]]
-        self._entitle()  # what reads see is never stale
         if command.key:
             recent = self.recent
             recent[command.key] = (self.now, result)

@@ -250,7 +250,7 @@ class Tracker:
     slack_capacity: dict[str, Resources]
     next_gang: int
     applied: int
-    entitlements: dict[str, Entitlement]
+    _entitlements: dict[str, Entitlement]
     state_counts: collections.Counter[int]
     deadlines: dict[int, deque[tuple[float, list[str]]]]
     backoff: list[tuple[float, int]]

@@ -1267,6 +1267,28 @@ def test_two_replicas_applying_one_log_agree(steps: list[tuple[str, Any, int]]) 
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(command_logs)
+def test_reads_between_commands_do_not_change_what_a_replica_does(
+        steps: list[tuple[str, Any, int]]) -> None:
+    """Entitlements are computed when read after a change (the leader's
+    GetResourcePool, metrics, the capacity loop), and a pass keeps the
+    bounds of its start: a replica read between every command applies the
+    log exactly as one never read, and both read what compute says."""
+    log = list(log_of(steps))
+    read, unread = seeded(), seeded()
+    for replica in (read, unread):  # a known capacity: admission follows entitlement
+        replica.apply(encode(Command("cluster.capacity", "", {
+            "cluster": "c1", "physical": [2.0, 0.0, 0.0, 0.0]})))
+    for blob in log:
+        assert read.apply(blob) == unread.apply(blob)
+        for leaf in read.pools:
+            read.pending_gangs(leaf, 10)
+        read.slack_needed("c1")
+        assert read.entitlements == unread.entitlements
+    assert read.snapshot() == unread.snapshot()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(command_logs, st.data())
 def test_a_restored_snapshot_behaves_like_the_original(steps: list[tuple[str, Any, int]],
                                                        data: st.DataObject) -> None:
