@@ -57,11 +57,12 @@ admission pass that has gangs to admit (the pass keeps those bounds, its
 own admissions do not move them), and when it is read after a change, so
 ``entitlements`` always equals ``compute`` of the current state (no clock:
 replicas agree, and a restored snapshot recomputes the same numbers). A
-command used to recompute it at its end as well, and in every pass: with
-~150 commands a second it was two fifths of each replica's cpu, and most
-passes had no gang to admit (a task's end frees its allocation). Whatever changed the inputs runs an
-admission pass over every leaf, in tree order; ``cluster.tick`` runs one too,
-as Peloton's periodic task scheduler does.
+command used to recompute it at its end as well, and every pass at its
+start, gangs waiting or not (a task's end runs a pass): in the
+single-task-jobs load that was two fifths of a follower's busy cpu.
+Whatever changed the inputs runs an admission pass over every leaf, in tree
+order; ``cluster.tick`` runs one too, as Peloton's periodic task scheduler
+does.
 """
 
 from __future__ import annotations
