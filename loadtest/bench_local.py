@@ -13,7 +13,6 @@ before any RPC (see the README's small-jobs figures).
 from __future__ import annotations
 
 import argparse
-import resource
 import shutil
 import tempfile
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import trio
 
+from loadtest.measure import own_cpu_s
 from peloton.core.resources import Resources
 from peloton.core.states import TaskState
 from peloton.hostmgr.backends.base import LaunchSpec, StatusUpdate
@@ -51,15 +51,14 @@ async def measure(root: Path, runs: int, batch: int, hosts: int) -> tuple[float,
 
     async with trio.open_nursery() as nursery:
         await nursery.start(backend.run, on_update)
-        before = resource.getrusage(resource.RUSAGE_SELF)
+        before = own_cpu_s()
         start = time.perf_counter()
         for k in range(0, runs, batch):
             await backend.launch([_spec(hosts, i) for i in range(k, min(runs, k + batch))])
         await done.wait()
         wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = own_cpu_s() - before
         nursery.cancel_scope.cancel()
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return cpu / runs, wall
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from typing import Any
 
 import trio
 
-from loadtest.measure import read_proc
+from loadtest.measure import own_cpu_s, read_proc
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.rpc import Channels, call_once, open_rpc, serve_grpc
@@ -67,15 +66,14 @@ async def _calls(address: str, calls: int, concurrency: int) -> tuple[float, flo
 
         try:
             await caller(WARMUP)
-            before, began = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+            before, began = own_cpu_s(), time.perf_counter()
             async with trio.open_nursery() as nursery:
                 for k in range(concurrency):
                     nursery.start_soon(caller, calls // concurrency + (k < calls % concurrency))
-            took, after = time.perf_counter() - began, resource.getrusage(resource.RUSAGE_SELF)
+            took, after = time.perf_counter() - began, own_cpu_s()
         finally:
             channels.close()
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return took, cpu
+    return took, after - before
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,7 +42,6 @@ import math
 import os
 import pathlib
 import random
-import resource
 import shutil
 import signal
 import subprocess
@@ -335,7 +334,7 @@ class LoadTest:
                 self.say(f"! the run ended with an error: {error!r}")
             if self.t0 and not self.t_end:
                 self.t_end = time.time()
-            self.harness_cpu_run = _own_cpu()
+            self.harness_cpu_run = measure.own_cpu_s()
         finally:
             self.progress.clear()
             self._stop_profilers()
@@ -935,11 +934,6 @@ class LoadTest:
             f"[{s['t']:6.0f}s] submitted {s['created']}/{total}  backlog {backlog}  "
             f"launching {s['launching']}  running {s['running']}  completed {s['completed']}  "
             f"running/s {run_rate:.0f}  completed/s {done_rate:.0f}"))
-
-
-def _own_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 async def _within_rpc(fn: Callable[[], Any]) -> Any:

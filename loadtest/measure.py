@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import resource
 import sqlite3
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -177,6 +178,12 @@ class ProcSample:
     cpu_s: float
     rss_bytes: int
     hwm_bytes: int
+
+
+def own_cpu_s() -> float:
+    """Cpu seconds this process has used (all its threads), user and system."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def read_proc(pid: int) -> ProcSample | None:

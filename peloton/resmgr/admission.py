@@ -139,13 +139,12 @@ class Admission(Tracker):
         waiting gangs, in tree order (so every replica admits the same).
         With no gang waiting, nothing (the entitlements are computed when
         next read)."""
-        fresh = False
-        for leaf in respool.leaves(self.pools, ROOT):
-            if any(self.queues.get(leaf, {}).values()):
-                if not fresh:
-                    self._entitle()
-                    fresh = True
-                self._admit(leaf)
+        waiting = [leaf for leaf in respool.leaves(self.pools, ROOT)
+                   if any(self.queues.get(leaf, {}).values())]
+        if waiting:
+            self._entitle()
+        for leaf in waiting:  # admitting in one leaf changes no other's queues
+            self._admit(leaf)
 
     def refusal(self, gang: Gang) -> str | None:
         """Why ``gang`` cannot be admitted now (the admitter and the numbers),
