@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from loadtest import bench_local, bench_rpc, small_jobs
+from loadtest import bench_local, bench_resmgr, bench_rpc, small_jobs
 
 
 @pytest.mark.parametrize(("main", "argv", "words"), [
@@ -38,3 +38,11 @@ def test_a_jobs_cpu_is_split_by_daemon_and_the_rest() -> None:
     after = {"jobmgr": 1.5, "resmgr": 2.2, "machine": 12.0}
     assert small_jobs._per_job(before, after, 100) == {
         "jobmgr": 5.0, "resmgr": 2.0, "machine": 20.0, "rest": 13.0}
+
+
+def test_one_task_jobs_each_go_through_their_own_commands_and_end() -> None:
+    bench = bench_resmgr.Bench()
+    bench.setup()
+    assert bench.one_task_jobs(3) > 0
+    assert bench.calls["gangs.enqueue"] == 3 and bench.calls["tasks.update"] == 6
+    assert not bench.state.tasks  # every run ended, and resmgr let go of it
