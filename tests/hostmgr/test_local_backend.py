@@ -604,10 +604,10 @@ async def test_a_clean_stop_kills_its_runs_and_the_next_start_knows_them_lost(
 
 # A host manager that launches one run (argv: root, mesos task id, command)
 # and is SIGKILLed by the run itself as soon as it starts (the task gets
-# HOSTMGR, this process's pid). The record naming the run's supervisor, if
-# it waits for one, is never written: the host manager dies first.
+# HOSTMGR, this process's pid). Its record has no pid: only the
+# supervisor's claim names the supervisor.
 HOSTMGR_KILLED_BY_ITS_RUN = """
-import os, sys, time
+import os, sys
 from pathlib import Path
 import trio
 from peloton.core.resources import Resources
@@ -615,14 +615,6 @@ from peloton.hostmgr.backends import local
 from peloton.hostmgr.backends.base import LaunchSpec
 
 root, mid, command = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-write_record = local._write_record
-
-def stuck_before_the_pid(runs, spec, pid, *args):
-    if pid is not None:
-        time.sleep(60)
-    write_record(runs, spec, pid, *args)
-
-local._write_record = stuck_before_the_pid
 
 async def main():
     backend = local.LocalBackend(root, hosts=2)

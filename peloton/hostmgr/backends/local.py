@@ -19,10 +19,9 @@ Each virtual host hands out its own block of ports (``ports_per_host`` from
 **Runs outlive a host manager that dies.** Each run is started through a
 small supervisor (``supervise.py``) that waits for the task and writes how
 it ended to ``<root>/runs/<mesos_task_id>.status``; the run's record
-(``.json``: its spec) is written before the supervisor starts (and again
-with the supervisor's pid and start time once it has), the supervisor
-claims the run (``.pid``: its pid and start time) before it starts the
-task, and a kill first leaves a ``.kill`` mark. So a host manager killed
+(``.json``: its spec) is written once, before the supervisor starts, the
+supervisor claims the run (``.pid``: its pid and start time) before it
+starts the task, and a kill first leaves a ``.kill`` mark. So a host manager killed
 at any moment of a launch leaves no run that the next one neither knows
 nor counts: a record without a pid or a claim is given up (the run is
 LOST, and its supervisor, should it come late, starts nothing). A
@@ -488,10 +487,6 @@ class LocalBackend(Backend):
             _killpg(run.pgid, signal.SIGKILL)
             run.status = _status(spec, TaskState.LOST, message="the local backend stopped")
             return
-        # Its pid recorded too (the claim has it as well: a host manager that
-        # dies before this line leaves the run known all the same).
-        await trio.to_thread.run_sync(_write_record, self._runs_dir, spec, process.pid,
-                                      run.gpus, run.uid)
         self._set(run, _status(spec, TaskState.RUNNING, health=_first_health(spec)))
         self._live[spec.mesos_task_id] = process.pid
         nursery.start_soon(self._supervise, run, process)
