@@ -50,6 +50,7 @@ __all__ = [
     "StoreAnalysis",
     "analyse_store",
     "derive_counters",
+    "file_create_us",
     "overcommit_sweep",
     "percentiles",
     "rate",
@@ -184,6 +185,25 @@ def own_cpu_s() -> float:
     """Cpu seconds this process has used (all its threads), user and system."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def file_create_us(directory: str | os.PathLike[str], files: int = 200) -> float:
+    """Cpu microseconds one empty file's create costs in ``directory``
+    (``files`` made in a new subdirectory, left there).
+
+    What the local backend pays ~6 times a run (sandbox, stdout, stderr,
+    record, claim, status). It is the filesystem's, and on some it moves a
+    lot: ~11 us on tmpfs; on the development machine's ext4, which has no
+    journal, ~35 us, and up to ~1,200 for 1-6 minutes after many files
+    nearby were deleted (a new inode skips every recently freed one, a
+    buffer lookup each; a benchmark that removes its directory slows the
+    next). Benchmarks of real processes print it beside their figures."""
+    where = os.path.join(directory, "file-create-probe")
+    os.makedirs(where, exist_ok=True)
+    start = own_cpu_s()
+    for i in range(files):
+        os.close(os.open(os.path.join(where, str(i)), os.O_CREAT | os.O_WRONLY, 0o644))
+    return (own_cpu_s() - start) / files * 1e6
 
 
 def read_proc(pid: int) -> ProcSample | None:

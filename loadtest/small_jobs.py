@@ -16,6 +16,11 @@ array, 66/s for separate jobs from ``sbatch``). It prints one line per
 row, with what a job cost in cpu ms: each kind of daemon, the rest (the
 tasks' own processes, this harness, the CLI's processes) and the machine,
 then a JSON summary (``--out`` writes it), and stops the cluster.
+
+The cluster lives in a new directory under ``$TMPDIR`` (``/tmp``). First it
+prints what one file's create costs there (see
+:func:`loadtest.measure.file_create_us`): on a filesystem where that cost
+moves, ``TMPDIR=/dev/shm`` runs the rows on tmpfs.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from typing import Any
 
 import trio
 
-from loadtest.measure import CLK_TCK, read_proc
+from loadtest.measure import CLK_TCK, file_create_us, read_proc
 from peloton.api.v0.job import job_pb2
 from peloton.client import PelotonClient
 from peloton.rpc import open_rpc
@@ -232,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     top = pathlib.Path(tempfile.mkdtemp(prefix="peloton-small-jobs-"))
     report: dict[str, Any] = {"command": " ".join(["python -m loadtest.small_jobs", *sys.argv[1:]])}
     try:
+        # A run creates ~6 files; what one costs here moves these rows a lot.
+        report["file_create_us"] = round(file_create_us(top), 1)
+        print(f"a file's create in {top.parent}: {report['file_create_us']:.0f} us of cpu")
         with LocalCluster.start(top / "minicluster", hosts=args.hosts, cpu=CPU) as cluster:
             report["rows"] = trio.run(drive, cluster, args, top, print)
     finally:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from loadtest import measure
 
 
@@ -25,3 +27,10 @@ def test_profile_summary_ranks_own_and_inclusive_samples() -> None:
 
 def test_profile_summary_of_nothing() -> None:
     assert measure.profile_summary([]) == "no samples\n"
+
+
+def test_file_create_cost_makes_its_files_in_a_directory_of_its_own(tmp_path: Path) -> None:
+    cost = measure.file_create_us(tmp_path, files=20)
+    assert cost >= 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file-create-probe"]
+    assert len(list((tmp_path / "file-create-probe").iterdir())) == 20
