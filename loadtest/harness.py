@@ -570,7 +570,7 @@ class LoadTest:
         try:
             for attempt in range(CREATE_ATTEMPTS):
                 try:
-                    await self.client.jobs.call("Create", request)
+                    await self.client.send_create(request)
                 except AlreadyExists:
                     pass  # an earlier attempt went through (same id, same config)
                 except (DeadlineExceeded, Unavailable) as error:

@@ -52,6 +52,7 @@ from peloton.core.errors import (
 from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered, new_job_id
 from peloton.core.recent import Recent
 from peloton.rpc import Channels, ServiceClient, open_rpc
+from peloton.shard.partition import SHARD_OWNER_METADATA, shard_of
 from peloton.spec.respool import split_respool_path
 
 __all__ = ["TERMINAL_JOB_STATES", "ClusterUnreachable", "PelotonClient", "within_rpc"]
@@ -134,7 +135,8 @@ class _Service(ServiceClient):
         self._contact = contact
 
     async def call(self, method: str, request: Any, *, timeout: float | None = None,
-                   deadline: float | None = None) -> Any:
+                   deadline: float | None = None, prefer: str | None = None,
+                   metadata: dict[bytes, bytes] | None = None) -> Any:
         timeout = self.timeout if timeout is None else timeout
         deadline = self.deadline if deadline is None else deadline
         start = trio.current_time()
@@ -143,7 +145,8 @@ class _Service(ServiceClient):
             left = max(0.0, deadline - (trio.current_time() - start))
             window = min(left, self._contact.connect_deadline) if first else left
             try:
-                reply = await super().call(method, request, timeout=timeout, deadline=window)
+                reply = await super().call(method, request, timeout=timeout, deadline=window,
+                                           prefer=prefer, metadata=metadata)
             except PelotonError as error:
                 if _is_transport_error(error):
                     if first:
@@ -166,6 +169,38 @@ def _state_names(states: Iterable[str | int]) -> set[str]:
         else:
             names.add(str(s).upper())
     return names
+
+
+_SHARD_OWNER_KEY = SHARD_OWNER_METADATA.encode()
+
+
+class ShardOwners:
+    """Which jobmgr owns each shard, as the jobmgrs' answers last said
+    (``SHARD_OWNER_METADATA``). A hint: one that is stale sends a call to a
+    jobmgr that forwards it, as a call sent anywhere is."""
+
+    def __init__(self) -> None:
+        self.num_shards = 0
+        self._by_shard: dict[int, str] = {}
+
+    def address(self, job_id: str) -> str | None:
+        """The address of the owner of ``job_id``'s shard, if known."""
+        if not self.num_shards or not job_id:
+            return None
+        return self._by_shard.get(shard_of(job_id, self.num_shards))
+
+    def learn(self, job_id: str, metadata: dict[bytes, bytes]) -> None:
+        """Take the hint of a reply about ``job_id`` (none: nothing)."""
+        value = metadata.get(_SHARD_OWNER_KEY)
+        if value is None or not job_id:
+            return
+        count, _, address = value.decode("ascii", "replace").partition(" ")
+        if not count.isdigit() or int(count) < 1 or not address:
+            return
+        if int(count) != self.num_shards:
+            self.num_shards = int(count)
+            self._by_shard.clear()
+        self._by_shard[shard_of(job_id, self.num_shards)] = address
 
 
 class PelotonClient:
@@ -204,6 +239,7 @@ class PelotonClient:
         self.volumes_v1alpha = service(v1_volume_svc_grpc.VolumeServiceStub)
         self.hosts_v1alpha = service(v1_host_svc_grpc.HostServiceStub)
         self._respool_ids: Recent[str, str] = Recent(self.lookup_respool, RESPOOL_ID_MAX_AGE)
+        self._owners = ShardOwners()
 
     def close(self) -> None:
         if self._owns_channels:
@@ -288,7 +324,7 @@ class PelotonClient:
         while True:
             attempt += 1
             try:
-                reply = await self.jobs.call("Create", request)
+                reply = await self.send_create(request)
             except NotFound:
                 if looked_again:
                     raise
@@ -313,6 +349,18 @@ class PelotonClient:
                 log.info("create of job %s: %s; sending it again", chosen, error)
                 continue
             return str(reply.jobId.value or chosen)
+
+    async def send_create(self, request: job_pb2.CreateRequest) -> job_pb2.CreateResponse:
+        """One ``JobManager.Create`` (``request.id`` set), sent to the jobmgr
+        that owns the job's shard when an earlier answer said which
+        (``ShardOwners``), else as any call: the one it reaches forwards it."""
+        job_id = request.id.value
+        metadata: dict[bytes, bytes] = {}
+        try:
+            return await self.jobs.call("Create", request, metadata=metadata,  # type: ignore[no-any-return]
+                                        prefer=self._owners.address(job_id))
+        finally:
+            self._owners.learn(job_id, metadata)
 
     async def get_job(self, job_id: str) -> job_pb2.JobInfo:
         reply = await self.jobs.call("Get", job_pb2.GetRequest(id=peloton_pb2.JobID(value=job_id)))

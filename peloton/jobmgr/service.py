@@ -66,11 +66,11 @@ from peloton.jobmgr.engine import (
 from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
 from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
 from peloton.jobmgr.update import Update as JobUpdate
-from peloton.rpc import Channels, ServiceClient, serve_grpc
+from peloton.rpc import Channels, ServiceClient, add_reply_metadata, serve_grpc
 from peloton.rpc.errorfields import InstanceOutOfRange
 from peloton.rpc.http_json import serve_http_json
 from peloton.shard.owner import ShardOwner
-from peloton.shard.partition import shard_of, shard_of_run
+from peloton.shard.partition import SHARD_OWNER_METADATA, shard_of, shard_of_run
 from peloton.shard.routing import owner_of
 from peloton.spec.job import validate_job_config, with_daemon_hosts
 from peloton.storage.gateway import Storage, UpdateRow
@@ -509,12 +509,16 @@ class Jobmgr:
         before). It must be safe to run again: when the shard moves while it
         runs, its fenced write is refused (Aborted) and it runs again on the
         new owner (the handlers are idempotent: a create finds its job)."""
+        num_shards = self.config.num_shards
         for _ in range(5):
             engine = await self.engine_for(job_id)
             try:
+                address, _ = self.owner_address(shard_of(job_id, num_shards))
+                # Where the client may send this shard's next call (a hint:
+                # a stale one costs a forward, as now).
+                add_reply_metadata(SHARD_OWNER_METADATA, f"{num_shards} {address}")
                 if engine is not None:
                     return await local(engine)
-                address, _ = self.owner_address(shard_of(job_id, self.config.num_shards))
                 client = ServiceClient([address], stub, channels=self.channels, deadline=2.0)
                 return await client.call(method, request, timeout=30.0)
             except VersionConflict:

@@ -21,13 +21,13 @@ if TYPE_CHECKING:
         open_rpc,
         split_address,
     )
-    from peloton.rpc.server import serve_grpc
+    from peloton.rpc.server import add_reply_metadata, serve_grpc
 
-__all__ = ["Channels", "ServiceClient", "call_once", "default_channels", "open_rpc",
-           "serve_grpc", "split_address"]
+__all__ = ["Channels", "ServiceClient", "add_reply_metadata", "call_once", "default_channels",
+           "open_rpc", "serve_grpc", "split_address"]
 
 _WHERE = {"Channels": "client", "ServiceClient": "client", "call_once": "client",
           "default_channels": "client", "split_address": "client",
-          "open_rpc": "client", "serve_grpc": "server"}
+          "open_rpc": "client", "serve_grpc": "server", "add_reply_metadata": "server"}
 
 __getattr__ = lazy.exports(__name__, _WHERE)

@@ -323,10 +323,12 @@ def _outcome(call: _Call, reply_type: Any, streams: bool, address: str) -> Any:
 
 
 async def call_once(channels: Channels, address: str, stub_cls: type, method: str,
-                    request: Any, timeout: float) -> Any:
+                    request: Any, timeout: float,
+                    metadata: dict[bytes, bytes] | None = None) -> Any:
     """One attempt at one address; every failure comes out as a PelotonError.
 
-    A server-streaming method's reply is the list of its messages."""
+    A server-streaming method's reply is the list of its messages. The
+    reply's headers go into ``metadata``, if given, whatever the outcome."""
     path, reply_type, streams = _method(stub_cls, method)
     data = wire.frame(request)
     with trio.move_on_after(timeout) as scope:
@@ -334,6 +336,8 @@ async def call_once(channels: Channels, address: str, stub_cls: type, method: st
         call = await channel.call(path, data, timeout)
     if scope.cancelled_caught:
         raise DeadlineExceeded(f"{method} to {address} took longer than {timeout:g}s")
+    if metadata is not None:
+        metadata.update(call.headers)
     try:
         response = _outcome(call, reply_type, streams, address)
     except Unavailable:
@@ -366,18 +370,24 @@ class ServiceClient:
                 self._preferred = self.addresses[0]
 
     async def call(self, method: str, request: Any, *, timeout: float = 10.0,
-                   deadline: float | None = None) -> Any:
-        """Call ``method``; retry UNAVAILABLE elsewhere until ``deadline`` (s)."""
+                   deadline: float | None = None, prefer: str | None = None,
+                   metadata: dict[bytes, bytes] | None = None) -> Any:
+        """Call ``method``; retry UNAVAILABLE elsewhere until ``deadline`` (s).
+
+        ``prefer``: the address to try first, if it is one of ours (else
+        the one that answered last). ``metadata``: filled with the headers
+        of the reply (see ``call_once``)."""
         give_up = trio.current_time() + (self.deadline if deadline is None else deadline)
         delay = 0.05
         last: PelotonError | None = None
-        address = self._preferred
+        address = prefer if prefer is not None and prefer in self.addresses else self._preferred
         tried: set[str] = set()
         while True:
             try:
                 response = await call_once(self.channels, address, self.stub_cls, method,
-                                           request, timeout)
-                self._preferred = address
+                                           request, timeout, metadata)
+                if address != prefer:
+                    self._preferred = address
                 return response
             except NotLeader as error:
                 last = error

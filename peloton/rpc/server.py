@@ -19,6 +19,7 @@ DEADLINE_EXCEEDED. A call its client resets is cancelled.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import ssl
 from collections.abc import Awaitable, Callable
@@ -41,6 +42,19 @@ from peloton.rpc.errors import to_grpc
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Any], Awaitable[Any]]
+
+# The metadata the call being handled sends with its reply's headers.
+_REPLY_METADATA: contextvars.ContextVar[list[tuple[bytes, bytes]]] = contextvars.ContextVar(
+    "reply_metadata")
+
+
+def add_reply_metadata(key: str, value: str) -> None:
+    """Send ``key: value`` (a lower-case custom header, ASCII) with the
+    reply of the call being handled, if it ends with one; outside a
+    handler, nothing. Clients that do not know the key ignore it."""
+    found = _REPLY_METADATA.get(None)
+    if found is not None:
+        found.append((key.encode("ascii"), value.encode("ascii")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +251,7 @@ class _ServerWire(wire.Wire):
         assert scope is not None
         if call.timeout is not None:
             scope.deadline = trio.current_time() + call.timeout
+        _REPLY_METADATA.set([])  # this task's own (each call is served by one)
         status, message = Status.OK, None
         with scope:
             try:
@@ -267,7 +282,8 @@ class _ServerWire(wire.Wire):
     def _headers(self, call: _Call) -> None:
         call.replying = True
         self.h2.send_headers(call.stream_id, [(b":status", b"200"),
-                                              (b"content-type", wire.CONTENT_TYPE)])
+                                              (b"content-type", wire.CONTENT_TYPE),
+                                              *_REPLY_METADATA.get([])])
 
     async def _reply(self, call: _Call, response: Any) -> None:
         data = wire.frame(response)

@@ -11,6 +11,11 @@ import hashlib
 JOB_ID_LENGTH = 36  # a UUID's text
 # The shard count of a cluster file that names none.
 DEFAULT_NUM_SHARDS = 16
+# The reply metadata of a call a jobmgr routes by job: "<num_shards>
+# <address of the owner of the job's shard>". A client that sends the
+# shard's next call there saves the jobmgr a forward; a stale hint costs
+# only that forward.
+SHARD_OWNER_METADATA = "peloton-shard-owner"
 
 
 def shard_of(job_id: str, num_shards: int) -> int:

@@ -932,3 +932,39 @@ async def test_a_job_no_host_can_take_says_why_with_counts(
     finally:
         await client.tasks.call("Stop", task_pb2.StopRequest(jobId=peloton_pb2.JobID(value=job)))
         await client.wait_for_job(job, TERMINAL, timeout=30)
+
+
+async def test_creates_learn_which_jobmgr_owns_a_shard_and_go_there(
+        cluster: LocalCluster, client: PelotonClient) -> None:
+    """Each create's answer names the owner of the job's shard (reply
+    metadata); the client sends the shard's next creates there, so no
+    jobmgr forwards them."""
+    view = await cluster.view_async()
+    owner_address = {m.id: m.address for m in view.members}
+    owners = {s.shard: owner_address[s.owner] for s in view.shards}
+    assert set(owners.values()) == set(client.addresses)  # two jobmgrs, both ours
+    # Three jobs in a shard of each jobmgr, alternately.
+    shards = [next(s for s, a in sorted(owners.items()) if a == address)
+              for address in client.addresses]
+    ids: dict[int, list[str]] = {s: [] for s in shards}
+    while min(len(v) for v in ids.values()) < 3:
+        job_id = new_job_id()
+        found = ids.get(shard_of(job_id, cluster.num_shards))
+        if found is not None and len(found) < 3:
+            found.append(job_id)
+    config, _ = load_job_config(job_yaml("true", 1))
+    pool = await ensure_pool(client)
+    first_tries: list[str | None] = []
+    for a, b in zip(*ids.values(), strict=True):
+        for job_id in (a, b):
+            first_tries.append(client._owners.address(job_id))
+            request = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=job_id), config=config)
+            request.config.respoolID.value = pool
+            await client.send_create(request)
+            assert client._owners.address(job_id) == owners[shard_of(job_id, cluster.num_shards)]
+    assert client._owners.num_shards == cluster.num_shards
+    # The first create of each shard went wherever; the rest to its owner.
+    owner_of_each = [owners[shards[i % 2]] for i in range(6)]
+    assert first_tries == [None, None, *owner_of_each[2:]]
+    for job_id in [*ids[shards[0]], *ids[shards[1]]]:
+        await client.wait_for_job(job_id, TERMINAL, timeout=60)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import pytest
 import trio
 
 from peloton.api.private.cluster import cluster_grpc, cluster_pb2
 from peloton.core.errors import DeadlineExceeded, Unavailable
-from peloton.rpc import Channels, call_once, open_rpc
+from peloton.rpc import Channels, ServiceClient, call_once, open_rpc, serve_grpc
 
 
 async def test_a_server_that_never_answers_gives_deadline_exceeded() -> None:
@@ -65,3 +68,43 @@ async def test_a_connection_closed_under_a_call_is_unavailable_and_dropped() -> 
         channels.close()
         nursery.cancel_scope.cancel()
     assert len(accepted) == 2
+
+
+class Counting:
+    """ClusterService.GetClusterView that counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def GetClusterView(self, request: Any) -> Any:
+        self.calls += 1
+        return cluster_pb2.ClusterView()
+
+    async def Heartbeat(self, request: Any) -> Any:
+        return cluster_pb2.HeartbeatResponse()
+
+    async def GetStats(self, request: Any) -> Any:
+        return cluster_pb2.Stats()
+
+
+async def test_a_call_goes_first_where_it_prefers_when_that_is_one_of_its_addresses() -> None:
+    """``prefer`` picks the first try among the client's addresses and
+    leaves where other calls go alone; an address not among them is not
+    called."""
+    first, second = Counting(), Counting()
+    async with open_rpc(), trio.open_nursery() as nursery:
+        addresses = []
+        for impl in (first, second):
+            host, port = await nursery.start(partial(
+                serve_grpc, [(cluster_grpc.ClusterServiceBase, impl)], "127.0.0.1", 0))
+            addresses.append(f"{host}:{port}")
+        client = ServiceClient(addresses, cluster_grpc.ClusterServiceStub, channels=Channels())
+        view = cluster_pb2.GetClusterViewRequest()
+        with trio.fail_after(20):
+            await client.call("GetClusterView", view)
+            await client.call("GetClusterView", view, prefer=addresses[1])
+            await client.call("GetClusterView", view, prefer="127.0.0.1:1")  # not ours
+            await client.call("GetClusterView", view)
+        client.channels.close()
+        nursery.cancel_scope.cancel()
+    assert (first.calls, second.calls) == (3, 1)

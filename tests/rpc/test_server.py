@@ -20,8 +20,8 @@ from grpclib.exceptions import GRPCError
 
 from peloton.api.private.cluster import cluster_grpc, cluster_pb2
 from peloton.api.v0.job import job_grpc, job_pb2
-from peloton.core.errors import ResourceExhausted
-from peloton.rpc import Channels, call_once, open_rpc, serve_grpc
+from peloton.core.errors import NotFound, ResourceExhausted
+from peloton.rpc import Channels, add_reply_metadata, call_once, open_rpc, serve_grpc
 from tests.upstream import on_asyncio
 
 LIMIT = 64 * 1024
@@ -128,3 +128,41 @@ async def test_garbage_is_invalid_argument_in_one_log_line(
     lines = [r for r in caplog.records if r.name == "peloton.rpc.server"]
     assert len(lines) == 1 and lines[0].exc_info is None
 
+
+
+class Hinting(Echo):
+    """Adds reply metadata before it answers (``Create``) or fails (``Get``);
+    ``Heartbeat`` adds none."""
+
+    def __getattr__(self, name: str) -> Any:
+        async def method(request: Any) -> Any:
+            self.seen.append(name)
+            if name == "Heartbeat":
+                return cluster_pb2.HeartbeatResponse()
+            add_reply_metadata("peloton-test-hint", f"{name} answered")
+            if name == "Get":
+                raise NotFound("no such job")
+            return job_pb2.CreateResponse()
+        return method
+
+
+async def test_a_handler_sends_metadata_with_its_reply_and_with_its_error_answer() -> None:
+    impl = Hinting({})
+    async with serving(impl) as address:
+        channels = Channels()
+        created: dict[bytes, bytes] = {}
+        got: dict[bytes, bytes] = {}
+        plain: dict[bytes, bytes] = {}
+        with trio.fail_after(20):
+            await call_once(channels, address, job_grpc.JobManagerStub, "Create", create(1),
+                            10.0, created)
+            with pytest.raises(NotFound):  # Peloton's error field, with an OK status
+                await call_once(channels, address, job_grpc.JobManagerStub, "Get",
+                                job_pb2.GetRequest(), 10.0, got)
+            # A call of another handler carries none of it.
+            await call_once(channels, address, cluster_grpc.ClusterServiceStub, "Heartbeat",
+                            cluster_pb2.HeartbeatRequest(), 10.0, plain)
+        channels.close()
+    assert created[b"peloton-test-hint"] == b"Create answered"
+    assert got[b"peloton-test-hint"] == b"Get answered"
+    assert b"peloton-test-hint" not in plain
