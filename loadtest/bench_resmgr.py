@@ -42,6 +42,11 @@ def task(job: str, instance: int, shard: int, preemptible: bool = False) -> rpb.
         name=f"bulk-{instance}")
 
 
+def _job_id() -> str:
+    """A fresh job id (a UUID's 36 characters)."""
+    return uuid.uuid4().hex[:8] + "-" + uuid.uuid4().hex[:4] + "-0000-0000-000000000000"
+
+
 class Bench:
     def __init__(self, shards: int = 32, preemptible: bool = False) -> None:
         self.state = ResmgrState(shards)
@@ -79,7 +84,7 @@ class Bench:
 
     def enqueue(self, jobs: int, instances: int) -> None:
         for j in range(jobs):
-            job = uuid.uuid4().hex[:8] + "-" + uuid.uuid4().hex[:4] + "-0000-0000-000000000000"
+            job = _job_id()
             shard = j % self.state.num_shards
             tasks = [task_row(task(job, i, shard, self.preemptible)) for i in range(instances)]
             for i in range(0, instances, 250):
@@ -116,7 +121,7 @@ class Bench:
         set and got, RUNNING, SUCCEEDED); seconds of apply per job."""
         before = sum(self.seconds.values())
         for j in range(jobs):
-            job = uuid.uuid4().hex[:8] + "-" + uuid.uuid4().hex[:4] + "-0000-0000-000000000000"
+            job = _job_id()
             self.apply("gangs.enqueue", {"pool": "bulk", "requeue": False, "gangs": [
                 [task_row(task(job, 0, j % self.state.num_shards, self.preemptible))]]})
             mids = [m for g in self.apply("gangs.dequeue", {"limit": 1}) for m in g]

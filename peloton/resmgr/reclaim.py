@@ -123,8 +123,7 @@ class Reclaim(Admission):
         lower priority: all a gang needs or none, and the walk stops at the
         first gang it cannot serve. Nothing happens until the first gang that
         lacks room has waited ``sustain`` seconds. Plans first, then acts."""
-        self._entitle()
-        pool, ent = self.pools[leaf], self._entitlements[leaf]
+        pool, ent = self.pools[leaf], self.entitlements[leaf]
         freeing = self.freeing.get(leaf, [ZERO, ZERO])
         # What the pool will hold once its PREEMPTING tasks ended, the
         # victims chosen so far are gone and the gangs served so far admitted.
