@@ -67,6 +67,7 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.core.ids import new_job_id
+from peloton.observability import loop as loop_monitor
 from peloton.ops import clusterfile, minicluster
 
 __all__ = ["LoadTest", "cluster_data", "host_capacity", "job_config", "main", "pool_config"]
@@ -973,7 +974,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stall", type=float, default=None, metavar="SECONDS",
                         help=f"give up when no counter moved for this long (default "
                              f"{STALL_S:g}, or twice the longest task if longer)")
+    parser.add_argument("--loop-monitor", type=float, default=None, metavar="MS",
+                        help="every daemon logs its trio loop's ready wait and the steps "
+                             "longer than MS milliseconds, every 10 s (peloton.observability.loop)")
     args = parser.parse_args(argv)
+    if args.loop_monitor is not None:
+        if not args.loop_monitor > 0:
+            print("peloton-loadtest: --loop-monitor must be positive", file=sys.stderr)
+            return 2
+        os.environ[loop_monitor.ENV] = f"{args.loop_monitor:g}"  # the daemons inherit it
     try:
         scenario = load_scenario(args.scenario)
     except InvalidArgument as error:

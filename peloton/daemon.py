@@ -21,6 +21,7 @@ import trio
 
 from peloton import config as cluster_config
 from peloton.core.errors import PelotonError
+from peloton.observability import loop as loop_monitor
 from peloton.rpc import open_rpc
 from peloton.rpc.client import configure as configure_client
 
@@ -110,7 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     # host pools) is its own: no task, whatever its user, reads it.
     os.umask(0o077)
     try:
-        trio.run(run, args.kind, args.config, args.name)
+        instruments = loop_monitor.from_environment()
+    except ValueError as error:
+        print(f"peloton-daemon: {error}", file=sys.stderr)
+        return 2
+    try:
+        trio.run(run, args.kind, args.config, args.name, instruments=instruments)
     except PelotonError as error:
         print(f"peloton-daemon: {error}", file=sys.stderr)
         return 2
