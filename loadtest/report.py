@@ -151,6 +151,11 @@ def format_table(report: Mapping[str, Any]) -> str:
                                f"{_num(r.get('raft_commit_p99_max_s'), '.3f')} s"),
             ("bytes/task tracked", _num(r.get("bytes_per_task_tracked"), ".0f")
              + f"  (max tracked {r.get('max_tasks_tracked', '-')})")]
+    applied = sorted(((c.get("apply_s", 0.0), name, c["commands"])
+                      for name, c in (r.get("raft_commands") or {}).items()), reverse=True)
+    if applied and applied[0][0] > 0:
+        raft.append(("apply, s (ms each)", ", ".join(
+            f"{name} {s:.1f} ({s / n * 1000:.1f})" for s, name, n in applied[:4])))
     lines += _rows(f"resmgr (leader {r.get('resmgr_leader') or '-'})", raft)
     daemons = r.get("daemons") or {}
     if daemons:
@@ -289,7 +294,7 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
     raft_per_s = items_per_command = None
     p50s = [s["commit_p50_s"] for s in run.samples if "commit_p50_s" in s]
     p99s = [s["commit_p99_s"] for s in run.samples if "commit_p99_s" in s]
-    commands: dict[str, dict[str, int]] = {}
+    commands: dict[str, dict[str, Any]] = {}
     if run.stats_first is not None and run.stats_last is not None and wall > 0:
         f, last_stats = run.stats_first, run.stats_last
         applied = last_stats.appliedCommands - f.appliedCommands
@@ -298,8 +303,9 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         for name, count in last_stats.commands.items():
             dc = count - f.commands.get(name, 0)
             di = last_stats.commandItems.get(name, 0) - f.commandItems.get(name, 0)
+            ds = last_stats.commandSeconds.get(name, 0.0) - f.commandSeconds.get(name, 0.0)
             if dc > 0:
-                commands[name] = {"commands": dc, "items": di}
+                commands[name] = {"commands": dc, "items": di, "apply_s": round(ds, 3)}
                 n_cmds += dc
                 n_items += di
         items_per_command = n_items / n_cmds if n_cmds else None

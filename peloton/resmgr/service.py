@@ -181,6 +181,24 @@ def task_message(entry: TaskEntry) -> rpb.Task:
     return t
 
 
+def _dequeued(taken: list[list[TaskEntry]], more: dict[str, bool]) -> rpb.DequeueGangsResponse:
+    """The reply to a dequeue of ``taken`` gangs; express: the gangs of a pool
+    this dequeue emptied of READY gangs (``more[pool]`` false) and took at
+    most EXPRESS_GANGS of."""
+    reply = rpb.DequeueGangsResponse()
+    by_pool: dict[str, list[int]] = collections.defaultdict(list)
+    for entries in taken:
+        gang = reply.gangs.add()
+        for entry in entries:
+            gang.tasks.append(task_message(entry))
+        if entries:
+            by_pool[entries[-1].pool].append(len(reply.gangs) - 1)
+    reply.express.extend(sorted(i for pool, indexes in by_pool.items()
+                                if len(indexes) <= EXPRESS_GANGS and not more[pool]
+                                for i in indexes))
+    return reply
+
+
 MAX_WAIT_REASONS = 10_000
 
 
@@ -556,25 +574,15 @@ class ResmgrServiceHandler:
                                         int(max(0.0, deadline - trio.current_time()) * 1000)):
                 gangs = await self.rm.propose("gangs.dequeue", {"limit": limit})
                 if gangs:
-                    reply = rpb.DequeueGangsResponse()
+                    # Under the lock (which Raft's applies take too) only
+                    # what the reply needs: the entries (their enqueued
+                    # fields never change) and which pools still hold more.
                     with self.rm.node.lock:
                         state = self.rm.state
-                        by_pool: dict[str, list[int]] = collections.defaultdict(list)
-                        for mids in gangs:
-                            gang = reply.gangs.add()
-                            pool = ""
-                            for mid in mids:
-                                entry = state.tasks.get(mid)
-                                if entry is not None:  # not killed since
-                                    gang.tasks.append(task_message(entry))
-                                    pool = entry.pool
-                            if pool:
-                                by_pool[pool].append(len(reply.gangs) - 1)
-                        reply.express.extend(sorted(
-                            i for pool, indexes in by_pool.items()
-                            if len(indexes) <= EXPRESS_GANGS and not state.ready.holds(pool)
-                            for i in indexes))
-                    return reply
+                        taken = [[e for mid in mids if (e := state.tasks.get(mid)) is not None]
+                                 for mids in gangs]  # those not killed since
+                        more = {e.pool: state.ready.holds(e.pool) for g in taken for e in g}
+                    return _dequeued(taken, more)
             if trio.current_time() >= deadline:
                 return rpb.DequeueGangsResponse()
 
@@ -734,6 +742,7 @@ class ClusterHandler:
             reply = cpb.Stats(
                 appliedCommands=state.applied, commands=dict(state.command_counts),
                 commandItems=dict(state.command_items), taskStates=dict(counts),
+                commandSeconds=dict(state.command_seconds),
                 tasks=len(state.tasks), readyGangs=len(state.ready),
                 placementsWaiting=sum(len(q) for q in state.placements.values())
                 + sum(len(q) for q in state.express_placements.values()),

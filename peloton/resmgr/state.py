@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import time
 from collections import OrderedDict, deque
 from typing import Any
 
@@ -158,6 +159,7 @@ class ResmgrState(Commands):
         # Diagnostics of this replica since it started; not part of the state.
         self.command_counts: collections.Counter[str] = collections.Counter()
         self.command_items: collections.Counter[str] = collections.Counter()
+        self.command_seconds: collections.defaultdict[str, float] = collections.defaultdict(float)
         self.history = chain_digest.History()  # its last (applied index, chain) pairs
         self.history.record(self.applied, self.chain)
         # Full-state digests asked for (``digest_full_at``), by applied index.
@@ -165,6 +167,7 @@ class ResmgrState(Commands):
         self.full_digests: OrderedDict[int, str] = OrderedDict()
 
     def apply(self, blob: bytes) -> Any:
+        began = time.perf_counter()
         command = decode(blob)
         self.applied += 1
         self.command_counts[command.name] += 1
@@ -181,6 +184,7 @@ class ResmgrState(Commands):
         self.history.record(self.applied, self.chain)
         if self.full_digest_due and self.applied in self.full_digest_due:
             self._full_digest_now()
+        self.command_seconds[command.name] += time.perf_counter() - began
         return result
 
     def _run(self, command: Command) -> Any:

@@ -1254,6 +1254,20 @@ def seeded() -> ResmgrState:
     return s
 
 
+def test_a_replica_counts_its_time_applying_each_command_apart_from_the_state(
+        s: ResmgrState) -> None:
+    before = s.snapshot()
+    ok(s, "cluster.tick", {"now": 1.0})
+    enqueue(s, "a", [task(0)], [task(1)])
+    assert s.command_counts["gangs.enqueue"] == 1
+    assert s.command_seconds["gangs.enqueue"] > 0 and s.command_seconds["cluster.tick"] > 0
+    # Diagnostics, like the counts: a fresh replica restored from this
+    # state starts them over (two replicas' timings differ; their states not).
+    fresh = ResmgrState(num_shards=8)
+    fresh.restore(before)
+    assert not fresh.command_seconds
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(command_logs)
 def test_two_replicas_applying_one_log_agree(steps: list[tuple[str, Any, int]]) -> None:

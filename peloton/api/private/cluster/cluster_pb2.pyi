@@ -120,7 +120,7 @@ class DigestCheck(_message.Message):
     def __init__(self, replica: _Optional[str] = ..., checks: _Optional[int] = ..., mismatches: _Optional[int] = ..., agreedIndex: _Optional[int] = ..., mismatchIndex: _Optional[int] = ..., ours: _Optional[str] = ..., theirs: _Optional[str] = ..., outcome: _Optional[str] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("appliedCommands", "commands", "taskStates", "tasks", "raft", "readyGangs", "placementsWaiting", "commandItems", "commitSeconds", "digest", "replica", "leading", "digestChecks")
+    __slots__ = ("appliedCommands", "commands", "taskStates", "tasks", "raft", "readyGangs", "placementsWaiting", "commandItems", "commitSeconds", "digest", "replica", "leading", "digestChecks", "commandSeconds")
     class CommandsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -156,6 +156,13 @@ class Stats(_message.Message):
         key: str
         value: float
         def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
+    class CommandSecondsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     APPLIEDCOMMANDS_FIELD_NUMBER: _ClassVar[int]
     COMMANDS_FIELD_NUMBER: _ClassVar[int]
     TASKSTATES_FIELD_NUMBER: _ClassVar[int]
@@ -169,6 +176,7 @@ class Stats(_message.Message):
     REPLICA_FIELD_NUMBER: _ClassVar[int]
     LEADING_FIELD_NUMBER: _ClassVar[int]
     DIGESTCHECKS_FIELD_NUMBER: _ClassVar[int]
+    COMMANDSECONDS_FIELD_NUMBER: _ClassVar[int]
     appliedCommands: int
     commands: _containers.ScalarMap[str, int]
     taskStates: _containers.ScalarMap[str, int]
@@ -182,4 +190,5 @@ class Stats(_message.Message):
     replica: str
     leading: bool
     digestChecks: _containers.RepeatedCompositeFieldContainer[DigestCheck]
-    def __init__(self, appliedCommands: _Optional[int] = ..., commands: _Optional[_Mapping[str, int]] = ..., taskStates: _Optional[_Mapping[str, int]] = ..., tasks: _Optional[int] = ..., raft: _Optional[_Mapping[str, str]] = ..., readyGangs: _Optional[int] = ..., placementsWaiting: _Optional[int] = ..., commandItems: _Optional[_Mapping[str, int]] = ..., commitSeconds: _Optional[_Mapping[str, float]] = ..., digest: _Optional[_Union[ReplicaDigest, _Mapping]] = ..., replica: _Optional[str] = ..., leading: _Optional[bool] = ..., digestChecks: _Optional[_Iterable[_Union[DigestCheck, _Mapping]]] = ...) -> None: ...
+    commandSeconds: _containers.ScalarMap[str, float]
+    def __init__(self, appliedCommands: _Optional[int] = ..., commands: _Optional[_Mapping[str, int]] = ..., taskStates: _Optional[_Mapping[str, int]] = ..., tasks: _Optional[int] = ..., raft: _Optional[_Mapping[str, str]] = ..., readyGangs: _Optional[int] = ..., placementsWaiting: _Optional[int] = ..., commandItems: _Optional[_Mapping[str, int]] = ..., commitSeconds: _Optional[_Mapping[str, float]] = ..., digest: _Optional[_Union[ReplicaDigest, _Mapping]] = ..., replica: _Optional[str] = ..., leading: _Optional[bool] = ..., digestChecks: _Optional[_Iterable[_Union[DigestCheck, _Mapping]]] = ..., commandSeconds: _Optional[_Mapping[str, float]] = ...) -> None: ...
