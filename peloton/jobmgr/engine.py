@@ -733,6 +733,18 @@ class ShardEngine:
         task = job.tasks[instance]
         return (task if task.run == run else None), job
 
+    def by_lane(self, events: Sequence[hpb.TaskEvent], small: int
+                ) -> tuple[list[hpb.TaskEvent], list[hpb.TaskEvent]]:
+        """``events`` split, each part in their order: those of this shard's
+        jobs of at most ``small`` tasks (urgent work, like their creates and
+        launches), and the rest (with the events of jobs not known here)."""
+        urgent: list[hpb.TaskEvent] = []
+        rest: list[hpb.TaskEvent] = []
+        for e in events:
+            _, job = self.find(e.mesosTaskId)
+            (urgent if job is not None and len(job.tasks) <= small else rest).append(e)
+        return urgent, rest
+
     async def on_events(self, events: Sequence[hpb.TaskEvent]) -> None:
         """Apply a batch of status updates (at-least-once: repeats are no-ops)."""
         now = self.ctx.clock()

@@ -287,7 +287,14 @@ class Jobmgr:
                         answer = await engine.ask_reconcile(full=True)
                         await engine.submit(engine.apply_reconcile, *answer)
                 if reply.events:
-                    await engine.submit(engine.on_events, reply.events)
+                    # Small jobs' events go ahead of the shard's queued work,
+                    # as their creates and launches do; each job's events
+                    # stay together and in order.
+                    small, rest = engine.by_lane(reply.events, EXPRESS)
+                    if small:
+                        await engine.submit(engine.on_events, small, urgent=True)
+                    if rest:
+                        await engine.submit(engine.on_events, rest)
                     purge = max(e.offset for e in reply.events)
             except PelotonError as error:
                 if engine.stopped:

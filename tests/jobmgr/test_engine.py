@@ -752,6 +752,28 @@ async def test_urgent_work_runs_ahead_of_the_inbox_and_wakes_an_idle_writer(
         await h.engine.submit(work, "late", urgent=True)
 
 
+async def test_small_jobs_events_are_told_apart_in_their_order(h: Harness) -> None:
+    """A batch of events splits into those of small jobs (which the event
+    consumer sends as urgent work, like their creates and launches) and the
+    rest, each part in the batch's order, a job's events all in one part;
+    events of unknown jobs go with the rest."""
+    big = await new_job(h, 5)
+    small = Job.new("6c1d8e2f-4a5b-4c6d-8e9f-0a1b2c3d4e5f", SHARD, config(2), h.clock.now)
+    await h.engine.create(small)
+
+    def event(job: Job, instance: int) -> hpb.TaskEvent:
+        return hpb.TaskEvent(mesosTaskId=mesos_task_id(job.id, instance, 1),
+                             state=T.RUNNING.name)
+
+    events = [event(big, 0), event(small, 1), event(big, 3), event(small, 0),
+              hpb.TaskEvent(mesosTaskId=mesos_task_id(small.id, 7, 1), state=T.RUNNING.name),
+              hpb.TaskEvent(mesosTaskId=mesos_task_id(JOB[::-1], 0, 1), state=T.RUNNING.name)]
+    urgent, rest = h.engine.by_lane(events, 2)
+    assert urgent == [events[1], events[3], events[4]]
+    assert rest == [events[0], events[2], events[5]]
+    assert h.engine.by_lane(events, 5) == (events[:5], events[5:])
+
+
 @pytest.mark.parametrize("urgent", [False, True])
 async def test_creates_waiting_together_are_written_together(
         h: Harness, mock_clock: trio.testing.MockClock, urgent: bool) -> None:
