@@ -4,6 +4,8 @@ KIND is resmgr, jobmgr, placement or hostmgr; the cluster file
 (``peloton.config``) says where NAME listens and where its peers are. The
 daemon runs until SIGTERM or SIGINT, then shuts down cleanly. On start it
 prints one line ``ready <name> <address>`` to stdout once it serves.
+With ``PELOTON_LOOP_MONITOR=MS`` in its environment it logs, every 10 s,
+what held its trio loop (``peloton.observability.loop``).
 """
 
 from __future__ import annotations
