@@ -18,14 +18,18 @@ class Resources(NamedTuple):
     disk: float = 0.0
     gpu: float = 0.0
 
+    # Addition and subtraction make their results with tuple.__new__: the
+    # named tuple's own __new__ (a Python function, for the defaults) made
+    # an addition cost 0.70-0.86 us instead of 0.51-0.53, and resmgr adds
+    # a vector per gang it enqueues, admits and places.
     def __add__(self, other: object) -> Resources:  # type: ignore[override]
         assert isinstance(other, Resources)
-        return Resources(self.cpu + other.cpu, self.memory + other.memory,
-                         self.disk + other.disk, self.gpu + other.gpu)
+        return _new(Resources, (self[0] + other[0], self[1] + other[1],
+                                self[2] + other[2], self[3] + other[3]))
 
     def __sub__(self, other: Resources) -> Resources:
-        return Resources(self.cpu - other.cpu, self.memory - other.memory,
-                         self.disk - other.disk, self.gpu - other.gpu)
+        return _new(Resources, (self[0] - other[0], self[1] - other[1],
+                                self[2] - other[2], self[3] - other[3]))
 
     def scale(self, factor: float) -> Resources:
         return Resources(self.cpu * factor, self.memory * factor,
@@ -69,5 +73,7 @@ class Resources(NamedTuple):
             total = total + r
         return total
 
+
+_new = tuple.__new__
 
 ZERO = Resources()

@@ -240,8 +240,12 @@ class Admission(Tracker):
                         flags = (gang.preemptible, gang.controller, gang.revocable)
                         kin, room = gang, self._room(gang)
                     need = gang.resources
-                    if not all(n <= 0.0 or n <= r + EPSILON
-                               for n, r in zip(need, room, strict=True)):
+                    # Per kind: needs none, or fits (a generator over the
+                    # four kinds cost more than the comparisons).
+                    if not ((need[0] <= 0.0 or need[0] <= room[0] + EPSILON)
+                            and (need[1] <= 0.0 or need[1] <= room[1] + EPSILON)
+                            and (need[2] <= 0.0 or need[2] <= room[2] + EPSILON)
+                            and (need[3] <= 0.0 or need[3] <= room[3] + EPSILON)):
                         kind = gang.kind()
                         if name != PENDING or kind == PENDING:
                             return  # head-of-line: this queue is full for now

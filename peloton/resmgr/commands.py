@@ -147,19 +147,25 @@ class Commands(Reclaim):
             if not fresh:
                 continue
             shapes = [self._shape(t[5]) for t in fresh]
-            total = shapes[0] if len(shapes) == 1 else Resources.sum(shapes)
-            revocable = all(t[7] & TASK_REVOCABLE for t in fresh)
+            if len(fresh) == 1:  # most gangs: no generator for one task
+                flags = fresh[0][7]
+                total, priority = shapes[0], fresh[0][4]
+                revocable = bool(flags & TASK_REVOCABLE)
+                preemptible = bool(flags & TASK_PREEMPTIBLE)
+                controller = bool(flags & TASK_CONTROLLER)
+            else:
+                total, priority = Resources.sum(shapes), max(t[4] for t in fresh)
+                revocable = all(t[7] & TASK_REVOCABLE for t in fresh)
+                preemptible = all(t[7] & TASK_PREEMPTIBLE for t in fresh)
+                controller = any(t[7] & TASK_CONTROLLER for t in fresh)
             counted = _regular(total, revocable)
             if not counted.fits_in(limit):
                 for t in fresh:
                     failed.append([t[0], "gang needs more than the pool's limit: "
                                    + ", ".join(counted.exceeding(limit))])
                 continue
-            gang = Gang(self.next_gang, pool.id, max(t[4] for t in fresh),
-                        [t[0] for t in fresh], total,
-                        preemptible=all(t[7] & TASK_PREEMPTIBLE for t in fresh),
-                        controller=any(t[7] & TASK_CONTROLLER for t in fresh),
-                        revocable=revocable)
+            gang = Gang(self.next_gang, pool.id, priority, [t[0] for t in fresh], total,
+                        preemptible=preemptible, controller=controller, revocable=revocable)
             self.next_gang += 1
             self.gangs[gang.id] = gang
             for t, shape in zip(fresh, shapes, strict=True):

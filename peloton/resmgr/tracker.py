@@ -398,8 +398,15 @@ class Tracker:
                 del self.preemptions[entry.shard]
 
     def _queue(self, pool_id: str, queue: str, gang: Gang) -> None:
-        self.queues[pool_id].setdefault(queue, {}).setdefault(gang.priority, deque()).append(
-            gang.id)
+        # (No setdefault: its default, a new dict and deque, was made for
+        # every gang of every enqueue.)
+        by_priority = self.queues[pool_id].get(queue)
+        if by_priority is None:
+            by_priority = self.queues[pool_id][queue] = {}
+        gangs = by_priority.get(gang.priority)
+        if gangs is None:
+            gangs = by_priority[gang.priority] = deque()
+        gangs.append(gang.id)
 
     def _to_ready_single(self, entry: TaskEntry) -> None:
         """Place one admitted task again, as a gang of its own."""
