@@ -1,5 +1,6 @@
 """The side benchmarks (``python -m loadtest.small_jobs``,
-``python -m loadtest.bench_rpc``, ``python -m loadtest.bench_local``) refuse bad arguments before they start
+``python -m loadtest.bench_rpc``, ``python -m loadtest.bench_local``,
+``python -m loadtest.bench_resmgr``) refuse bad arguments before they start
 anything; their figures are measured, not tested."""
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from loadtest import bench_local, bench_resmgr, bench_rpc, small_jobs
     (bench_rpc.main, ["--concurrency", ","], "--concurrency: each level must be at least 1"),
     (bench_local.main, ["--runs", "0"], "--runs must be at least 1"),
     (bench_local.main, ["--batch", "-1"], "--batch must be at least 1"),
+    (bench_resmgr.main, ["--repeat", "0"], "--repeat must be at least 1"),
+    (bench_resmgr.main, ["--one-task-jobs", "-1"], "--one-task-jobs must not be negative"),
 ])
 def test_bad_arguments_are_refused_naming_the_flag(
         main: Callable[[list[str]], int], argv: list[str], words: str,
@@ -38,6 +41,15 @@ def test_a_jobs_cpu_is_split_by_daemon_and_the_rest() -> None:
     after = {"jobmgr": 1.5, "resmgr": 2.2, "machine": 12.0}
     assert small_jobs._per_job(before, after, 100) == {
         "jobmgr": 5.0, "resmgr": 2.0, "machine": 20.0, "rest": 13.0}
+
+
+def test_repeated_runs_report_each_commands_least_time(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    bench_resmgr.main(["--jobs", "2", "--instances", "10", "--cycles", "2", "--batch", "5",
+                       "--repeat", "2"])
+    out = capsys.readouterr().out
+    assert out.count("tracked 20 tasks") == 2  # two fresh runs
+    assert "gangs.enqueue" in out and "(ms each: the least of 2 runs" in out
 
 
 def test_one_task_jobs_each_go_through_their_own_commands_and_end() -> None:
