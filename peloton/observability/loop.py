@@ -12,9 +12,9 @@ resumed and suspended (the awaits around the code that held the loop),
 with the loop thread's own cpu in them: a step much longer than its cpu
 waited for the GIL (another thread of the process ran) or for a core.
 
-It costs two clock reads, a dict update and a walk down the task's
-coroutine chain a step (a few microseconds), so it is off
-unless asked for: a daemon started with ``PELOTON_LOOP_MONITOR`` set to a
+It costs a few clock reads, a dict update and a walk down the task's
+coroutine chain a step (a few microseconds), so it is off unless asked
+for: a daemon started with ``PELOTON_LOOP_MONITOR`` set to a
 number of milliseconds installs it with that ``long_step``
 (``python -m loadtest SCENARIO --loop-monitor`` sets it for every daemon).
 """
@@ -39,6 +39,8 @@ _BOUNDS = (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0
            0.5, 1.0, 2.0, 5.0)
 # The most long-step places one report names.
 _TOP = 8
+# Frames of these are skipped when naming where a step stopped.
+_LIBRARIES = (f"{os.sep}trio{os.sep}", f"{os.sep}grpclib{os.sep}", f"{os.sep}contextlib")
 
 
 def _suspended_at(coro: Any) -> str:
@@ -55,9 +57,6 @@ def _suspended_at(coro: Any) -> str:
             where = f"{os.path.basename(code.co_filename)}:{frame.f_lineno} ({code.co_name})"
         coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
     return where
-
-
-_LIBRARIES = (f"{os.sep}trio{os.sep}", f"{os.sep}grpclib{os.sep}", f"{os.sep}contextlib")
 
 
 def percentile(counts: list[int], q: float) -> float:
