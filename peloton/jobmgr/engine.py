@@ -102,6 +102,10 @@ MAX_RUNNING_MESSAGE = ("waiting for room: at most %d instances of this job run a
 # Runs whose next event matters most: a launch that never happened, a kill
 # that never landed. Reconciled more often than runs simply running.
 IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING, TaskState.PREEMPTING})
+# A recorded launch is still sent for a task in these (KILLING or
+# PREEMPTING: stopped meanwhile; the host manager takes the kill before or
+# after the launch).
+PLANNED_STATES = IN_TRANSIT_STATES
 
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
 
@@ -654,7 +658,16 @@ class ShardEngine:
         refused: list[tuple[list[Task], str]] = []
         async with trio.open_nursery() as nursery:
             for cluster, launches in plan.items():
-                nursery.start_soon(self._launch_on, cluster, launches, refused)
+                # A plan sent late (a slow send, a stale owner's) may no
+                # longer be its tasks': a reconcile found the run lost and
+                # it was placed again (another lease), sent back to resmgr
+                # or ended. Launched now, an ended run would run again.
+                still = [(placement, kept) for placement, chosen in launches
+                         if (kept := [(job, task) for job, task in chosen
+                                      if task.lease == placement.leaseId
+                                      and task.state in PLANNED_STATES])]
+                if still:
+                    nursery.start_soon(self._launch_on, cluster, still, refused)
         return refused
 
     async def _launch_on(self, cluster: str,
