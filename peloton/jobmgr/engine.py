@@ -102,10 +102,6 @@ MAX_RUNNING_MESSAGE = ("waiting for room: at most %d instances of this job run a
 # Runs whose next event matters most: a launch that never happened, a kill
 # that never landed. Reconciled more often than runs simply running.
 IN_TRANSIT_STATES = frozenset({TaskState.LAUNCHING, TaskState.KILLING, TaskState.PREEMPTING})
-# A recorded launch is still sent for a task in these (KILLING or
-# PREEMPTING: stopped meanwhile; the host manager takes the kill before or
-# after the launch).
-PLANNED_STATES = IN_TRANSIT_STATES
 
 RESMGR_STATE_REPORTED = frozenset({TaskState.RUNNING, *TERMINAL_TASK_STATES})
 
@@ -661,11 +657,17 @@ class ShardEngine:
                 # A plan sent late (a slow send, a stale owner's) may no
                 # longer be its tasks': a reconcile found the run lost and
                 # it was placed again (another lease), sent back to resmgr
-                # or ended. Launched now, an ended run would run again.
-                still = [(placement, kept) for placement, chosen in launches
-                         if (kept := [(job, task) for job, task in chosen
-                                      if task.lease == placement.leaseId
-                                      and task.state in PLANNED_STATES])]
+                # or ended. Launched now, an ended run would run again. In
+                # transit it is still planned (KILLING or PREEMPTING: stopped
+                # meanwhile; the host manager takes the kill before or after
+                # the launch).
+                still = []
+                for placement, chosen in launches:
+                    kept = [(job, task) for job, task in chosen
+                            if task.lease == placement.leaseId
+                            and task.state in IN_TRANSIT_STATES]
+                    if kept:
+                        still.append((placement, kept))
                 if still:
                     nursery.start_soon(self._launch_on, cluster, still, refused)
         return refused

@@ -26,6 +26,7 @@ import logging
 import os
 import time
 from collections import Counter
+from types import CodeType
 from typing import Any
 
 import trio
@@ -43,20 +44,32 @@ _TOP = 8
 _LIBRARIES = (f"{os.sep}trio{os.sep}", f"{os.sep}grpclib{os.sep}", f"{os.sep}contextlib")
 
 
-def _suspended_at(coro: Any) -> str:
-    """``file:line (function)`` of the innermost frame of a suspended
-    coroutine chain that is not trio's or grpclib's own: where a step that
-    just ended handed the loop back."""
-    where = ""
+Place = tuple[CodeType, int] | None
+
+
+def _suspended_at(coro: Any) -> Place:
+    """(code, line) of the innermost frame of a suspended coroutine chain
+    that is not trio's or grpclib's own: where a step that just ended handed
+    the loop back. Read every step; made text (``_describe``) only for the
+    long ones."""
+    where: Place = None
     for _ in range(64):
         frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
         if frame is None:
             break
         code = frame.f_code
-        if not where or not any(part in code.co_filename for part in _LIBRARIES):
-            where = f"{os.path.basename(code.co_filename)}:{frame.f_lineno} ({code.co_name})"
+        if where is None or not any(part in code.co_filename for part in _LIBRARIES):
+            where = (code, frame.f_lineno)
         coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
     return where
+
+
+def _describe(where: Place, otherwise: str) -> str:
+    """``file:line (function)``, or ``otherwise`` for no frame."""
+    if where is None:
+        return otherwise
+    code, line = where
+    return f"{os.path.basename(code.co_filename)}:{line} ({code.co_name})"
 
 
 def percentile(counts: list[int], q: float) -> float:
@@ -85,7 +98,7 @@ class LoopMonitor(trio.abc.Instrument):
         self._cpu_began = 0.0
         self._scheduled: dict[trio.lowlevel.Task, float] = {}
         self._began = 0.0
-        self._resumed_at = ""
+        self._resumed_at: Place = None
         self._reset(clock())
 
     def _reset(self, now: float) -> None:
@@ -122,8 +135,8 @@ class LoopMonitor(trio.abc.Instrument):
         self.steps += 1
         self.busy += ran
         if ran >= self.long_step:
-            ended = _suspended_at(task.coro) or "end"
-            place = f"{task.name}: {self._resumed_at or 'start'} -> {ended}"
+            place = (f"{task.name}: {_describe(self._resumed_at, 'start')} -> "
+                     f"{_describe(_suspended_at(task.coro), 'end')}")
             self.long[place] += 1
             self.long_s[place] += ran
             self.long_cpu[place] += self._cpu_clock() - self._cpu_began
