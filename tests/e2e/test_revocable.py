@@ -159,7 +159,14 @@ async def test_a_revocable_job_yields_when_its_lender_gets_busy(env: Env,
     reasons = await until("batch waiting for slack", lambda: pending_reasons(client, r,
                                                                             "revocable"))
     assert re.fullmatch(r"slack entitlement: cpu 0 \+ 0\.9 > 0(\.\d+)?", reasons[0]), reasons
-    [rt] = await runtimes(client, batch)
+    # resmgr has run 2 once its enqueue committed; the jobmgr writes it
+    # PENDING when the reply is back, a moment later.
+
+    async def pending() -> task_pb2.RuntimeInfo | None:
+        [rt] = await runtimes(client, batch)
+        return rt if state(rt) == "PENDING" else None
+
+    rt = await until("run 2 PENDING in the jobmgr", pending)
     assert (state(rt), run_of(rt)) == ("PENDING", 2)
     await untouched(client, web, steady)
 
