@@ -678,14 +678,22 @@ class ShardEngine:
         """Launch on one cluster's hosts in one call; each host's launch
         succeeds or is refused alone."""
         request = hpb.LaunchTasksBatchRequest()
+        # A job's tasks share their config (Job.task_config): the batch
+        # carries each once and the tasks name it (configIndex, 1-based).
+        index: dict[int, int] = {}
+        configs = request.configs
         for placement, chosen in launches:
             launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
             for job, task in chosen:
                 cfg = job.run_config(task)
+                at = index.get(id(cfg))
+                if at is None:
+                    configs.append(cfg)
+                    at = index[id(cfg)] = len(configs)
+                ports = [task.ports[p.name] for p in cfg.ports if p.name in task.ports] if (
+                    task.ports) else None
                 launch.tasks.add(taskId=task_id(job.id, task.instance),
-                                 mesosTaskId=task.mesos_task_id, config=cfg,
-                                 ports=[task.ports[p.name] for p in cfg.ports
-                                        if p.name in task.ports],
+                                 mesosTaskId=task.mesos_task_id, configIndex=at, ports=ports,
                                  shard=self.shard, epoch=self.epoch, jobId=job.id,
                                  instanceId=task.instance,
                                  revocable=job.config.sla.revocable or cfg.revocable)

@@ -130,6 +130,65 @@ async def test_a_batch_of_launches_succeeds_or_is_refused_per_host(
     assert sorted(e.mesosTaskId for e in known.events) == [f"{JOB}-0-1", f"{JOB}-2-1"]
 
 
+async def test_a_batch_carries_each_config_once_and_its_tasks_name_it(
+        autojump_clock: trio.testing.MockClock, nursery: trio.Nursery):
+    """Tasks of two hosts name the batch's configs by 1-based index (a task
+    may still bring its own); each run gets its config's command,
+    resources, environment, labels and ports. An index past the configs is
+    that host's error, named; LaunchTasks alone takes no index."""
+    handler = await start(nursery, hosts=3)
+    first, second, third = (await acquire(handler, minimum=res(1), hosts=3)).leases
+    launched: list[Any] = []
+    backend_launch = handler.hm.backend.launch
+
+    async def record(specs: Any) -> None:
+        launched.extend(specs)
+        await backend_launch(specs)
+
+    handler.hm.backend.launch = record  # type: ignore[method-assign]
+    shared = []
+    for cpu, command in ((1, "sleep 10"), (2, "sleep 20")):
+        cfg = hpb.LaunchableTask().config
+        cfg.resource.cpuLimit, cfg.resource.memLimitMb, cfg.command.value = cpu, 64, command
+        cfg.command.environment.variables.add(name="KIND", value=command)
+        cfg.labels.add(key="kind", value=command)
+        cfg.ports.add(name="http", envName="HTTP_PORT")
+        shared.append(cfg)
+
+    def task(instance: int, index: int, port: int) -> hpb.LaunchableTask:
+        return hpb.LaunchableTask(taskId=f"{JOB}-{instance}", mesosTaskId=f"{JOB}-{instance}-1",
+                                  jobId=JOB, instanceId=instance, configIndex=index,
+                                  ports=[port])
+
+    own = task(4, 0, 31004)
+    own.config.resource.cpuLimit, own.config.command.value = 0.5, "sleep 40"
+    reply = await handler.LaunchTasksBatch(hpb.LaunchTasksBatchRequest(configs=shared, launches=[
+        hpb.LaunchTasksRequest(leaseId=first.leaseId, hostname=first.hostname,
+                               tasks=[task(0, 1, 31000), task(1, 2, 31001)]),
+        hpb.LaunchTasksRequest(leaseId=second.leaseId, hostname=second.hostname,
+                               tasks=[task(2, 1, 31002), own]),
+        hpb.LaunchTasksRequest(leaseId=third.leaseId, hostname=third.hostname,
+                               tasks=[task(3, 3, 31003)])]))
+    assert [o.code for o in reply.outcomes] == ["", "", "INVALID_ARGUMENT"]
+    assert "tasks[0].configIndex" in reply.outcomes[2].message
+    got = {s.instance_id: (s.hostname, s.command, s.resources.cpu, dict(s.environment),
+                           s.labels, dict(s.ports)) for s in launched}
+    assert got == {
+        0: (first.hostname, "sleep 10", 1, {"KIND": "sleep 10"}, (("kind", "sleep 10"),),
+            {"HTTP_PORT": 31000}),
+        1: (first.hostname, "sleep 20", 2, {"KIND": "sleep 20"}, (("kind", "sleep 20"),),
+            {"HTTP_PORT": 31001}),
+        2: (second.hostname, "sleep 10", 1, {"KIND": "sleep 10"}, (("kind", "sleep 10"),),
+            {"HTTP_PORT": 31002}),
+        4: (second.hostname, "sleep 40", 0.5, {}, (), {}),
+    }
+    assert handler.hm.backend.known(f"{JOB}-3-1") is None
+    with pytest.raises(InvalidArgument) as caught:
+        await handler.LaunchTasks(hpb.LaunchTasksRequest(
+            leaseId=third.leaseId, hostname=third.hostname, tasks=[task(3, 1, 31003)]))
+    assert caught.value.field == "tasks[0].configIndex"
+
+
 async def test_a_former_shard_owners_late_launch_is_refused(
         autojump_clock: trio.testing.MockClock, nursery: trio.Nursery):
     """The old owner (epoch 1) recorded a launch and sent it late; the new

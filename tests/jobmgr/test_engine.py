@@ -107,6 +107,7 @@ class FakeHostmgr:
         self.known: dict[str, T] = {}
         self.refuse: set[str] = set()
         self.requests: list[tuple[str, Any]] = []
+        self.batches: list[hpb.LaunchTasksBatchRequest] = []
         self.hold: trio.Event | None = None  # set: a launch waits for it
         self.launching = trio.Event()  # set when a LaunchTasksBatch arrives
 
@@ -121,6 +122,7 @@ class FakeHostmgr:
                     reply.unknown.append(m)
             return reply
         if method == "LaunchTasksBatch":
+            self.batches.append(request)
             self.launching.set()
             if self.hold is not None:
                 await self.hold.wait()
@@ -329,6 +331,11 @@ async def test_launch_sends_one_launch_per_placement(
     assert h.hostmgr.launches() == {
         "hA": ("lease-hA", [mid(0)], [[31000]]),
         "hB": ("lease-hB", [mid(1), mid(2)], [[32000], [32001]])}
+    # The tasks share their job's config: the batch carries it once.
+    [batch] = h.hostmgr.batches
+    assert list(batch.configs) == [job.task_config(0)]
+    assert [t.configIndex for launch in batch.launches for t in launch.tasks] == [1, 1, 1]
+    assert not any(t.HasField("config") for launch in batch.launches for t in launch.tasks)
     # Placements are recorded in one write, before any launch.
     assert [T(t.state) for t in h.store.writes[-1][1]] == [T.LAUNCHING] * 3
     assert job.tasks[0].message == "launching on hA"

@@ -126,7 +126,7 @@ class ReleaseHostsResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class LaunchableTask(_message.Message):
-    __slots__ = ("taskId", "mesosTaskId", "config", "ports", "shard", "jobId", "instanceId", "revocable", "epoch")
+    __slots__ = ("taskId", "mesosTaskId", "config", "ports", "shard", "jobId", "instanceId", "revocable", "epoch", "configIndex")
     TASKID_FIELD_NUMBER: _ClassVar[int]
     MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
@@ -136,6 +136,7 @@ class LaunchableTask(_message.Message):
     INSTANCEID_FIELD_NUMBER: _ClassVar[int]
     REVOCABLE_FIELD_NUMBER: _ClassVar[int]
     EPOCH_FIELD_NUMBER: _ClassVar[int]
+    CONFIGINDEX_FIELD_NUMBER: _ClassVar[int]
     taskId: str
     mesosTaskId: str
     config: _task_pb2.TaskConfig
@@ -145,7 +146,8 @@ class LaunchableTask(_message.Message):
     instanceId: int
     revocable: bool
     epoch: int
-    def __init__(self, taskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., config: _Optional[_Union[_task_pb2.TaskConfig, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., shard: _Optional[int] = ..., jobId: _Optional[str] = ..., instanceId: _Optional[int] = ..., revocable: _Optional[bool] = ..., epoch: _Optional[int] = ...) -> None: ...
+    configIndex: int
+    def __init__(self, taskId: _Optional[str] = ..., mesosTaskId: _Optional[str] = ..., config: _Optional[_Union[_task_pb2.TaskConfig, _Mapping]] = ..., ports: _Optional[_Iterable[int]] = ..., shard: _Optional[int] = ..., jobId: _Optional[str] = ..., instanceId: _Optional[int] = ..., revocable: _Optional[bool] = ..., epoch: _Optional[int] = ..., configIndex: _Optional[int] = ...) -> None: ...
 
 class LaunchTasksRequest(_message.Message):
     __slots__ = ("leaseId", "hostname", "tasks")
@@ -162,10 +164,12 @@ class LaunchTasksResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class LaunchTasksBatchRequest(_message.Message):
-    __slots__ = ("launches",)
+    __slots__ = ("launches", "configs")
     LAUNCHES_FIELD_NUMBER: _ClassVar[int]
+    CONFIGS_FIELD_NUMBER: _ClassVar[int]
     launches: _containers.RepeatedCompositeFieldContainer[LaunchTasksRequest]
-    def __init__(self, launches: _Optional[_Iterable[_Union[LaunchTasksRequest, _Mapping]]] = ...) -> None: ...
+    configs: _containers.RepeatedCompositeFieldContainer[_task_pb2.TaskConfig]
+    def __init__(self, launches: _Optional[_Iterable[_Union[LaunchTasksRequest, _Mapping]]] = ..., configs: _Optional[_Iterable[_Union[_task_pb2.TaskConfig, _Mapping]]] = ...) -> None: ...
 
 class LaunchOutcome(_message.Message):
     __slots__ = ("leaseId", "code", "message")
