@@ -285,8 +285,8 @@ def _load_shard_sql(active_only: bool) -> tuple[str, str]:
 # _LOAD_SHARD[active_only] = (jobs query, tasks query); parameters (shard[, terminal states]).
 _LOAD_SHARD = {flag: _load_shard_sql(flag) for flag in (True, False)}
 
-_task_tuple = attrgetter(*_TASK_COLUMNS)
-_event_tuple = attrgetter(*_EVENT_COLUMNS)
+# TaskRow and TaskEventRow are named tuples of _TASK_COLUMNS and
+# _EVENT_COLUMNS, in order: each is its own SQL row.
 _terminal_json = json.dumps(sorted(ACTIVE_EXCLUDED_JOB_STATES))
 
 
@@ -684,9 +684,9 @@ class SQLiteStorage(Storage):
             if jobs:
                 _UPSERT_JOBS.run(conn, [_job_tuple(j) for j in jobs])
             if tasks:
-                _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
+                _UPSERT_TASKS.run(conn, tasks)
             if events:
-                _INSERT_EVENTS.run(conn, [_event_tuple(e) for e in events])
+                _INSERT_EVENTS.run(conn, events)
             if configs:
                 _UPSERT_CONFIGS.run(conn, list(configs))
             if updates:
@@ -735,7 +735,7 @@ class SQLiteStorage(Storage):
             _UPSERT_CONFIGS.run(conn, [(job.job_id, job.config_version, job.config)])
             if tasks:
                 # Upsert: replaces leftovers of a job id that was never cleaned up.
-                _UPSERT_TASKS.run(conn, [_task_tuple(t) for t in tasks])
+                _UPSERT_TASKS.run(conn, tasks)
 
         def run(conn: sqlite3.Connection) -> None:
             _fence(conn, shard, epoch)

@@ -20,7 +20,15 @@ from peloton.core.errors import (
     Unavailable,
 )
 from peloton.storage import SCHEMA_VERSION, open_sqlite
-from peloton.storage.sqlite import _LOAD_SHARD, _UPSERT_TASKS, GROUP_ROWS, SQLiteStorage
+from peloton.storage.gateway import TaskEventRow, TaskRow
+from peloton.storage.sqlite import (
+    _EVENT_COLUMNS,
+    _LOAD_SHARD,
+    _TASK_COLUMNS,
+    _UPSERT_TASKS,
+    GROUP_ROWS,
+    SQLiteStorage,
+)
 
 from .conformance import J1, J2, J3, OpenStore, StorageContract, handles, job, task
 
@@ -30,6 +38,12 @@ class TestSQLiteContract(StorageContract):
     async def open_store(self, tmp_path: Path) -> AsyncIterator[OpenStore]:
         async with handles(lambda: open_sqlite(tmp_path / "peloton.db")) as opener:
             yield opener
+
+
+def test_task_and_event_rows_are_their_tables_rows() -> None:
+    """Written as they are: their fields are the columns, in order."""
+    assert TaskRow._fields == _TASK_COLUMNS
+    assert TaskEventRow._fields == _EVENT_COLUMNS
 
 
 async def test_pragmas_default_to_wal_and_normal(tmp_path: Path) -> None:
