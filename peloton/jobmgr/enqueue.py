@@ -33,7 +33,7 @@ runs resmgr refuses are written FAILED by their shard's writer.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Sequence
 
 import trio
@@ -172,20 +172,20 @@ class GangBatcher:
     async def _send(self, pool: str, batch: Batch) -> None:
         # What each task was when sent: only those still so are recorded.
         sent: list[tuple[ShardEngine, list[Task], dict[int, tuple[int, TaskState]]]] = []
-        by_pool: dict[str, list[rpb.Gang]] = defaultdict(list)
+        requests: dict[str, list[rpb.EnqueueGangsRequest]] = {}
         for engine, tasks in batch:
             if engine.stopped:
                 continue  # the shard's next owner enqueues its PENDING tasks
             still = [t for t in tasks if t.state == TaskState.PENDING
                      and engine.jobs.get(t.job_id) is not None]
-            engine.gangs_by_pool(still, by_pool)
+            engine.enqueue_requests(still, requests)
             sent.append((engine, still, {id(t): (t.run, t.state) for t in still}))
-        gangs = by_pool.get(pool)
-        if not gangs:
+        if not requests.get(pool):
             return
+        [request] = requests[pool]  # one request: no limit to the gangs in it
+        gangs = request.gangs
         try:
-            reply = await batch[0][0].ctx.resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
-                respoolID={"value": pool}, gangs=gangs))
+            reply = await batch[0][0].ctx.resmgr.call("EnqueueGangs", request)
         except (NotFound, InvalidArgument) as error:
             # resmgr's answer in its log's order, so for good: the pool was
             # deleted, or got children, after the create checked it (against

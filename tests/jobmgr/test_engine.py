@@ -28,8 +28,8 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.errors import AlreadyExists, FailedPrecondition, PelotonError, Unavailable
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
-from peloton.jobmgr.engine import EVENTS_A_STEP, Context, ShardEngine, resmgr_task
-from peloton.jobmgr.model import Job
+from peloton.jobmgr.engine import EVENTS_A_STEP, Context, ShardEngine, add_gangs
+from peloton.jobmgr.model import Job, Task
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow, UpdateRow
 from peloton.storage.sqlite import SQLiteStorage
@@ -974,6 +974,41 @@ async def test_restarting_a_task_not_yet_placed_changes_nothing(
     await running(h, 0)
     await h.engine.on_events(ended(0, T.SUCCEEDED))
     assert (job.tasks[0].state, job.tasks[0].run) == (T.SUCCEEDED, 1)
+
+
+def resmgr_tasks(job: Job, tasks: list[Task]) -> list[rpb.Task]:
+    requests: list[rpb.EnqueueGangsRequest] = []
+    add_gangs(job, tasks, requests, rpb.EnqueueGangsRequest)
+    return [t for r in requests for g in r.gangs for t in g.tasks]
+
+
+def resmgr_task(job: Job, task: Task) -> rpb.Task:
+    [t] = resmgr_tasks(job, [task])
+    return t
+
+
+def test_gangs_are_written_in_place_from_a_template_a_config() -> None:
+    """Each run as resmgr takes it: its own ids and name, its config's
+    resources, a stateful run pinned to its volume's host; gangs in
+    instance order, a new request every ``limit`` gangs."""
+    cfg = config(5)
+    cfg.sla.minimumRunningInstances = 2
+    cfg.sla.priority = 7
+    job = Job.new(JOB, SHARD, cfg, 0.0)
+    job.tasks[3].volume_host = "hV"
+    requests: list[rpb.EnqueueGangsRequest] = []
+    add_gangs(job, list(reversed(job.tasks)), requests,
+              partial(rpb.EnqueueGangsRequest, respoolID={"value": "pool-1"}), limit=3)
+    assert [[[t.id for t in g.tasks] for g in r.gangs] for r in requests] == [
+        [[f"{JOB}-0", f"{JOB}-1"], [f"{JOB}-2"], [f"{JOB}-3"]], [[f"{JOB}-4"]]]
+    assert all(r.respoolID.value == "pool-1" for r in requests)
+    tasks = [t for r in requests for g in r.gangs for t in g.tasks]
+    assert [(t.mesosTaskId, t.name) for t in tasks] == [
+        (f"{JOB}-{i}-1", job.tasks[i].name) for i in range(5)]
+    assert all((t.jobId, t.priority, t.minInstances, t.shard, t.resource.cpu)
+               == (JOB, 7, 2, SHARD, job.task_config(0).resource.cpuLimit) for t in tasks)
+    pinned = [t.constraint.labelConstraint.label.value for t in tasks]
+    assert pinned == ["", "", "", "hV", ""]
 
 
 def test_resmgr_learns_a_services_bound_on_instances_down() -> None:

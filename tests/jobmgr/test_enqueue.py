@@ -70,11 +70,14 @@ class FakeEngine:
     recorded: list[list[str]] = field(default_factory=list)
     why: dict[str, str] = field(default_factory=dict)
 
-    def gangs_by_pool(self, tasks: Sequence[FakeTask], by_pool: dict[str, list[rpb.Gang]]
-                      ) -> None:
+    def enqueue_requests(self, tasks: Sequence[FakeTask],
+                         requests: dict[str, list[rpb.EnqueueGangsRequest]]) -> None:
         for t in tasks:
-            by_pool[self.jobs[t.job_id]].append(
-                rpb.Gang(tasks=[rpb.Task(mesosTaskId=t.mesos_task_id)]))
+            pool = self.jobs[t.job_id]
+            calls = requests.setdefault(pool, [])
+            if not calls:
+                calls.append(rpb.EnqueueGangsRequest(respoolID={"value": pool}))
+            calls[0].gangs.add().tasks.add(mesosTaskId=t.mesos_task_id)
 
     async def submit(self, fn: Any, *args: Any) -> Any:
         return await fn(*args)
