@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from peloton.api.v0.task import task_pb2
@@ -205,9 +205,9 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
     message = (f"{stopped_why}; {update.message}" if rule.keep_why and update.message
                else stopped_why if rule.keep_why else update.message)
     preempted = why == Ending.PREEMPTED
-    ended = replace(task, state=rule.record if not again or rule.again != Again.RETRY
-                    else state, message=message, exit_code=update.exit_code,
-                    preempted=preempted, completion_time=update.timestamp or now)
+    ended = task.replaced(state=rule.record if not again or rule.again != Again.RETRY
+                          else state, message=message, exit_code=update.exit_code,
+                          preempted=preempted, completion_time=update.timestamp or now)
     if not again:
         changes = {
             "state": ended.state, "message": message, "exit_code": update.exit_code,

@@ -316,6 +316,17 @@ async def test_partial_reconcile_asks_only_in_transit_runs_and_keeps_marks(
 # -- launch --------------------------------------------------------------------------
 
 
+async def test_find_takes_only_a_known_jobs_runs_by_their_exact_id(h: Harness) -> None:
+    job = await new_job(h, 2)
+    assert h.engine.find(mid(1)) == (job.tasks[1], job)
+    assert h.engine.find(mid(1, run=2)) == (None, job)  # not its current run
+    assert h.engine.find(mid(2)) == (None, job)  # past its instances
+    other = "0d8a7a2e-5c1f-4b8e-9f0e-2a4c6e8b0d13"
+    for bad in (f"{other}-0-1", f"{JOB}-x-1", f"{JOB}-0-1x", f"{JOB}-0-", f"{JOB}--1",
+                f"{JOB}-\u0661-1", f"{JOB}-+1-1", f"{JOB}-0", JOB, "", "-0-1"):
+        assert h.engine.find(bad) == (None, None), bad
+
+
 async def test_launch_sends_one_launch_per_placement(
         mock_clock: trio.testing.MockClock, h: Harness) -> None:
     job = await new_job(h, 3)

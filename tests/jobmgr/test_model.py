@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 
 from hypothesis import example, given
@@ -50,3 +51,12 @@ def test_runtime_sets_what_the_task_has() -> None:
         "REASON_COMMAND_EXECUTOR_FAILED", 2, "2026-11-26T16:17:15.250000Z",
         "2026-11-26T16:17:20.500000Z", True, 2, 4, 5, True, "h1", f"{JOB}-3-1", 3)
     assert full.volumeID.value
+
+
+def test_replaced_is_dataclasses_replace() -> None:
+    task = Task(JOB, 3, "job-3", state=TaskState.RUNNING, host="h1", ports={"http": 1},
+                start_time=5.0, version=2)
+    copy = task.replaced(state=TaskState.SUCCEEDED, exit_code=0, completion_time=9.0)
+    assert copy == dataclasses.replace(task, state=TaskState.SUCCEEDED, exit_code=0,
+                                       completion_time=9.0)
+    assert copy is not task and task.state == TaskState.RUNNING
