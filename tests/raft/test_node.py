@@ -131,3 +131,55 @@ def test_followers_keep_their_connection_to_each_other_alive(tmp_path: Any) -> N
     finally:
         for n in nodes:
             n.close()
+
+
+def test_outcomes_reach_each_submitter_in_one_wake_up(tmp_path: Any) -> None:
+    """The tick thread queues each submission's outcome and wakes trio once
+    for all that queue before trio runs: every submitter still gets its own
+    command's result, and waiters on ``wait_applied`` wake."""
+    import time
+
+    import trio
+    import trio.lowlevel
+
+    from peloton.ops.layout import free_ports
+    from peloton.raft.node import RaftNode
+
+    class Echo(Machine):
+        def apply(self, blob: bytes) -> Any:
+            return blob[::-1]
+
+    [port] = free_ports(1)
+    node = RaftNode(Echo(), f"127.0.0.1:{port}", [], data_dir=tmp_path,  # type: ignore[arg-type]
+                    password="p" * 16, election_timeout=(0.3, 0.6))
+
+    async def main() -> dict[bytes, Any]:
+        node.attach()
+        with trio.fail_after(20):
+            got: dict[bytes, Any] = {}
+            woken = trio.Event()
+
+            async def waiter() -> None:
+                await node.wait_applied()
+                woken.set()
+
+            async def one(blob: bytes) -> None:
+                got[blob] = await node.submit(blob)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(waiter)
+                await trio.lowlevel.checkpoint()
+                for i in range(200):
+                    nursery.start_soon(one, b"cmd-%03d" % i)
+            assert woken.is_set()
+            return got
+
+    try:
+        deadline = time.monotonic() + 20
+        while not node.is_leader():  # alone, it elects itself
+            assert time.monotonic() < deadline, "no leader elected"
+            time.sleep(0.05)
+        got = trio.run(main)
+    finally:
+        node.close()
+    assert got == {b"cmd-%03d" % i: (b"cmd-%03d" % i)[::-1] for i in range(200)}
