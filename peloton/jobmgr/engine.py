@@ -130,6 +130,31 @@ def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
     return config.sla.preemptible
 
 
+def launch_request(launches: Sequence[tuple[rpb.Placement, Sequence[tuple[Job, Task]]]],
+                   shard: int, epoch: int) -> hpb.LaunchTasksBatchRequest:
+    """One cluster's launches, each placement's tasks on its host. A job's
+    tasks share their config (Job.task_config): the batch carries each once
+    and the tasks name it (configIndex, 1-based)."""
+    request = hpb.LaunchTasksBatchRequest()
+    index: dict[int, int] = {}
+    configs = request.configs
+    for placement, chosen in launches:
+        launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
+        for job, task in chosen:
+            cfg = job.run_config(task)
+            at = index.get(id(cfg))
+            if at is None:
+                configs.append(cfg)
+                at = index[id(cfg)] = len(configs)
+            ports = [task.ports[p.name] for p in cfg.ports if p.name in task.ports] if (
+                task.ports) else None
+            launch.tasks.add(taskId=task_id(job.id, task.instance),
+                             mesosTaskId=task.mesos_task_id, configIndex=at, ports=ports,
+                             shard=shard, epoch=epoch, jobId=job.id, instanceId=task.instance,
+                             revocable=job.config.sla.revocable or cfg.revocable)
+    return request
+
+
 def _reports(updates: Iterable[tuple[str, TaskState]]) -> rpb.UpdateTasksStateRequest:
     """(run id, state) pairs as resmgr takes them, written in place."""
     request = rpb.UpdateTasksStateRequest()
@@ -712,26 +737,7 @@ class ShardEngine:
                          refused_out: list[tuple[list[Task], str]]) -> None:
         """Launch on one cluster's hosts in one call; each host's launch
         succeeds or is refused alone."""
-        request = hpb.LaunchTasksBatchRequest()
-        # A job's tasks share their config (Job.task_config): the batch
-        # carries each once and the tasks name it (configIndex, 1-based).
-        index: dict[int, int] = {}
-        configs = request.configs
-        for placement, chosen in launches:
-            launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
-            for job, task in chosen:
-                cfg = job.run_config(task)
-                at = index.get(id(cfg))
-                if at is None:
-                    configs.append(cfg)
-                    at = index[id(cfg)] = len(configs)
-                ports = [task.ports[p.name] for p in cfg.ports if p.name in task.ports] if (
-                    task.ports) else None
-                launch.tasks.add(taskId=task_id(job.id, task.instance),
-                                 mesosTaskId=task.mesos_task_id, configIndex=at, ports=ports,
-                                 shard=self.shard, epoch=self.epoch, jobId=job.id,
-                                 instanceId=task.instance,
-                                 revocable=job.config.sla.revocable or cfg.revocable)
+        request = launch_request(launches, self.shard, self.epoch)
         try:
             reply = await self.ctx.hostmgr_for(cluster).call("LaunchTasksBatch", request)
         except PelotonError as error:

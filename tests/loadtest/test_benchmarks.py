@@ -1,6 +1,6 @@
 """The side benchmarks (``python -m loadtest.small_jobs``,
 ``python -m loadtest.bench_rpc``, ``python -m loadtest.bench_local``,
-``python -m loadtest.bench_resmgr``) refuse bad arguments before they start
+``python -m loadtest.bench_resmgr``, ``python -m loadtest.bench_tasks``) refuse bad arguments before they start
 anything; their figures are measured, not tested."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from loadtest import bench_local, bench_resmgr, bench_rpc, small_jobs
+from loadtest import bench_local, bench_resmgr, bench_rpc, bench_tasks, small_jobs
 
 
 @pytest.mark.parametrize(("main", "argv", "words"), [
@@ -26,6 +26,9 @@ from loadtest import bench_local, bench_resmgr, bench_rpc, small_jobs
     (bench_local.main, ["--batch", "-1"], "--batch must be at least 1"),
     (bench_resmgr.main, ["--repeat", "0"], "--repeat must be at least 1"),
     (bench_resmgr.main, ["--one-task-jobs", "-1"], "--one-task-jobs must not be negative"),
+    (bench_tasks.main, ["--repeat", "0"], "--repeat must be at least 1"),
+    (bench_tasks.main, ["--instances", "0"], "--instances must be at least 1"),
+    (bench_tasks.main, ["--jobs", "0"], "--jobs must be at least 1"),
 ])
 def test_bad_arguments_are_refused_naming_the_flag(
         main: Callable[[list[str]], int], argv: list[str], words: str,
@@ -58,3 +61,12 @@ def test_one_task_jobs_each_go_through_their_own_commands_and_end() -> None:
     assert bench.one_task_jobs(3) > 0
     assert bench.calls["gangs.enqueue"] == 3 and bench.calls["tasks.update"] == 6
     assert not bench.state.tasks  # every run ended, and resmgr let go of it
+
+
+def test_the_task_paths_are_measured_on_a_launch_the_host_manager_accepts(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    bench_tasks.main(["--instances", "20", "--jobs", "10", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert "launches of 200 tasks on 100 hosts" in out
+    for row in ("row", "event", "enqueue", "launch build", "launch handle"):
+        assert f"\n  {row} " in out
