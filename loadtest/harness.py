@@ -302,6 +302,7 @@ class LoadTest:
         self._updates_done = not any(g.update for g in scenario.workload)
         self._names: dict[str, str] = {}
         self._batch_done = trio.Event()  # every job but the services is over
+        self._drain_begun = trio.Event()  # the scenario's hosts are in maintenance
 
     def say(self, line: str) -> None:
         self.progress.note(line)
@@ -604,6 +605,10 @@ class LoadTest:
         if not any(g.type == "service" for g in self.scenario.workload):
             return
         await self._batch_done.wait()
+        if self.scenario.drain is not None:
+            # The drain waits for every instance to run: stopped first, the
+            # services would hold it back for ever.
+            await self._drain_begun.wait()
         await self._stop_services()
 
     async def _update_group(self, group: WorkloadGroup) -> None:
@@ -694,6 +699,7 @@ class LoadTest:
         self.say(f"[{time.time() - self.t0:6.1f}s] draining {len(chosen)} of {len(names)} "
                  "hosts for maintenance")
         self.drain_started = time.time()
+        self._drain_begun.set()
         limiter = trio.Semaphore(32)
 
         async def one(hostname: str) -> None:
@@ -795,8 +801,11 @@ class LoadTest:
             took = trio.current_time() - began
             if self._submitting_done and self._probes_done and self._non_service_active == 0:
                 self._batch_done.set()
+            # A drain that began is followed until its hosts are DOWN: a run
+            # whose last jobs ended a moment after it began reported it unfinished.
+            drain_over = not self.drain_started or bool(self.drain_down)
             if (self._submitting_done and self._probes_done and self._active_total == 0
-                    and not self._done.is_set()):
+                    and drain_over and not self._done.is_set()):
                 self._done.set()
             if self.samples:
                 s = self.samples[-1]

@@ -191,8 +191,8 @@ def add_gangs(job: Job, tasks: Sequence[Task], requests: list[rpb.EnqueueGangsRe
     """Add the gangs of ``job``'s ``tasks`` (in instance order) to the last
     of ``requests``, starting one (``new``) when there is none or it holds
     ``limit`` gangs (0: no limit). Written in place, from one template per
-    config: a Task built whole and copied into its gang cost 26 us a task,
-    this 7."""
+    config: a Task built whole, copied into its gang and the gang into the
+    request cost 27.5-29 us a task, this 7.8."""
     templates: dict[tuple[int, str], rpb.Task] = {}
     for gang in gangs_of(job, sorted(tasks, key=lambda t: t.instance)):
         if not requests or (limit and len(requests[-1].gangs) >= limit):
@@ -600,7 +600,8 @@ class ShardEngine:
                 failed.update((f.mesosTaskId, f.message) for f in reply.failed)
         return sent, failed
 
-    def enqueue_requests(self, tasks: Sequence[Task], requests: dict[str, list[rpb.EnqueueGangsRequest]],
+    def enqueue_requests(self, tasks: Sequence[Task],
+                         requests: dict[str, list[rpb.EnqueueGangsRequest]],
                          *, limit: int = 0, requeue: bool = False) -> None:
         """Add ``tasks``' gangs (as resmgr takes them) to their pools'
         EnqueueGangs requests, a new one each ``limit`` gangs (0: no limit)."""

@@ -28,7 +28,7 @@ from peloton.storage.gateway import JobRow, Storage, TaskEventRow, TaskRow
 
 def rfc3339(ts: float) -> str:
     """``ts`` as datetime's isoformat in UTC, with Z (microseconds, or none
-    when 0), in a third of its time: a jobmgr writes one for each task's
+    when 0), in half its time: a jobmgr writes one for each task's
     start in every row after it, and the tasks of a batch start within a
     few seconds of each other, so the seconds' text is kept."""
     if not ts:
