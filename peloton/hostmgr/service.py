@@ -496,7 +496,8 @@ class InternalHandler:
         labels = {}
         for t, tpl in fresh:
             mesos_id = t.mesosTaskId
-            if t.revocable or tpl.revocable:
+            slack = t.revocable or tpl.revocable
+            if slack:
                 revocable.add(mesos_id)
             ports = {}
             dynamic: list[int] = []
@@ -513,7 +514,7 @@ class InternalHandler:
                 command=tpl.command, arguments=tpl.arguments, environment=tpl.environment,
                 ports=ports, resources=tpl.resources,
                 kill_grace_seconds=tpl.kill_grace_seconds, fd_limit=tpl.fd_limit,
-                shard=t.shard, revocable=mesos_id in revocable, labels=tpl.labels,
+                shard=t.shard, revocable=slack, labels=tpl.labels,
                 health=tpl.health,
                 volume=((volume_id(t.jobId, t.instanceId), *tpl.volume) if tpl.volume
                         else None)))
