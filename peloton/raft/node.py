@@ -176,6 +176,45 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
 
     _next_keepalive = 0.0
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        transport = self._SyncObj__transport
+        self._handle_message = transport._onMessageReceivedCallback
+        transport.setOnMessageReceivedCallback(self._on_message)
+
+    def _on_message(self, node: Any, message: Any) -> None:
+        # pysyncobj's leader sets a follower's next index to what each
+        # acknowledgement names. With more than one append in flight, the
+        # answer to the first arrives after the second was sent, so the
+        # index went back: the next send repeated the second's entries, and
+        # the follower, holding more than the new message's previous index,
+        # truncated them (pysyncobj's "truncating already-applied log
+        # entries", entries it may have applied) and appended them again.
+        # A success never moves the index back (as etcd's raft keeps it);
+        # a refusal (``reset``) still sets it wherever the follower says.
+        if (isinstance(message, dict) and message.get("type") == "next_node_idx"
+                and message.get("success") and not message.get("reset")):
+            next_index = self._SyncObj__raftNextIndex
+            sent = next_index.get(node)
+            self._handle_message(node, message)
+            if sent is not None and next_index.get(node, 0) < sent:
+                next_index[node] = sent
+            return
+        self._handle_message(node, message)
+
+    def _checkCommandsToApply(self) -> None:
+        # pysyncobj appends new commands to the log here, after the tick's
+        # send, and sends them with the next append-entries period (50 ms):
+        # a commit waited for that on an idle cluster, twice on a job's
+        # way to its host (enqueue, placement). The leader sends what it
+        # appended at once; under load the ticks come less often, and each
+        # send carries all that one gathered.
+        log_index = self._SyncObj__getCurrentLogIndex
+        before = log_index()
+        super()._checkCommandsToApply()
+        if log_index() != before and self._isLeader():
+            self._SyncObj__sendAppendEntries()
+
     def _onTick(self, timeToWait: float = 0.0) -> None:
         super()._onTick(timeToWait)
         now = time.monotonic()
@@ -208,6 +247,10 @@ class RaftNode:
         self.self_address = self_address
         self._token: trio.lowlevel.TrioToken | None = None
         self._applied = trio.Event()
+        # Whether a trio task waits for the next apply (``watch_applied``):
+        # only then does an apply wake trio. A follower has no such waiter,
+        # and waking it for every command was a quarter of its samples.
+        self._watched = False
         self._wake_pending = False
         # Submissions' outcomes, from the tick thread to trio's next wake.
         self._finished: collections.deque[tuple[Callable[[Any, Any], None], Any, Any]] = (
@@ -228,7 +271,11 @@ class RaftNode:
                  _STATES.get(new, new))
 
     def _notify_applied(self) -> None:
-        self._wake_soon(self._token)
+        # Read after the apply released the lock: a watch set before the
+        # apply took it is seen here, and one set after it read the applied
+        # state itself (see ``watch_applied``).
+        if self._watched:
+            self._wake_soon(self._token)
 
     def _wake_soon(self, token: trio.lowlevel.TrioToken | None) -> None:
         # One wake-up in flight covers every command applied, and every
@@ -251,16 +298,21 @@ class RaftNode:
         while finished:
             fulfil, result, error = finished.popleft()
             fulfil(result, error)
-        self._applied.set()
-        self._applied = trio.Event()
+        if self._watched:
+            self._watched = False
+            self._applied.set()
+            self._applied = trio.Event()
 
     def attach(self) -> None:
         """Route callbacks to the current trio run; call once from trio."""
         self._token = trio.lowlevel.current_trio_token()
 
-    async def wait_applied(self) -> None:
-        """Return after the next command is applied (use in a retry loop)."""
-        await self._applied.wait()
+    def watch_applied(self) -> trio.Event:
+        """The event the next applied command sets. Call it holding ``lock``,
+        after reading the state it waits to change: an apply takes the lock,
+        so none can fall between the read and the watch unseen."""
+        self._watched = True
+        return self._applied
 
     def is_leader(self) -> bool:
         return bool(self._sync._isLeader())

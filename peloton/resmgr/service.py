@@ -300,7 +300,8 @@ class Resmgr:
                 with self.node.lock:
                     if ready():
                         return True
-                await self.node.wait_applied()
+                    applied = self.node.watch_applied()
+                await applied.wait()
         with self.node.lock:
             return bool(ready())
 
