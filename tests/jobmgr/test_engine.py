@@ -28,7 +28,7 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.errors import AlreadyExists, FailedPrecondition, PelotonError, Unavailable
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
-from peloton.jobmgr.engine import EVENTS_A_STEP, Context, ShardEngine, add_gangs
+from peloton.jobmgr.engine import EVENTS_A_STEP, ROWS_A_STEP, Context, ShardEngine, add_gangs
 from peloton.jobmgr.model import Job, Task
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow, UpdateRow
@@ -832,6 +832,34 @@ async def test_creates_waiting_together_are_written_together(
         ("create_jobs", 5, 5)]
     assert ran == ["after 5 jobs"]
     assert [j.job_id for j in await h.store.get_jobs(ids)] == ids
+
+
+async def test_a_group_of_large_creates_yields_while_it_makes_rows(h: Harness) -> None:
+    """A bulk load's creates come in groups (16 jobs of 1,000 tasks): their
+    rows are made a job at a time, with a yield to the other tasks (other
+    shards' writers, a small job's lane) after every ROWS_A_STEP rows and
+    never inside a job's; the group is still one storage write."""
+    ids = [f"0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e{i:02x}" for i in range(5)]
+    jobs = [Job.new(job_id, SHARD, config(ROWS_A_STEP // 2), h.clock.now) for job_id in ids]
+    seen: list[str] = []
+    real_row, real_checkpoint = Task.row, trio.lowlevel.checkpoint
+
+    def row(task: Task, now: float) -> Any:
+        seen.append("r")
+        return real_row(task, now)
+
+    async def checkpoint() -> None:
+        seen.append("|")
+        await real_checkpoint()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Task, "row", row)
+        patch.setattr(trio.lowlevel, "checkpoint", checkpoint)
+        assert await h.engine.create_all(jobs) == [True] * 5
+    rows = ROWS_A_STEP // 2
+    assert "".join(seen).split("|") == ["r" * 2 * rows, "r" * 2 * rows, "r" * rows]
+    assert [(call, len(tasks), n) for call, tasks, n in h.store.writes] == [
+        ("create_jobs", 5 * rows, 5)]
 
 
 # --------------------------------------------------------------------------- service jobs
