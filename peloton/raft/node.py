@@ -102,6 +102,13 @@ class _Replica(SyncObjConsumer):  # type: ignore[misc]
         with self._lock:
             result = self._machine.apply(blob)
         self._on_apply()
+        # pysyncobj applies a tick's committed entries back to back. Trio's
+        # thread, blocked on the lock, woke at each release but needed the
+        # GIL, which this thread kept until the switch interval; by then it
+        # held the lock again. A reader (a dequeue's check, a placement's
+        # reply) waited out the whole tick: in a model of 20 entries of
+        # 6 ms, p99 119 ms; with this hand-over of the GIL, 5 ms.
+        time.sleep(0)
         return result
 
     # pysyncobj's log compaction stores what _serialize returns: our own

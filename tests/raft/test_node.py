@@ -317,3 +317,19 @@ def test_followers_never_truncate_entries_under_pipelined_appends(tmp_path: Any)
     finally:
         for n in nodes:
             n.close()
+
+
+def test_each_apply_hands_the_gil_over_after_releasing_the_lock(monkeypatch: Any) -> None:
+    """pysyncobj applies a tick's entries back to back: unless the tick
+    thread gives up the GIL between them, trio's thread, waiting for the
+    state lock, only gets it when the whole tick is applied."""
+    from peloton.raft import node as node_module
+
+    lock = threading.Lock()
+    offered: list[bool] = []  # whether the lock was held at each hand-over
+    monkeypatch.setattr(node_module.time, "sleep",
+                        lambda seconds: offered.append(seconds == 0 and not lock.locked()))
+    replica = _Replica(Machine(), lock, lambda: None)
+    for i in range(3):
+        replica.apply_command(b"cmd-%d" % i, _doApply=True)
+    assert offered == [True, True, True]
