@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
 import trio
 import trio.testing
 
@@ -20,6 +21,7 @@ from peloton.resmgr.service import (
     EXPRESS_GANGS,
     LARGE_COMMAND_BYTES,
     LARGE_IN_FLIGHT,
+    ROWS_A_STEP,
     Resmgr,
     ResmgrServiceHandler,
 )
@@ -94,6 +96,41 @@ async def test_large_enqueues_wait_for_a_slot_and_small_ones_do_not() -> None:
     assert sorted(done) == sorted(["probe"] + [f"bulk{k}" for k in range(LARGE_IN_FLIGHT + 2)])
     assert node.most_in_flight == LARGE_IN_FLIGHT
     assert len(handler.rm.state.tasks) == 10 + 100 * (LARGE_IN_FLIGHT + 2)
+
+
+async def test_a_large_enqueue_yields_between_gangs_while_it_makes_rows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bulk request's rows are made a gang at a time, with a yield to the
+    leader's other tasks after every ROWS_A_STEP tasks and never inside a
+    gang; it is still one enqueue."""
+    from peloton.resmgr import service as service_module
+
+    _, handler = service()
+    seen: list[str] = []
+    real_row, real_checkpoint = service_module.task_row, trio.lowlevel.checkpoint
+
+    def task_row(t: rpb.Task) -> list[Any]:
+        seen.append("r")
+        return real_row(t)
+
+    async def checkpoint() -> None:
+        seen.append("|")
+        await real_checkpoint()
+
+    monkeypatch.setattr(service_module, "task_row", task_row)
+    monkeypatch.setattr(trio.lowlevel, "checkpoint", checkpoint)
+    sizes = [ROWS_A_STEP - 50, ROWS_A_STEP - 50, 100, 50]
+    request = rpb.EnqueueGangsRequest(respoolID={"value": "bulk"})
+    for g, size in enumerate(sizes):
+        request.gangs.add(tasks=[rpb.Task(id=f"j-{g}{k:03d}", jobId="j",
+                                          mesosTaskId=f"j-{g}{k:03d}-1",
+                                          resource=rpb.Resources(cpu=1.0, memMb=1.0))
+                                 for k in range(size)])
+    reply = await handler.EnqueueGangs(request)
+    assert not reply.failed
+    # (the proposal after the rows yields too)
+    assert "".join(seen).rstrip("|").split("|") == ["r" * (2 * ROWS_A_STEP - 100), "r" * 150]
+    assert len(handler.rm.state.tasks) == sum(sizes)
 
 
 async def test_a_dequeue_marks_the_gangs_of_small_pools_it_emptied_express() -> None:
