@@ -90,7 +90,7 @@ from peloton.spec.job import (
     task_name,
     with_daemon_hosts,
 )
-from peloton.storage.gateway import Storage, UpdateRow
+from peloton.storage.gateway import Storage, TaskRow, UpdateRow
 
 UpdateState = update_pb2.State
 
@@ -427,10 +427,18 @@ class ShardEngine:
         a workflow removed, deleted."""
         now = self.ctx.clock()
         task_list = list(tasks)
+        task_rows: list[TaskRow] = []
+        for start in range(0, len(task_list), ROWS_A_STEP):
+            if start:
+                # A bulk launch or batch of events writes thousands of tasks:
+                # the other shards' writers and a small job's lane run
+                # between their rows (the writer's own state waits for it).
+                await trio.lowlevel.checkpoint()
+            task_rows += [t.row(now) for t in task_list[start:start + ROWS_A_STEP]]
         try:
             await self.ctx.storage.write(
                 self.shard, self.epoch, jobs=[j.row(now) for j in jobs],
-                tasks=[t.row(now) for t in task_list],
+                tasks=task_rows,
                 events=[t.event(now) for t in (*ended_runs, *task_list)] if events else [],
                 configs=configs, updates=updates, delete_jobs=delete, delete_tasks=drop)
         except Aborted:
@@ -660,7 +668,12 @@ class ShardEngine:
         plans: list[tuple[rpb.Placement, list[tuple[Job, Task]]]] = []
         changed: list[Task] = []
         skipped: list[Task] = []
+        seen = 0
         for p in placements:
+            if seen >= ROWS_A_STEP:  # a bulk get's 100 placements hold thousands
+                seen = 0
+                await trio.lowlevel.checkpoint()
+            seen += len(p.tasks)
             chosen: list[tuple[Job, Task]] = []
             ports = list(p.ports)
             for ref in p.tasks:

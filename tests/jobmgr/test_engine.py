@@ -28,7 +28,9 @@ from peloton.api.v0.task import task_pb2
 from peloton.core.errors import AlreadyExists, FailedPrecondition, PelotonError, Unavailable
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
+from peloton.jobmgr import engine as engine_module
 from peloton.jobmgr.engine import EVENTS_A_STEP, ROWS_A_STEP, Context, ShardEngine, add_gangs
+from peloton.jobmgr.engine import respond as engine_respond
 from peloton.jobmgr.model import Job, Task
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow, UpdateRow
@@ -860,6 +862,41 @@ async def test_a_group_of_large_creates_yields_while_it_makes_rows(h: Harness) -
     assert "".join(seen).split("|") == ["r" * 2 * rows, "r" * 2 * rows, "r" * rows]
     assert [(call, len(tasks), n) for call, tasks, n in h.store.writes] == [
         ("create_jobs", 5 * rows, 5)]
+
+
+async def test_a_large_launch_and_its_write_yield_between_their_tasks(h: Harness) -> None:
+    """A bulk GetPlacements answer holds thousands of tasks: recording the
+    launch yields after every ROWS_A_STEP placed tasks (between
+    placements), and writing them after every ROWS_A_STEP rows."""
+    n = ROWS_A_STEP * 5 // 2
+    job = await new_job(h, n)
+    per_host = ROWS_A_STEP // 4
+    placements = [placement(f"h{k}", *range(k * per_host, min(n, (k + 1) * per_host)))
+                  for k in range(n // per_host)]
+    seen: list[str] = []
+    real_row, real_checkpoint, real_respond = Task.row, trio.lowlevel.checkpoint, engine_respond
+
+    def row(task: Task, now: float) -> Any:
+        seen.append("r")
+        return real_row(task, now)
+
+    def respond(*args: Any) -> Any:
+        seen.append("p")
+        return real_respond(*args)
+
+    async def checkpoint() -> None:
+        seen.append("|")
+        await real_checkpoint()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Task, "row", row)
+        patch.setattr(trio.lowlevel, "checkpoint", checkpoint)
+        patch.setattr(engine_module, "respond", respond)
+        await h.engine.record_launch(placements)
+    steps = [part for part in "".join(seen).split("|") if part]
+    assert steps == ["p" * ROWS_A_STEP] * 2 + ["p" * (n - 2 * ROWS_A_STEP) + "r" * ROWS_A_STEP,
+                                               "r" * ROWS_A_STEP, "r" * (n - 2 * ROWS_A_STEP)]
+    assert all(t.state == T.LAUNCHING for t in job.tasks)
 
 
 # --------------------------------------------------------------------------- service jobs
