@@ -270,7 +270,8 @@ INBOX_SIZE = 64
 CREATE_BATCH = INBOX_SIZE
 # Events a batch applies between two yields to the other tasks.
 EVENTS_A_STEP = 500
-# New tasks' rows a group of creates makes between two yields.
+# Tasks a step turns into rows (a group of creates, a launch's record, a
+# write) between two yields to the other tasks.
 ROWS_A_STEP = 1000
 # Tries of one batch of task-state reports to resmgr.
 REPORT_ATTEMPTS = 10
@@ -432,7 +433,8 @@ class ShardEngine:
             if start:
                 # A bulk launch or batch of events writes thousands of tasks:
                 # the other shards' writers and a small job's lane run
-                # between their rows (the writer's own state waits for it).
+                # between their rows (only this shard's writer changes its
+                # tasks, and it is the one waiting here).
                 await trio.lowlevel.checkpoint()
             task_rows += [t.row(now) for t in task_list[start:start + ROWS_A_STEP]]
         try:
