@@ -30,11 +30,11 @@ from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
 from peloton.jobmgr import engine as engine_module
 from peloton.jobmgr.engine import EVENTS_A_STEP, ROWS_A_STEP, Context, ShardEngine, add_gangs
-from peloton.jobmgr.engine import respond as engine_respond
 from peloton.jobmgr.model import Job, Task
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow, UpdateRow
 from peloton.storage.sqlite import SQLiteStorage
+from tests.steps import mark_steps
 
 JOB = "0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e1f"
 SHARD, EPOCH, CLUSTER = 3, 1, "c1"
@@ -843,20 +843,8 @@ async def test_a_group_of_large_creates_yields_while_it_makes_rows(h: Harness) -
     never inside a job's; the group is still one storage write."""
     ids = [f"0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0e{i:02x}" for i in range(5)]
     jobs = [Job.new(job_id, SHARD, config(ROWS_A_STEP // 2), h.clock.now) for job_id in ids]
-    seen: list[str] = []
-    real_row, real_checkpoint = Task.row, trio.lowlevel.checkpoint
-
-    def row(task: Task, now: float) -> Any:
-        seen.append("r")
-        return real_row(task, now)
-
-    async def checkpoint() -> None:
-        seen.append("|")
-        await real_checkpoint()
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Task, "row", row)
-        patch.setattr(trio.lowlevel, "checkpoint", checkpoint)
+        seen = mark_steps(patch, (Task, "row", "r"))
         assert await h.engine.create_all(jobs) == [True] * 5
     rows = ROWS_A_STEP // 2
     assert "".join(seen).split("|") == ["r" * 2 * rows, "r" * 2 * rows, "r" * rows]
@@ -873,25 +861,8 @@ async def test_a_large_launch_and_its_write_yield_between_their_tasks(h: Harness
     per_host = ROWS_A_STEP // 4
     placements = [placement(f"h{k}", *range(k * per_host, min(n, (k + 1) * per_host)))
                   for k in range(n // per_host)]
-    seen: list[str] = []
-    real_row, real_checkpoint, real_respond = Task.row, trio.lowlevel.checkpoint, engine_respond
-
-    def row(task: Task, now: float) -> Any:
-        seen.append("r")
-        return real_row(task, now)
-
-    def respond(*args: Any) -> Any:
-        seen.append("p")
-        return real_respond(*args)
-
-    async def checkpoint() -> None:
-        seen.append("|")
-        await real_checkpoint()
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Task, "row", row)
-        patch.setattr(trio.lowlevel, "checkpoint", checkpoint)
-        patch.setattr(engine_module, "respond", respond)
+        seen = mark_steps(patch, (Task, "row", "r"), (engine_module, "respond", "p"))
         await h.engine.record_launch(placements)
     steps = [part for part in "".join(seen).split("|") if part]
     assert steps == ["p" * ROWS_A_STEP] * 2 + ["p" * (n - 2 * ROWS_A_STEP) + "r" * ROWS_A_STEP,

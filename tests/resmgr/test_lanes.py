@@ -27,6 +27,7 @@ from peloton.resmgr.service import (
 )
 from peloton.resmgr.state import ResmgrState
 from tests.resmgr.test_state import ok, pool
+from tests.steps import mark_steps
 
 
 class FakeNode:
@@ -106,19 +107,7 @@ async def test_a_large_enqueue_yields_between_gangs_while_it_makes_rows(
     from peloton.resmgr import service as service_module
 
     _, handler = service()
-    seen: list[str] = []
-    real_row, real_checkpoint = service_module.task_row, trio.lowlevel.checkpoint
-
-    def task_row(t: rpb.Task) -> list[Any]:
-        seen.append("r")
-        return real_row(t)
-
-    async def checkpoint() -> None:
-        seen.append("|")
-        await real_checkpoint()
-
-    monkeypatch.setattr(service_module, "task_row", task_row)
-    monkeypatch.setattr(trio.lowlevel, "checkpoint", checkpoint)
+    seen = mark_steps(monkeypatch, (service_module, "task_row", "r"))
     sizes = [ROWS_A_STEP - 50, ROWS_A_STEP - 50, 100, 50]
     request = rpb.EnqueueGangsRequest(respoolID={"value": "bulk"})
     for g, size in enumerate(sizes):
