@@ -45,8 +45,8 @@ so theirs are the same up to replication lag, and they export them too;
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
@@ -86,7 +86,8 @@ _ROLES = {0: "follower", 1: "candidate", 2: "leader"}
 class Node(Protocol):
     """What the collector needs of the Raft node (``peloton.raft.node.RaftNode``)."""
 
-    lock: threading.Lock
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...  # held while reading the state
 
     def is_leader(self) -> bool: ...
     def leader(self) -> str | None: ...
