@@ -57,10 +57,23 @@ def seed(index: int) -> bytes:
     return hashlib.sha256(SEED + index.to_bytes(8, "big")).digest()[:DIGEST_BYTES]
 
 
+# hashlib lets go of the GIL to hash 2,048 bytes or more. The tick thread
+# applies (and hashes) while trio's thread works, and took the GIL back only
+# when trio's switch interval ended: a 230 KB command's hash took 1.2 ms of
+# wall time for 0.15 ms of cpu beside a busy thread (0.27 ms in pieces that
+# keep it), on every replica, for every command.
+_GIL_KEPT = 2047
+
+
 def step(chain: bytes, command: bytes, tail: bytes) -> bytes:
     """The chain after one more command (``tail``: its packed result and summary)."""
     h = hashlib.sha256(chain)
-    h.update(command)
+    if len(command) <= _GIL_KEPT:
+        h.update(command)
+    else:
+        view = memoryview(command)
+        for start in range(0, len(view), _GIL_KEPT):
+            h.update(view[start:start + _GIL_KEPT])
     h.update(tail)
     return h.digest()[:DIGEST_BYTES]
 
