@@ -45,6 +45,7 @@ import hashlib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 SEED = b"peloton-resmgr-chain-1"
 DIGEST_BYTES = 16
@@ -61,20 +62,25 @@ def seed(index: int) -> bytes:
 # applies (and hashes) while trio's thread works, and took the GIL back only
 # when trio's switch interval ended: a 230 KB command's hash took 1.2 ms of
 # wall time for 0.15 ms of cpu beside a busy thread (0.27 ms in pieces that
-# keep it), on every replica, for every command.
+# keep it), on every replica, for every command. A result can be as large
+# (a dequeue's run ids), so both go in pieces.
 _GIL_KEPT = 2047
+
+
+def _hash_in(h: Any, data: bytes) -> None:
+    if len(data) <= _GIL_KEPT:
+        h.update(data)
+        return
+    view = memoryview(data)
+    for start in range(0, len(view), _GIL_KEPT):
+        h.update(view[start:start + _GIL_KEPT])
 
 
 def step(chain: bytes, command: bytes, tail: bytes) -> bytes:
     """The chain after one more command (``tail``: its packed result and summary)."""
     h = hashlib.sha256(chain)
-    if len(command) <= _GIL_KEPT:
-        h.update(command)
-    else:
-        view = memoryview(command)
-        for start in range(0, len(view), _GIL_KEPT):
-            h.update(view[start:start + _GIL_KEPT])
-    h.update(tail)
+    _hash_in(h, command)
+    _hash_in(h, tail)
     return h.digest()[:DIGEST_BYTES]
 
 

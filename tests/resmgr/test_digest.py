@@ -194,19 +194,19 @@ def test_a_snapshot_from_before_the_chain_starts_one_at_its_index() -> None:
     assert Checker().compare("r", s.chain_since, s.history, report(first))[0] == AGREE
 
 
-# --------------------------------------------------------------------------- history
-
-
 @pytest.mark.parametrize("size", [0, 2046, 2047, 2048, 4094, 4095, 230_000])
 def test_a_step_is_the_documented_hash_for_commands_of_any_size(size: int) -> None:
     """Hashed in pieces (to keep the GIL), a command's step is still
-    sha256(chain + command + tail)[:16]: chains in snapshots and replicas of
-    other versions compare equal."""
+    sha256(chain + command + tail)[:16], whatever the sizes: chains in
+    snapshots and replicas of other versions compare equal."""
     import hashlib
 
-    chain, command, tail = b"c" * 16, bytes(i % 251 for i in range(size)), b"tail"
+    chain, command, tail = b"c" * 16, bytes(i % 251 for i in range(size)), b"t" * size
     assert digest.step(chain, command, tail) == hashlib.sha256(
         chain + command + tail).digest()[:16]
+
+
+# --------------------------------------------------------------------------- history
 
 
 def test_history_keeps_the_last_pairs_and_forgets_on_a_jump() -> None:
