@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import trio
 
@@ -61,8 +61,12 @@ Batch = list[tuple[ShardEngine, list[Task]]]
 class GangBatcher:
     """Collects new PENDING tasks from the shard engines; sends them."""
 
-    def __init__(self, *, in_flight: int = IN_FLIGHT) -> None:
+    def __init__(self, *, in_flight: int = IN_FLIGHT,
+                 on_waiting: Callable[[str, int], None] | None = None) -> None:
         self._in_flight = in_flight
+        # Told each reply's count of the pool's gangs not yet placed
+        # (EnqueueGangsResponse.waiting): ``peloton.jobmgr.intake``.
+        self.on_waiting = on_waiting
         self._by_pool: dict[str, deque[tuple[ShardEngine, list[Task]]]] = {}
         self._turn: deque[str] = deque()  # pools with tasks waiting, in turn
         self._waiting = 0
@@ -82,6 +86,10 @@ class GangBatcher:
     def waiting(self) -> int:
         """Tasks not yet handed to resmgr."""
         return self._waiting
+
+    def pool_waiting(self, pool: str) -> int:
+        """Of them, ``pool``'s."""
+        return self._pool_waiting.get(pool, 0)
 
     def _put(self, pool: str, batch: Batch, *, front: bool = False) -> None:
         queue = self._by_pool.get(pool)
@@ -195,6 +203,8 @@ class GangBatcher:
                       for gang in gangs for t in gang.tasks}
         else:
             failed = {f.mesosTaskId: f.message for f in reply.failed}
+            if self.on_waiting is not None:
+                self.on_waiting(pool, reply.waiting)
         if not failed:
             return
         for engine, tasks, before in sent:

@@ -64,6 +64,7 @@ from peloton.jobmgr.engine import (
     is_preemptible,
 )
 from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
+from peloton.jobmgr.intake import POLL_S, Intake
 from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import Channels, ServiceClient, add_reply_metadata, serve_grpc
@@ -135,6 +136,8 @@ class Jobmgr:
                                      channels=self.channels, deadline=HEARTBEAT_TIMEOUT)
         self.engines: dict[int, ShardEngine] = {}
         self.gangs = GangBatcher()
+        self.intake = Intake(self.gangs, self._pool_backlog)
+        self.gangs.on_waiting = self.intake.note
         # What a create checks, as resmgr and the host managers said lately.
         self._pools: Recent[str, respool_pb2.ResourcePoolInfo] = Recent(
             self._pool_info, CHECK_CACHE_S)
@@ -556,6 +559,12 @@ class Jobmgr:
         CHECK_CACHE_S ago, unless changed through this jobmgr)."""
         return await self._pools.get(pool_id)
 
+    async def _pool_backlog(self, pool_id: str) -> int:
+        """resmgr's count of a pool's gangs not yet placed (``Intake``)."""
+        reply = await self.resmgr.call("EnqueueGangs", rpb.EnqueueGangsRequest(
+            respoolID=peloton_pb2.ResourcePoolID(value=pool_id)), timeout=1.0, deadline=POLL_S)
+        return reply.waiting  # type: ignore[no-any-return]
+
     async def _pool_info(self, pool_id: str) -> respool_pb2.ResourcePoolInfo:
         reply = await self.respool.call("GetResourcePool", respool_pb2.GetRequest(
             id=peloton_pb2.ResourcePoolID(value=pool_id)))
@@ -854,30 +863,35 @@ class JobHandler:
                                          field="defaultConfig")
             job_config = with_daemon_hosts(config, hosts)
         await self._check_pool(job_config)
-        job = Job.new(job_id, engine.shard, job_config, time.time())
-        if workflow is not None:
-            for t in job.tasks:
-                t.held, t.message = True, HELD_MESSAGE % workflow.id
-        try:
-            # A small job's create goes ahead of its shard's queued work
-            # (a bulk load's creates, events and launches): its lane.
-            created = await engine.submit(engine.create, job, urgent=len(job.tasks) <= EXPRESS)
-        except AlreadyExists:
-            # A client that retries a create (its reply was lost) with the
-            # same id and config gets the same answer: create is idempotent.
-            existing = await self.jm.storage.get_job(job_id)
-            if existing is not None and _as_submitted(existing.config) == \
-                    config.SerializeToString(deterministic=True):
-                return
-            raise AlreadyExists(f"job {job_id} already exists with another config") from None
-        if created:
+        # A large create waits while its pool's placement backlog is long
+        # (peloton.jobmgr.intake); a workflow's tasks start in its batches.
+        async with self.jm.intake.admit(job_config.respoolID.value,
+                                        0 if workflow else job_config.instanceCount):
+            job = Job.new(job_id, engine.shard, job_config, time.time())
             if workflow is not None:
-                await engine.submit(engine.start_create_workflow, job, workflow)
-                return
-            # Written PENDING: that is durable (a new owner enqueues PENDING
-            # tasks). The batcher hands them to resmgr with other creates'.
-            self.jm.gangs.add(engine, job.respool_id,
-                              [t for t in job.tasks if t.state == TaskState.PENDING])
+                for t in job.tasks:
+                    t.held, t.message = True, HELD_MESSAGE % workflow.id
+            try:
+                # A small job's create goes ahead of its shard's queued work
+                # (a bulk load's creates, events and launches): its lane.
+                created = await engine.submit(engine.create, job,
+                                              urgent=len(job.tasks) <= EXPRESS)
+            except AlreadyExists:
+                # A client that retries a create (its reply was lost) with the
+                # same id and config gets the same answer: create is idempotent.
+                existing = await self.jm.storage.get_job(job_id)
+                if existing is not None and _as_submitted(existing.config) == \
+                        config.SerializeToString(deterministic=True):
+                    return
+                raise AlreadyExists(f"job {job_id} already exists with another config") from None
+            if created:
+                if workflow is not None:
+                    await engine.submit(engine.start_create_workflow, job, workflow)
+                    return
+                # Written PENDING: that is durable (a new owner enqueues PENDING
+                # tasks). The batcher hands them to resmgr with other creates'.
+                self.jm.gangs.add(engine, job.respool_id,
+                                  [t for t in job.tasks if t.state == TaskState.PENDING])
 
     async def Create(self, request: job_pb2.CreateRequest) -> Any:
         config = request.config
@@ -1877,6 +1891,7 @@ async def serve(config: ClusterConfig, name: str, *,
             nursery.start_soon(jm.maintenance_loop)
             nursery.start_soon(jm.lockdown_loop)
             nursery.start_soon(jm.gangs.run)
+            nursery.start_soon(jm.intake.run)
             task_status.started(address)
     finally:
         jm.channels.close()

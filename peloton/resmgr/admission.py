@@ -267,6 +267,15 @@ class Admission(Tracker):
             if kin is not None and admitted:
                 self._allocate(kin, Resources.sum(admitted))
 
+    def waiting_gangs(self, pool_id: str) -> int:
+        """A leaf's gangs waiting for placement: PENDING (queued for
+        admission) and READY. O(queues x priorities). A gang killed while
+        queued counts until admission reaches it (queues drop gone gangs at
+        their head), so this may be high for a while after a mass kill."""
+        pending = sum(len(gangs) for queue in self.queues.get(pool_id, {}).values()
+                      for gangs in queue.values())
+        return pending + self.ready.count(pool_id)
+
     def pending_gangs(self, pool_id: str, limit: int, *,
                       placement: bool = False) -> list[tuple[Gang, str, str]]:
         """Waiting gangs of a leaf as ``(gang, queue, reason)``, in the order

@@ -556,6 +556,9 @@ class ResmgrServiceHandler:
 
     async def EnqueueGangs(self, request: rpb.EnqueueGangsRequest) -> Any:
         self.rm.require_leader()
+        pool_id = request.respoolID.value
+        if not request.gangs:  # only asks how many of the pool's gangs wait
+            return rpb.EnqueueGangsResponse(waiting=self._waiting(pool_id))
         gangs = []
         made = 0
         for gang in request.gangs:
@@ -572,11 +575,21 @@ class ResmgrServiceHandler:
         # and replicated together: one after another, a large create's
         # commands took a commit each.
         results = await self.rm.propose_all("gangs.enqueue", [
-            {"pool": request.respoolID.value, "gangs": chunk, "requeue": request.requeue}
+            {"pool": pool_id, "gangs": chunk, "requeue": request.requeue}
             for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES)], gated=True)
         failed = [f for result in results for f in result]
         return rpb.EnqueueGangsResponse(
-            failed=[rpb.TaskFailure(mesosTaskId=m, message=msg) for m, msg in failed])
+            failed=[rpb.TaskFailure(mesosTaskId=m, message=msg) for m, msg in failed],
+            waiting=self._waiting(pool_id))
+
+    def _waiting(self, pool_id: str) -> int:
+        """EnqueueGangsResponse.waiting: the leaf's gangs not yet placed."""
+        with self.rm.node.lock:
+            state = self.rm.state
+            pool = state.pools.get(pool_id)
+            if pool is None:
+                raise NotFound(f"resource pool {pool_id} does not exist")
+            return state.waiting_gangs(pool_id)
 
     async def DequeueGangs(self, request: rpb.DequeueGangsRequest) -> Any:
         self.rm.require_leader()

@@ -138,6 +138,11 @@ class ReadyQueue:
         """Whether ``pool`` has a gang waiting."""
         return pool in self._by_pool
 
+    def count(self, pool: str) -> int:
+        """How many of ``pool``'s gangs wait."""
+        queue = self._by_pool.get(pool)
+        return 0 if queue is None else len(queue)
+
     def of_pool(self, pool: str) -> list[int]:
         return list(self._by_pool.get(pool, ()))
 

@@ -48,7 +48,7 @@ class FakeResmgr:
         self.calls.append(request)
         if self.gone:
             raise NotFound(f"resource pool {request.respoolID.value} does not exist")
-        reply = rpb.EnqueueGangsResponse()
+        reply = rpb.EnqueueGangsResponse(waiting=10 * len(self.calls))
         for gang in request.gangs:
             for t in gang.tasks:
                 if t.mesosTaskId in self.refuse:
@@ -261,3 +261,19 @@ async def test_a_pool_deleted_after_the_create_fails_its_tasks_once(
     assert len(resmgr.calls) == 1 and a.recorded == [["j0-0-1", "j0-1-1"]]
     assert a.why == {mid: "not enqueued: resource pool pool-1 does not exist"
                      for mid in ("j0-0-1", "j0-1-1")}
+
+
+async def test_each_replys_count_of_the_pools_waiting_gangs_is_told() -> None:
+    """What the intake holds large creates by (peloton.jobmgr.intake)."""
+    heard: list[tuple[str, int]] = []
+    resmgr = FakeResmgr()
+    batcher = GangBatcher(in_flight=1, on_waiting=lambda pool, n: heard.append((pool, n)))
+    (a,) = engines(resmgr, 1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(batcher.run)
+        add(batcher, a, new_job(a, "j0", 3, "bulk"))
+        await trio.testing.wait_all_tasks_blocked()
+        add(batcher, a, new_job(a, "j1", 2, "other"))
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    assert heard == [("bulk", 10), ("other", 20)]

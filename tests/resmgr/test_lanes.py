@@ -17,6 +17,7 @@ import trio
 import trio.testing
 
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
+from peloton.core.errors import NotFound
 from peloton.resmgr.service import (
     EXPRESS_GANGS,
     LARGE_COMMAND_BYTES,
@@ -186,3 +187,25 @@ async def test_an_express_get_takes_only_express_placements() -> None:
     assert list(got.placements) == []  # the bulk ones are not for it
     got = await handler.GetPlacements(rpb.GetPlacementsRequest(shards=[0], limit=100))
     assert [p.hostname for p in got.placements] == ["bulk-h0", "bulk-h1"]
+
+
+async def test_an_enqueues_reply_counts_its_pools_gangs_not_yet_placed() -> None:
+    """EnqueueGangsResponse.waiting (the jobmgrs' intake holds large creates
+    by it): PENDING and READY gangs of the request's pool; a request without
+    gangs only asks, and proposes nothing."""
+    _, handler = service()
+    reply = await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "bulk"},
+                                                               gangs=gangs("bulk", 10)))
+    assert reply.waiting == 10
+    reply = await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                               gangs=gangs("probe", 3)))
+    assert reply.waiting == 3
+    await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=4))  # pools in turn: 2 and 2
+    state = handler.rm.state
+    applied = state.applied
+    asked = [(await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": p}))).waiting
+             for p in ("bulk", "probes")]
+    assert asked == [8, 1]
+    assert state.applied == applied
+    with pytest.raises(NotFound, match="resource pool nowhere does not exist"):
+        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "nowhere"}))

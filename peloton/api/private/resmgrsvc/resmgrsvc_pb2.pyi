@@ -110,10 +110,12 @@ class TaskFailure(_message.Message):
     def __init__(self, mesosTaskId: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class EnqueueGangsResponse(_message.Message):
-    __slots__ = ("failed",)
+    __slots__ = ("failed", "waiting")
     FAILED_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
     failed: _containers.RepeatedCompositeFieldContainer[TaskFailure]
-    def __init__(self, failed: _Optional[_Iterable[_Union[TaskFailure, _Mapping]]] = ...) -> None: ...
+    waiting: int
+    def __init__(self, failed: _Optional[_Iterable[_Union[TaskFailure, _Mapping]]] = ..., waiting: _Optional[int] = ...) -> None: ...
 
 class DequeueGangsRequest(_message.Message):
     __slots__ = ("limit", "type", "timeout")

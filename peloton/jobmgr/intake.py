@@ -1,0 +1,151 @@
+"""Large creates wait while their pool's placement backlog is long.
+
+A create is acknowledged once its tasks are in storage (PENDING), and a
+burst of large creates (a million tasks from 16 clients) was turned into
+rows, written and enqueued at 25,000 tasks a second, four times what
+placement takes: for the 38 s of that burst both jobmgrs' loops, their
+writers and resmgr's Raft thread were saturated, and a small job created
+then waited 1-2.7 s to run (most of it in the jobmgr: the create's rows, its
+LAUNCHING and RUNNING writes behind the bulk's). Creating tasks faster than
+placement takes them gains nothing: they wait in resmgr either way.
+
+So a create of more than ``EXPRESS`` tasks first asks ``Intake.admit``. It
+goes at once while its pool's backlog is under ``BACKLOG`` gangs; the
+backlog is what resmgr said last of the pool's gangs not yet placed
+(``EnqueueGangsResponse.waiting``, in every reply to the batcher), the tasks
+the batcher has not sent yet, and those of creates admitted and not yet
+handed to it. Otherwise it waits for the backlog to fall, asking resmgr
+every ``POLL_S`` while any create waits (an EnqueueGangs without gangs),
+and goes anyway after ``MAX_HOLD_S``, or a second before its caller's
+deadline: a pool that waits for capacity for minutes still takes creates,
+one a ``MAX_HOLD_S`` per client. Small creates never wait here.
+
+The backlog counts gangs on resmgr's side and tasks on ours: equal for
+jobs without gang scheduling (a gang a task); for gangs of many tasks the
+count is low, so they wait less. Creates are checked one pool at a time: a
+pool's backlog holds its own creates only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import trio
+
+from peloton.core.errors import PelotonError
+from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
+
+log = logging.getLogger(__name__)
+
+# A pool's gangs waiting for placement above which its large creates wait:
+# ~7 s of placement's pace at its fastest (~7,000 a second on the 2-core
+# box), so placement does not run dry while an admitted create's tasks
+# make their way to resmgr (rows, the write, the enqueue: seconds under such
+# a load). At 20,000 it did: a million at once ran at 5,382 tasks/s, against
+# 6,705 at 50,000 (one run each).
+BACKLOG = 50_000
+# The longest a create waits here, and how far before its caller's deadline
+# it stops waiting.
+MAX_HOLD_S = 5.0
+DEADLINE_MARGIN_S = 1.0
+# While a create waits, its pool's backlog is asked this often.
+POLL_S = 0.1
+REPORT_S = 10.0
+
+
+class Intake:
+    """Admission of large creates by their pool's placement backlog."""
+
+    def __init__(self, gangs: GangBatcher, ask: Callable[[str], Awaitable[int]], *,
+                 backlog: int = BACKLOG) -> None:
+        self._gangs = gangs
+        self._ask = ask  # a pool's gangs waiting for placement, from resmgr
+        self._limit = backlog
+        self._heard: dict[str, int] = {}
+        self._admitted: dict[str, int] = {}  # tasks of creates not yet in the batcher
+        self._waiting: dict[str, int] = {}  # creates waiting, by pool
+        self._lot = trio.lowlevel.ParkingLot()  # creates waiting for a change
+        self._poller = trio.lowlevel.ParkingLot()  # the poller, while none wait
+        # Creates that waited, how long together, and how many of them went
+        # for their time limit: logged every REPORT_S while there are any.
+        self.held = self.held_timed_out = 0
+        self.held_s = 0.0
+        self._reported = (0, 0, 0.0)
+
+    def backlog(self, pool: str) -> int:
+        return (self._heard.get(pool, 0) + self._gangs.pool_waiting(pool)
+                + self._admitted.get(pool, 0))
+
+    def note(self, pool: str, waiting: int) -> None:
+        """resmgr's count of ``pool``'s gangs not yet placed."""
+        self._heard[pool] = waiting
+        self._lot.unpark_all()
+
+    @contextlib.asynccontextmanager
+    async def admit(self, pool: str, tasks: int) -> AsyncIterator[None]:
+        """Wait (see the module) until a create of ``tasks`` tasks in
+        ``pool`` may go; its tasks count in the backlog until the block
+        ends (when they are in the batcher, or the create failed)."""
+        if tasks > EXPRESS and self.backlog(pool) >= self._limit:
+            began = trio.current_time()
+            until = min(began + MAX_HOLD_S,
+                        trio.current_effective_deadline() - DEADLINE_MARGIN_S)
+            self._waiting[pool] = self._waiting.get(pool, 0) + 1
+            self._poller.unpark_all()
+            try:
+                with trio.move_on_at(until) as scope:
+                    while self.backlog(pool) >= self._limit:
+                        await self._lot.park()
+                self.held_timed_out += scope.cancelled_caught
+            finally:
+                self._waiting[pool] -= 1
+                if not self._waiting[pool]:
+                    del self._waiting[pool]
+                self.held += 1
+                self.held_s += trio.current_time() - began
+        self._admitted[pool] = self._admitted.get(pool, 0) + tasks
+        try:
+            yield
+        finally:
+            self._admitted[pool] -= tasks
+            if not self._admitted[pool]:
+                del self._admitted[pool]
+            self._lot.unpark_all()
+
+    async def run(self) -> None:
+        """Ask resmgr for the backlog of the pools creates wait for, every
+        POLL_S while any does, until cancelled; log what waited."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._report_loop)
+            await self._poll_loop()
+
+    async def _report_loop(self) -> None:
+        while True:
+            await trio.sleep(REPORT_S)
+            held, timed_out, held_s = self.held, self.held_timed_out, self.held_s
+            was = self._reported
+            if held == was[0]:
+                continue
+            self._reported = (held, timed_out, held_s)
+            n = held - was[0]
+            log.info("%d large creates waited for their pools' placement backlog (%.2f s "
+                     "each on average, %d for the time limit); backlog now: %s", n,
+                     (held_s - was[2]) / n, timed_out - was[1],
+                     ", ".join(f"{pool} {self.backlog(pool)}" for pool in sorted(self._heard)))
+
+    async def _poll_loop(self) -> None:
+        while True:
+            if not self._waiting:
+                await self._poller.park()
+                continue
+            for pool in list(self._waiting):
+                try:
+                    self.note(pool, await self._ask(pool))
+                except PelotonError as error:  # the waits end by their time limit
+                    log.info("asking resmgr for pool %s's backlog: %s", pool, error)
+            await trio.sleep(POLL_S)
+
+
+__all__ = ["BACKLOG", "MAX_HOLD_S", "POLL_S", "Intake"]

@@ -1,0 +1,138 @@
+"""Intake: a large create waits while its pool's placement backlog is long,
+for at most its time limit and never past its caller's deadline; a small
+create never waits; resmgr is asked while a create waits."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+import trio.testing
+
+from peloton.core.errors import Unavailable
+from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
+from peloton.jobmgr.intake import MAX_HOLD_S, POLL_S, Intake
+
+LIMIT = 5000
+
+
+class Resmgr:
+    """What resmgr says of each pool's gangs not yet placed."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[str, int] = {}
+        self.asked: list[tuple[float, str]] = []
+        self.down = False
+
+    async def ask(self, pool: str) -> int:
+        self.asked.append((trio.current_time(), pool))
+        if self.down:
+            raise Unavailable("no resmgr leader")
+        return self.waiting.get(pool, 0)
+
+
+def intake(resmgr: Resmgr, batcher: GangBatcher | None = None) -> Intake:
+    return Intake(batcher or GangBatcher(), resmgr.ask, backlog=LIMIT)
+
+
+async def create(gate: Intake, pool: str, tasks: int, done: list[tuple[str, float]],
+                 name: str) -> None:
+    async with gate.admit(pool, tasks):
+        done.append((name, trio.current_time()))
+
+
+async def test_a_large_create_waits_for_its_pools_backlog_to_fall(
+        autojump_clock: trio.testing.MockClock) -> None:
+    resmgr = Resmgr()
+    resmgr.waiting["bulk"] = LIMIT + 1000
+    gate = intake(resmgr)
+    gate.note("bulk", LIMIT + 1000)  # as an EnqueueGangs reply said
+    done: list[tuple[str, float]] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(gate.run)
+        nursery.start_soon(create, gate, "bulk", 1000, done, "large")
+        nursery.start_soon(create, gate, "bulk", EXPRESS, done, "small")
+        nursery.start_soon(create, gate, "other", 1000, done, "other pool")
+        await trio.sleep(1.0)
+        assert sorted(name for name, _ in done) == ["other pool", "small"]
+        resmgr.waiting["bulk"] = LIMIT - 1000  # placement took some: the next poll hears it
+        await trio.sleep(1.0)
+        nursery.cancel_scope.cancel()
+    assert [name for name, _ in done][2:] == ["large"]
+    assert 1.0 <= done[2][1] <= 1.0 + 2 * POLL_S
+    assert gate.held == 1 and gate.held_timed_out == 0
+    # Asked while the create waited, every POLL_S, and then no more.
+    times = [t for t, pool in resmgr.asked if pool == "bulk"]
+    assert 9 <= len(times) <= 12 and max(times) <= done[2][1]
+
+
+async def test_what_a_create_admitted_counts_until_its_tasks_are_in_the_batcher(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """Creates that wait go one after another as the backlog allows, not
+    all at once: each admitted create's tasks count until its block ends."""
+    resmgr = Resmgr()
+    resmgr.waiting["bulk"] = LIMIT - 500
+    gate = intake(resmgr)
+    gate.note("bulk", LIMIT - 500)
+    done: list[tuple[str, float]] = []
+    release = trio.Event()
+
+    async def slow_create(name: str) -> None:
+        async with gate.admit("bulk", 1000):
+            done.append((name, trio.current_time()))
+            await release.wait()  # rows and the write, not yet in the batcher
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(gate.run)
+        nursery.start_soon(slow_create, "first")
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(slow_create, "second")
+        await trio.sleep(1.0)
+        assert [name for name, _ in done] == ["first"]  # 4,500 + 1,000 admitted
+        assert gate.backlog("bulk") == LIMIT + 500
+        release.set()  # the first's tasks left the count (the batcher's part is 0 here)
+        await trio.sleep(1.0)
+        nursery.cancel_scope.cancel()
+    assert [name for name, _ in done] == ["first", "second"]
+
+
+async def test_the_batchers_unsent_tasks_of_the_pool_count() -> None:
+    class Engine:
+        stopped = False
+
+    batcher = GangBatcher()
+    gate = intake(Resmgr(), batcher)
+    gate.note("bulk", 100)
+    batcher.add(Engine(), "bulk", [object()] * 300)  # type: ignore[arg-type,list-item]
+    batcher.add(Engine(), "other", [object()] * 7)  # type: ignore[arg-type,list-item]
+    assert gate.backlog("bulk") == 400
+    assert gate.backlog("other") == 7
+
+
+async def test_a_create_waits_at_most_its_time_limit(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """A pool that waits for capacity for minutes still takes creates; one
+    whose backlog cannot be asked (no resmgr leader) too."""
+    resmgr = Resmgr()
+    resmgr.down = True
+    gate = intake(resmgr)
+    gate.note("bulk", 10 * LIMIT)
+    done: list[tuple[str, float]] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(gate.run)
+        began = trio.current_time()
+        await create(gate, "bulk", 1000, done, "large")
+        nursery.cancel_scope.cancel()
+    assert done[0][1] - began == pytest.approx(MAX_HOLD_S)
+    assert gate.held == 1 and gate.held_timed_out == 1
+    assert gate.held_s == pytest.approx(MAX_HOLD_S)
+
+
+async def test_a_create_stops_waiting_a_second_before_its_callers_deadline(
+        autojump_clock: trio.testing.MockClock) -> None:
+    gate = intake(Resmgr())
+    gate.note("bulk", 10 * LIMIT)
+    done: list[tuple[str, float]] = []
+    began = trio.current_time()
+    with trio.move_on_after(3.0):  # the call's grpc-timeout, as the server applies it
+        await create(gate, "bulk", 1000, done, "large")
+    assert done and done[0][1] - began == pytest.approx(2.0)
