@@ -68,6 +68,7 @@ class Intake:
         self._waiting: dict[str, int] = {}  # creates waiting, by pool
         self._lot = trio.lowlevel.ParkingLot()  # creates waiting for a change
         self._poller = trio.lowlevel.ParkingLot()  # the poller, while none wait
+        self._unanswered: set[str] = set()  # pools whose last ask failed (logged)
         # Creates that waited, how long together, and how many of them went
         # for their time limit: logged every REPORT_S while there are any.
         self.held = self.held_timed_out = 0
@@ -130,10 +131,11 @@ class Intake:
                 continue
             self._reported = (held, timed_out, held_s)
             n = held - was[0]
+            full = [f"{pool} {backlog}" for pool in sorted(self._heard)
+                    if (backlog := self.backlog(pool)) >= self._limit]
             log.info("%d large creates waited for their pools' placement backlog (%.2f s "
-                     "each on average, %d for the time limit); backlog now: %s", n,
-                     (held_s - was[2]) / n, timed_out - was[1],
-                     ", ".join(f"{pool} {self.backlog(pool)}" for pool in sorted(self._heard)))
+                     "each on average, %d for the time limit); pools at the bound now: %s", n,
+                     (held_s - was[2]) / n, timed_out - was[1], ", ".join(full) or "none")
 
     async def _poll_loop(self) -> None:
         while True:
@@ -144,7 +146,11 @@ class Intake:
                 try:
                     self.note(pool, await self._ask(pool))
                 except PelotonError as error:  # the waits end by their time limit
-                    log.info("asking resmgr for pool %s's backlog: %s", pool, error)
+                    if pool not in self._unanswered:  # once, not every POLL_S
+                        self._unanswered.add(pool)
+                        log.info("asking resmgr for pool %s's backlog: %s", pool, error)
+                else:
+                    self._unanswered.discard(pool)
             await trio.sleep(POLL_S)
 
 

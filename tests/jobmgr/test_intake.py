@@ -4,6 +4,8 @@ create never waits; resmgr is asked while a create waits."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 import trio
 import trio.testing
@@ -109,9 +111,11 @@ async def test_the_batchers_unsent_tasks_of_the_pool_count() -> None:
 
 
 async def test_a_create_waits_at_most_its_time_limit(
-        autojump_clock: trio.testing.MockClock) -> None:
+        autojump_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture) -> None:
     """A pool that waits for capacity for minutes still takes creates; one
-    whose backlog cannot be asked (no resmgr leader) too."""
+    whose backlog cannot be asked (no resmgr leader) too, and that is
+    logged once, not at every ask."""
+    caplog.set_level(logging.INFO, logger="peloton.jobmgr.intake")
     resmgr = Resmgr()
     resmgr.down = True
     gate = intake(resmgr)
@@ -125,6 +129,9 @@ async def test_a_create_waits_at_most_its_time_limit(
     assert done[0][1] - began == pytest.approx(MAX_HOLD_S)
     assert gate.held == 1 and gate.held_timed_out == 1
     assert gate.held_s == pytest.approx(MAX_HOLD_S)
+    assert len(resmgr.asked) >= MAX_HOLD_S / POLL_S - 1
+    assert [r.getMessage() for r in caplog.records] == [
+        "asking resmgr for pool bulk's backlog: no resmgr leader"]
 
 
 async def test_a_create_stops_waiting_a_second_before_its_callers_deadline(
