@@ -270,8 +270,9 @@ class Admission(Tracker):
     def waiting_gangs(self, pool_id: str) -> int:
         """A leaf's gangs waiting for placement: PENDING (queued for
         admission) and READY. O(queues x priorities). A gang killed while
-        queued counts until admission reaches it (queues drop gone gangs at
-        their head), so this may be high for a while after a mass kill."""
+        it waits counts until admission or a dequeue reaches it (both drop
+        gone gangs at their queue's head), so this may be high for a while
+        after a mass kill."""
         pending = sum(len(gangs) for queue in self.queues.get(pool_id, {}).values()
                       for gangs in queue.values())
         return pending + self.ready.count(pool_id)
