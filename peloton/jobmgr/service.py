@@ -115,6 +115,9 @@ LOCKDOWN_PERIOD = 1.0
 # old (a call each per create was a third of a small job's cost in jobmgr);
 # resmgr's admission still holds every task to its pool's current limits.
 CHECK_CACHE_S = 1.0
+# ...and looks them up again ahead of time while creates came within this
+# long (Recent.keep_fresh), so a create seldom waits for either lookup.
+CHECK_KEEP_FRESH_S = 60.0
 # GetActiveJobs (a debug call) lists at most this many job ids.
 ACTIVE_JOBS_LIMIT = 1_000_000
 # GetPodEvents answers at most this many events (of up to `limit` runs).
@@ -546,12 +549,35 @@ class Jobmgr:
         ago), and what the backends can run."""
         return await self._largest.get(None), self.capabilities
 
+    async def keep_checks_fresh(self) -> None:
+        """Runs for ever: what creates check is looked up again ahead of
+        time (``CHECK_KEEP_FRESH_S``)."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._pools.keep_fresh, CHECK_KEEP_FRESH_S)
+            nursery.start_soon(self._largest.keep_fresh, CHECK_KEEP_FRESH_S)
+
     async def _capacity(self, _: None) -> Resources:
-        largest = Resources()
-        for _cluster, client in self.hostmgrs():
-            reply = await client.call("ClusterCapacity", hpb.ClusterCapacityRequest())
+        # Each host manager at once; the first error is the caller's.
+        hosts: list[Resources] = []
+        errors: list[Exception] = []
+
+        async def ask(client: ServiceClient) -> None:
+            try:
+                reply = await client.call("ClusterCapacity", hpb.ClusterCapacityRequest())
+            except Exception as error:
+                errors.append(error)
+                return
             h = reply.largestHost
-            largest = Resources(*map(max, largest, Resources(h.cpu, h.memMb, h.diskMb, h.gpu)))
+            hosts.append(Resources(h.cpu, h.memMb, h.diskMb, h.gpu))
+
+        async with trio.open_nursery() as nursery:
+            for _cluster, client in self.hostmgrs():
+                nursery.start_soon(ask, client)
+        if errors:
+            raise errors[0]
+        largest = Resources()
+        for host in hosts:
+            largest = Resources(*map(max, largest, host))
         return largest
 
     async def pool_info(self, pool_id: str) -> respool_pb2.ResourcePoolInfo:
@@ -1892,6 +1918,7 @@ async def serve(config: ClusterConfig, name: str, *,
             nursery.start_soon(jm.lockdown_loop)
             nursery.start_soon(jm.gangs.run)
             nursery.start_soon(jm.intake.run)
+            nursery.start_soon(jm.keep_checks_fresh)
             task_status.started(address)
     finally:
         jm.channels.close()

@@ -3,6 +3,9 @@ one lookup (its answer or its error)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import pytest
 import trio
 import trio.testing
@@ -17,9 +20,11 @@ class Source:
     def __init__(self) -> None:
         self.calls = 0
         self.fail: Exception | None = None
+        self.asked: list[float] = []  # when each call began
 
     async def fetch(self, key: str) -> str:
         self.calls += 1
+        self.asked.append(trio.current_time())
         await trio.sleep(1)
         if self.fail is not None:
             raise self.fail
@@ -104,3 +109,53 @@ async def test_at_most_max_size_answers_are_kept(
         await recent.get(key)
     assert await recent.get("c") == "c#3"  # the newest stays
     assert await recent.get("a") == "a#4"  # the older ones were dropped
+
+
+@asynccontextmanager
+async def kept_fresh() -> AsyncIterator[tuple[Source, Recent[str, str]]]:
+    """A Recent of 4 s answers whose keys got within 30 s are kept fresh."""
+    source = Source()
+    recent: Recent[str, str] = Recent(source.fetch, 4.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(recent.keep_fresh, 30.0)
+        yield source, recent
+        nursery.cancel_scope.cancel()
+
+
+async def test_keep_fresh_looks_used_keys_up_before_they_lapse(
+        autojump_clock: trio.testing.MockClock) -> None:
+    async with kept_fresh() as (source, recent):
+        assert await recent.get("pool") == "pool#1"  # asked at 0
+        # A caller every 5 s, longer than max_age: it never waits again,
+        # and every answer it gets is at most max_age old.
+        for _ in range(4):
+            await trio.sleep(5)
+            asked = trio.current_time()
+            answer = await recent.get("pool")
+            assert trio.current_time() == asked
+            number = int(answer.split("#")[1])
+            assert number > 1
+            assert trio.current_time() - source.asked[number - 1] < recent.max_age
+        # 30 s after its last get, the key is no longer looked up.
+        await trio.sleep(31)
+        calls = source.calls
+        await trio.sleep(20)
+        assert source.calls == calls
+
+
+async def test_keep_fresh_skips_keys_never_got_and_survives_errors(
+        autojump_clock: trio.testing.MockClock) -> None:
+    async with kept_fresh() as (source, recent):
+        await trio.sleep(10)
+        assert source.calls == 0
+        assert await recent.get("pool") == "pool#1"
+        source.fail = Unavailable("resmgr is electing a leader")
+        await trio.sleep(6)
+        # The answer lapsed (refreshes failed): a get looks it up and
+        # gets the error itself.
+        with pytest.raises(Unavailable):
+            await recent.get("pool")
+        source.fail = None
+        await trio.sleep(3)
+        hit = await recent.get("pool")
+        assert hit.startswith("pool#")

@@ -159,3 +159,20 @@ async def test_host_pools_span_the_clusters_and_keep_jobs_to_their_hosts(
     with pytest.raises(InvalidArgument, match="default"):
         await hosts.call("DeleteHostPool", host_svc_pb2.DeleteHostPoolRequest(
             name="default"))
+
+
+async def test_a_create_is_checked_against_the_largest_host_of_every_cluster(
+        cluster: LocalCluster, client: PelotonClient) -> None:
+    await every_cluster(client)
+    # Every cluster's hosts have 2 cpu (the pool allows 6): the jobmgr asks
+    # each host manager at once and takes the largest.
+    too_large = pinned("sim", 1)
+    too_large.defaultConfig.resource.cpuLimit = 3
+    with pytest.raises(InvalidArgument, match="more than the largest host has: cpu") as error:
+        await client.create_job("/clusters", too_large)
+    assert error.value.field == "defaultconfig.resource"
+    fits = pinned("sim", 1)
+    fits.defaultConfig.resource.cpuLimit = 2
+    job_id = await client.create_job("/clusters", fits)
+    await client.tasks.call("Stop", task_pb2.StopRequest(
+        jobId=peloton_pb2.JobID(value=job_id)))
