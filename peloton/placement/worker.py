@@ -2,10 +2,11 @@
 
 Workers are stateless and run as a pool (any number, any process). Each
 cycle pulls a batch of READY gangs from resmgr, leases candidate hosts from
-every hostmgr shard, runs the pure ``place_batch`` over them, returns the
-placements and failures with one ``SetPlacements`` call, and releases the
-leases it did not use. A worker that dies mid-cycle loses nothing: its gangs
-go back to READY after resmgr's placing timeout, its leases expire.
+every hostmgr shard (a small job's part: from one first), runs the pure
+``place_batch`` over them, returns the placements and failures with one
+``SetPlacements`` call, and releases the leases it did not use. A worker
+that dies mid-cycle loses nothing: its gangs go back to READY after
+resmgr's placing timeout, its leases expire.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import trio
@@ -262,51 +263,39 @@ class PlacementWorker:
     async def _place(self, dequeued: list[rpb.Gang], express: bool = False) -> None:
         """Lease hosts for ``dequeued``, place them, release the leases not
         used and hand the placements and failures to resmgr (``express``:
-        ahead of bulk placements)."""
+        ahead of bulk placements).
+
+        A bulk part leases from every cluster at once. An express part asks
+        the cluster whose turn it is, and the others only for the gangs it
+        could not place: on a loaded machine each host manager's answer
+        takes its turn on a busy core, and waiting for the slowest of them
+        (and releasing at each) was a probe job's longest leg in a wave of
+        ending tasks."""
         t = time.monotonic()
         gangs = [gang_request(g) for g in dequeued]
         # Gangs whose tasks have HOST-kind constraints lease apart, one group
         # per constraint: the host managers lease only hosts that satisfy it
         # and count those that do not (Peloton's hostmgr filter).
-        groups: dict[bytes, list[int]] = defaultdict(list)
-        for i, g in enumerate(dequeued):
-            groups[_host_constraint_key(g)].append(i)
-        by_cluster: dict[str, list[HostOffer]] = defaultdict(list)
+        keys = [_host_constraint_key(g) for g in dequeued]
         counts: dict[bytes, Counter[str]] = defaultdict(Counter)
-        # Every cluster at once; the one offered first (packed first) takes turns,
-        # so the host managers share the work.
+        # The cluster offered first (packed first) takes turns, so the host
+        # managers share the work.
         clusters = sorted(self.hostmgrs)
         self._turn += 1
         clusters = clusters[self._turn % len(clusters):] + clusters[:self._turn % len(clusters)]
-
-        async def acquire(cluster: str, key: bytes, host_filter: hpb.HostFilter) -> None:
-            try:
-                got = await self._hostmgr(cluster).call(
-                    "AcquireHosts", hpb.AcquireHostsRequest(filter=host_filter))
-            except PelotonError as error:
-                log.info("acquire hosts from %s: %s", cluster, error)
-                return
-            counts[key].update(got.filterResultCounts)
-            counts[key]["hosts"] += got.totalHosts
-            by_cluster[cluster].extend(
-                HostOffer(lease.leaseId, lease.hostname, lease.agentId, lease.cluster or cluster,
-                          Resources(lease.available.cpu, lease.available.memMb,
-                                    lease.available.diskMb, lease.available.gpu),
-                          tuple(lease.ports), dict(lease.attributes), lease.slackCpu,
-                          jobs=dict(lease.jobTasks),
-                          task_labels={(c.key, c.value): c.count for c in lease.taskLabels})
-                for lease in got.leases)
-
-        async with trio.open_nursery() as nursery:
-            for key, members in groups.items():
-                host_filter = _host_filter([gangs[i] for i in members])
-                if key:
-                    host_filter.constraint.ParseFromString(key)
-                for cluster in clusters:
-                    nursery.start_soon(acquire, cluster, key, host_filter)
-        offers = [offer for cluster in clusters for offer in by_cluster.get(cluster, ())]
+        asked = clusters[:1] if express else clusters
+        offers = await self._acquire(gangs, keys, range(len(gangs)), asked, counts)
         t = self._phase("acquire", t)
         result = place_batch(gangs, offers)
+        if result.failed and len(asked) < len(clusters):
+            # The whole part again over every offer (it is small): one
+            # result, whose reasons count every host seen.
+            t = self._phase("place", t)
+            index = {id(g): i for i, g in enumerate(gangs)}
+            again = [index[id(g)] for g, _ in result.failed]
+            offers += await self._acquire(gangs, keys, again, clusters[len(asked):], counts)
+            t = self._phase("acquire", t)
+            result = place_batch(gangs, offers)
         request = rpb.SetPlacementsRequest(express=express)
         by_lease: dict[str, list[Any]] = defaultdict(list)
         for placed_gang in result.placed:
@@ -321,8 +310,8 @@ class PlacementWorker:
                               shard=p.task.shard)
                 msg.ports.extend(p.ports)
         by_id = {t.mesosTaskId: t for g in dequeued for t in g.tasks}
-        key_of = {t.mesos_task_id: key for key, members in groups.items()
-                  for i in members for t in gangs[i].tasks[:1]}
+        key_of = {g.tasks[0].mesos_task_id: key for g, key in zip(gangs, keys, strict=True)
+                  if g.tasks}
         for gang, reason in result.failed:
             key = key_of.get(gang.tasks[0].mesos_task_id, b"") if gang.tasks else b""
             seen = counts.get(key, Counter())
@@ -359,6 +348,45 @@ class PlacementWorker:
         self._phase("set", t)
         self.counts.update(placed=sum(len(g) for g in result.placed),
                            failed=sum(len(g.tasks) for g, _ in result.failed))
+
+    async def _acquire(self, gangs: list[GangRequest], keys: list[bytes], members: Iterable[int],
+                       clusters: list[str], counts: dict[bytes, Counter[str]],
+                       ) -> list[HostOffer]:
+        """Lease hosts for the gangs ``members`` (indexes of ``gangs``) from
+        ``clusters``, each constraint group at each cluster at once; count
+        what the host managers' filters saw in ``counts``. The offers come
+        in ``clusters``' order."""
+        groups: dict[bytes, list[int]] = defaultdict(list)
+        for i in members:
+            groups[keys[i]].append(i)
+        by_cluster: dict[str, list[HostOffer]] = defaultdict(list)
+
+        async def acquire(cluster: str, key: bytes, host_filter: hpb.HostFilter) -> None:
+            try:
+                got = await self._hostmgr(cluster).call(
+                    "AcquireHosts", hpb.AcquireHostsRequest(filter=host_filter))
+            except PelotonError as error:
+                log.info("acquire hosts from %s: %s", cluster, error)
+                return
+            counts[key].update(got.filterResultCounts)
+            counts[key]["hosts"] += got.totalHosts
+            by_cluster[cluster].extend(
+                HostOffer(lease.leaseId, lease.hostname, lease.agentId, lease.cluster or cluster,
+                          Resources(lease.available.cpu, lease.available.memMb,
+                                    lease.available.diskMb, lease.available.gpu),
+                          tuple(lease.ports), dict(lease.attributes), lease.slackCpu,
+                          jobs=dict(lease.jobTasks),
+                          task_labels={(c.key, c.value): c.count for c in lease.taskLabels})
+                for lease in got.leases)
+
+        async with trio.open_nursery() as nursery:
+            for key, group in groups.items():
+                host_filter = _host_filter([gangs[i] for i in group])
+                if key:
+                    host_filter.constraint.ParseFromString(key)
+                for cluster in clusters:
+                    nursery.start_soon(acquire, cluster, key, host_filter)
+        return [offer for cluster in clusters for offer in by_cluster.get(cluster, ())]
 
 
 async def serve(config: ClusterConfig, name: str, *,

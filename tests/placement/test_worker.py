@@ -31,6 +31,8 @@ class FakeResmgr:
         self.fail_set = fail_set
         self.sets: list[list[str]] = []
         self.express: list[bool] = []  # each SetPlacements' flag
+        self.clusters: list[dict[str, str]] = []  # each set's task -> cluster
+        self.failed: list[tuple[str, bool]] = []  # (reason, short of resources)
 
     async def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
         if method == "DequeueGangs":
@@ -40,6 +42,9 @@ class FakeResmgr:
             raise Unavailable("no resmgr leader")
         self.sets.append(sorted(t.mesosTaskId for p in request.placements for t in p.tasks))
         self.express.append(request.express)
+        self.clusters.append({t.mesosTaskId: p.cluster for p in request.placements
+                              for t in p.tasks})
+        self.failed.extend((f.reason, f.shortOfResources) for f in request.failedPlacements)
         return rpb.SetPlacementsResponse()
 
 
@@ -114,3 +119,87 @@ async def test_a_failed_part_is_logged_and_the_worker_goes_on(
     with trio.move_on_after(2):
         await w.run()
     assert hostmgr.leased >= 9  # three cycles or more, each leasing 1 + 2 hosts
+
+
+class ClusterHostmgr:
+    """A cluster's host manager: leases its hosts of ``cpu`` each (none if
+    ``cpu`` is 0) and records every call."""
+
+    def __init__(self, name: str, cpu: float) -> None:
+        self.name, self.cpu = name, cpu
+        self.calls: list[str] = []
+        self.released: list[str] = []
+        self.planned: list[str] = []
+
+    async def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        self.calls.append(method)
+        if method == "ReleaseHosts":
+            self.released.extend(request.leaseIds)
+            self.planned.extend(p.leaseId for p in request.planned)
+            return hpb.ReleaseHostsResponse()
+        reply = hpb.AcquireHostsResponse(totalHosts=2)
+        if self.cpu:
+            for i in range(2):
+                reply.leases.add(leaseId=f"{self.name}-lease-{i}", hostname=f"{self.name}-h{i}",
+                                 agentId=f"{self.name}-a{i}", cluster=self.name,
+                                 available=rpb.Resources(cpu=self.cpu, memMb=1000.0,
+                                                         diskMb=1000.0))
+        return reply
+
+
+def two_clusters(reply: rpb.DequeueGangsResponse, cpu_a: float, cpu_b: float,
+                 ) -> tuple[PlacementWorker, FakeResmgr, dict[str, ClusterHostmgr]]:
+    resmgr = FakeResmgr(reply)
+    hostmgrs = {"a": ClusterHostmgr("a", cpu_a), "b": ClusterHostmgr("b", cpu_b)}
+    w = PlacementWorker(config.parse(valid()), "placement-0")
+    w.resmgr = resmgr  # type: ignore[assignment]
+    w.hostmgrs = {"a": "127.0.0.1:1", "b": "127.0.0.1:2"}
+    w._hostmgr = hostmgrs.__getitem__  # type: ignore[method-assign,assignment]
+    return w, resmgr, hostmgrs
+
+
+async def test_an_express_part_asks_one_cluster_when_it_places_everything_there() -> None:
+    reply = rpb.DequeueGangsResponse(gangs=[gang("probe", 0), gang("probe", 1)], express=[0, 1])
+    w, resmgr, hostmgrs = two_clusters(reply, 4.0, 4.0)
+    asked = []
+    for _ in range(2):  # the clusters take turns at being asked
+        before = {name: len(h.calls) for name, h in hostmgrs.items()}
+        await w.cycle()
+        (cluster,) = [name for name, h in hostmgrs.items() if len(h.calls) > before[name]]
+        asked.append(cluster)
+    assert sorted(asked) == ["a", "b"]
+    assert all(h.calls == ["AcquireHosts", "ReleaseHosts"] for h in hostmgrs.values())
+    assert resmgr.sets == [["probe-0-1", "probe-1-1"]] * 2
+
+
+async def test_an_express_part_asks_the_other_clusters_for_what_the_first_could_not_place(
+) -> None:
+    big = rpb.Gang(tasks=[rpb.Task(id="probe-1", jobId="probe", mesosTaskId="probe-1-1",
+                                   resource=rpb.Resources(cpu=6.0, memMb=10.0))])
+    reply = rpb.DequeueGangsResponse(gangs=[gang("probe", 0), big], express=[0, 1])
+    # a's hosts (2 cpu) take only the small task, b's (8 cpu) both.
+    w, resmgr, hostmgrs = two_clusters(reply, 2.0, 8.0)
+    w._turn = 1  # the next cycle asks a first
+    await w.cycle()
+    a, b = hostmgrs["a"], hostmgrs["b"]
+    assert a.calls == b.calls == ["AcquireHosts", "ReleaseHosts"]
+    assert resmgr.clusters == [{"probe-0-1": "a", "probe-1-1": "b"}]
+    # Each released what it did not use and planned what it did.
+    assert a.planned == ["a-lease-0"] and a.released == ["a-lease-1"]
+    assert b.planned == ["b-lease-0"] and b.released == ["b-lease-1"]
+    # Placed nowhere: the reason counts both clusters' hosts.
+    huge = rpb.Gang(tasks=[rpb.Task(id="probe-2", jobId="probe", mesosTaskId="probe-2-1",
+                                    resource=rpb.Resources(cpu=16.0, memMb=10.0))])
+    nowhere = FakeResmgr(rpb.DequeueGangsResponse(gangs=[huge], express=[0]))
+    w.resmgr = nowhere  # type: ignore[assignment]
+    await w.cycle()
+    assert nowhere.failed == [
+        ("no host fits cpu 16 (largest free 8); 4 hosts leased (insufficient_cpu 4)", True)]
+
+
+async def test_a_bulk_part_asks_every_cluster_at_once() -> None:
+    reply = rpb.DequeueGangsResponse(gangs=[gang("bulk", 0), gang("bulk", 1)])
+    w, resmgr, hostmgrs = two_clusters(reply, 4.0, 4.0)
+    await w.cycle()
+    assert all(h.calls == ["AcquireHosts", "ReleaseHosts"] for h in hostmgrs.values())
+    assert resmgr.express == [False]
