@@ -129,6 +129,11 @@ PROGRESS_RULES: dict[tuple[bool, TaskState], bool] = {
     for stopping in (False, True)
     for reported in (S.LAUNCHED, S.STARTING, S.RUNNING)
 }
+# A run moves on in this order only: a report behind the run's state is
+# stale. A reconcile round asks outside the writer and applies inside it, so
+# its answer (STARTING, from the local backend while a process starts) can
+# come after the run's RUNNING event and would set it back.
+PROGRESS_ORDER = {S.LAUNCHED: 1, S.STARTING: 2, S.RUNNING: 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +189,8 @@ def decide(job: Job, task: Task, update: Update, now: float) -> Decision:
         return Decision()
     if state not in TERMINAL_TASK_STATES:
         if not PROGRESS_RULES.get((task.state in STOPPING, state), False):
+            return Decision()
+        if PROGRESS_ORDER.get(state, 0) < PROGRESS_ORDER.get(task.state, 0):
             return Decision()
         host = update.hostname or task.host
         changes: dict[str, Any] = {

@@ -315,6 +315,22 @@ async def test_partial_reconcile_asks_only_in_transit_runs_and_keeps_marks(
     assert h.resmgr.updates()[-1] == (mid(1), T.LOST)
 
 
+async def test_a_reconcile_answer_older_than_an_event_does_not_undo_it(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    """A round asks outside the writer and applies inside it: the local
+    backend answered STARTING for a run still starting, its RUNNING event
+    was applied meanwhile, and the answer then set the task back to
+    STARTING until a full round (two minutes) asked again."""
+    job = await new_job(h, 1)
+    await h.engine.launch([placement("hA", 0)])
+    h.hostmgr.known = {mid(0): T.STARTING}
+    answer = await h.engine.ask_reconcile(full=False)
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(0), state=T.RUNNING.name,
+                                            hostname="hA")])
+    await h.engine.apply_reconcile(*answer)
+    assert job.tasks[0].state == T.RUNNING and (await h.stored(0))[0] == T.RUNNING
+
+
 # -- launch --------------------------------------------------------------------------
 
 

@@ -139,6 +139,16 @@ def test_repeats_and_reports_during_a_kill_decide_nothing(update: Update) -> Non
     assert not decide(job(), running(state=S.KILLING), update, 1.0).changes
 
 
+@pytest.mark.parametrize(("state", "stale"), [
+    (S.RUNNING, S.LAUNCHED), (S.RUNNING, S.STARTING), (S.STARTING, S.LAUNCHED)])
+def test_a_report_behind_the_runs_state_is_stale(state: TaskState, stale: TaskState) -> None:
+    """A reconcile answer can be older than an event applied before it: an
+    earlier state coming after a later one decides nothing; forward moves
+    are taken."""
+    assert not decide(job(), running(state=state), Update(stale), 1.0).changes
+    assert decide(job(), running(state=stale), Update(state), 1.0).changes["state"] == state
+
+
 def test_running_is_taken_with_its_start_time_and_reported() -> None:
     t, d = after(running(state=S.LAUNCHING, start_time=0.0),
                  Update(S.RUNNING, hostname="h2", timestamp=7.0))
