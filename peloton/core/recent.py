@@ -100,8 +100,10 @@ class Recent(Generic[K, V]):
         key got within the last ``used_within`` seconds whose answer is half
         ``max_age`` old or older (and no lookup of it is under way), each in
         its own task. An answer is still used at most ``max_age`` after it
-        was asked for; a failed refresh is logged and the answer lapses as
-        before, so the next get looks it up and gets the error itself."""
+        was asked for. A failed refresh is logged, the answer lapses as
+        before (the next get looks it up and gets the error itself), and the
+        key is not refreshed again until it is got again (a deleted pool is
+        not asked about four times a second for a minute)."""
         async with trio.open_nursery() as nursery:
             while True:
                 await trio.sleep(self.max_age / 4)
@@ -122,6 +124,7 @@ class Recent(Generic[K, V]):
             await self._look_up(key)
         except Exception as error:  # the next get looks it up and sees it
             log.debug("refreshing %r: %s", key, error)
+            self._used.pop(key, None)
 
     def forget(self, key: K | None = None) -> None:
         """Drop the answer for ``key`` (every answer if None): the next get

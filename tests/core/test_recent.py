@@ -151,7 +151,9 @@ async def test_keep_fresh_skips_keys_never_got_and_survives_errors(
         assert await recent.get("pool") == "pool#1"
         source.fail = Unavailable("resmgr is electing a leader")
         await trio.sleep(6)
-        # The answer lapsed (refreshes failed): a get looks it up and
+        # One failed refresh, then none until the key is got again.
+        assert source.calls == 2
+        # The answer lapsed (its refresh failed): a get looks it up and
         # gets the error itself.
         with pytest.raises(Unavailable):
             await recent.get("pool")
