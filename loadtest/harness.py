@@ -133,7 +133,10 @@ def cluster_data(scenario: Scenario, directory: pathlib.Path, ports: list[int]) 
                                  "gpu_hosts": c.gpu_hosts_of_shard(k),
                                  "gpu_per_host": c.gpu_per_host,
                                  "failure_rate": c.failure_rate, "seed": scenario.seed + k,
-                             } for k in range(c.hostmgr_shards)])
+                             } for k in range(c.hostmgr_shards)],
+                             placement_options=(
+                                 {} if c.placement_bulk_tasks_per_s is None
+                                 else {"bulk_tasks_per_s": c.placement_bulk_tasks_per_s}))
 
 
 def host_capacity(cluster: ClusterSpec) -> Callable[[str], tuple[float, float, float, float] | None]:
@@ -359,7 +362,9 @@ class LoadTest:
 
     def _describe_cluster(self) -> str:
         c = self.scenario.cluster
-        return (f"{c.resmgrs} resmgr, {c.jobmgrs} jobmgr, {c.placements} placement, "
+        pace = ("" if c.placement_bulk_tasks_per_s is None
+                else f" (bulk pace {c.placement_bulk_tasks_per_s:g} tasks/s each)")
+        return (f"{c.resmgrs} resmgr, {c.jobmgrs} jobmgr, {c.placements} placement{pace}, "
                 f"{c.hostmgr_shards} hostmgr with {c.hosts} sim hosts")
 
     def _write_cluster_file(self) -> None:

@@ -375,6 +375,7 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         "hostmgr_shards": c.hostmgr_shards,
         "jobmgrs": c.jobmgrs,
         "placements": c.placements,
+        "placement_bulk_tasks_per_s": c.placement_bulk_tasks_per_s,
         "bulk_jobs": len(bulk),
         "bulk_tasks": bulk_tasks,
         "probe_jobs": len(probes),

@@ -19,6 +19,7 @@
       gpu_per_host: 4
       failure_rate: 0.0              # a run that would succeed fails with this probability
       ready_timeout_s: 120           # default 90 s + 10 ms per host
+      placement_bulk_tasks_per_s: 2250   # each placement worker's bulk pace (default: none)
     pools:                           # created in order; default: one pool /loadtest = the cluster
       - path: /loadtest
         cpu: cluster                 # reservation = limit = the cluster's capacity
@@ -119,6 +120,8 @@ class ClusterSpec:
     gpu_per_host: float = 4.0
     failure_rate: float = 0.0
     ready_timeout_s: float | None = None
+    # Each placement worker's bulk_tasks_per_s (None: no limit).
+    placement_bulk_tasks_per_s: float | None = None
 
     def hosts_of_shard(self, k: int) -> int:
         """Hosts of hostmgr shard ``k``: the first ``hosts % K`` shards get one more."""
@@ -322,7 +325,8 @@ def _quantity(value: Any, where: str) -> Quantity:
 def _cluster(data: Any) -> ClusterSpec:
     d = _mapping(data, "cluster")
     _known(d, ("resmgrs", "jobmgrs", "placements", "hostmgr_shards", "shards", "hosts",
-               "host_shape", "gpu_hosts", "gpu_per_host", "failure_rate", "ready_timeout_s"),
+               "host_shape", "gpu_hosts", "gpu_per_host", "failure_rate", "ready_timeout_s",
+               "placement_bulk_tasks_per_s"),
            "cluster.")
     w = "cluster."
     shape_data = _mapping(d.get("host_shape"), "cluster.host_shape")
@@ -340,6 +344,7 @@ def _cluster(data: Any) -> ClusterSpec:
                               field="cluster.hosts")
     gpu_hosts = _integer(d, "gpu_hosts", 0, w, minimum=0, maximum=hosts)
     timeout = d.get("ready_timeout_s")
+    pace = d.get("placement_bulk_tasks_per_s")
     return ClusterSpec(
         resmgrs=_integer(d, "resmgrs", 3, w, minimum=1),
         jobmgrs=_integer(d, "jobmgrs", 2, w, minimum=1),
@@ -350,7 +355,9 @@ def _cluster(data: Any) -> ClusterSpec:
         gpu_per_host=_number(d, "gpu_per_host", 4.0, w),
         failure_rate=_number(d, "failure_rate", 0.0, w, maximum=1.0),
         ready_timeout_s=None if timeout is None else _number(d, "ready_timeout_s", 0, w,
-                                                             positive=True))
+                                                             positive=True),
+        placement_bulk_tasks_per_s=None if pace is None else _number(
+            d, "placement_bulk_tasks_per_s", 0, w, positive=True))
 
 
 def _pool(data: Any, where: str) -> PoolSpec:

@@ -38,6 +38,7 @@ only) or, inline, ``raft_password``; it is read only by the resmgr replicas
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import pathlib
 import stat
@@ -142,7 +143,27 @@ _NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hos
 # Keys a daemon entry may have, where the kind has a fixed set (a hostmgr's
 # are its backend's options).
 _KEYS = {"resmgr": ("name", "grpc", "raft", "metrics"),
-         "jobmgr": ("name", "grpc", "http", "capabilities")}
+         "jobmgr": ("name", "grpc", "http", "capabilities"),
+         "placement": ("name", "batch", "bulk_tasks_per_s")}
+# A placement worker's dequeue takes at most this many gangs (resmgr's cap).
+MAX_PLACEMENT_BATCH = 1000
+
+
+def _placement_options(entry: dict[str, Any], where: str) -> None:
+    """A placement entry's ``batch`` (gangs a dequeue takes, 1..1000) and
+    ``bulk_tasks_per_s`` (the most tasks of bulk work it places a second:
+    a positive number; absent, no limit)."""
+    batch = entry.get("batch", 500)
+    if isinstance(batch, bool) or not isinstance(batch, int) or not (
+            1 <= batch <= MAX_PLACEMENT_BATCH):
+        raise InvalidArgument(f"must be a whole number in 1..{MAX_PLACEMENT_BATCH}, "
+                              f"got {batch!r}", field=f"{where}.batch")
+    if "bulk_tasks_per_s" in entry:
+        rate = entry["bulk_tasks_per_s"]
+        if (isinstance(rate, bool) or not isinstance(rate, int | float)
+                or not math.isfinite(rate) or rate <= 0):
+            raise InvalidArgument(f"must be a positive number of tasks a second, got {rate!r}",
+                                  field=f"{where}.bulk_tasks_per_s")
 
 
 def _address(value: Any, where: str) -> str:
@@ -244,6 +265,8 @@ def parse(data: Any, *, base: pathlib.Path | None = None) -> ClusterConfig:
                                               f"{', '.join(allowed)}", field=f"{where}.{key}")
             if "metrics" in entry:
                 _loopback_address(entry["metrics"], f"{where}.metrics")
+            if kind == "placement":
+                _placement_options(entry, where)
             if "http" in entry:
                 _address(entry["http"], f"{where}.http")
             if kind == "hostmgr" and "files" in entry:

@@ -142,14 +142,15 @@ def ports_needed(resmgrs: int, jobmgrs: int, hostmgrs: int) -> int:
 
 
 def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: int,
-          placements: int, num_shards: int,
-          hostmgrs: list[dict[str, Any]]) -> dict[str, Any]:
+          placements: int, num_shards: int, hostmgrs: list[dict[str, Any]],
+          placement_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """A cluster file's content: the daemons on the given loopback ports
     (``ports_needed`` of them, used in order: each resmgr's gRPC and Raft
     address, the jobmgrs, the hostmgrs, each resmgr's /metrics, each jobmgr's
     HTTP/JSON, then each hostmgr's sandbox files), SQLite
     storage and the Raft secret file in ``directory``. Each of ``hostmgrs``
-    is a hostmgr entry without its ``grpc`` address (name first)."""
+    is a hostmgr entry without its ``grpc`` address (name first); every
+    placement entry gets ``placement_options``."""
     needed = ports_needed(resmgrs, jobmgrs, len(hostmgrs))
     if len(ports) < needed:
         raise ValueError(f"need {needed} ports, got {len(ports)}")
@@ -176,7 +177,8 @@ def build(directory: pathlib.Path, ports: list[int], *, resmgrs: int, jobmgrs: i
         "raft_password_file": RAFT_SECRET,
         "resmgr": resmgr,
         "jobmgr": jobmgr,
-        "placement": [{"name": f"placement-{i}"} for i in range(placements)],
+        "placement": [{"name": f"placement-{i}", **(placement_options or {})}
+                      for i in range(placements)],
         "hostmgr": hostmgr,
     }
 

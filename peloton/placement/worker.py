@@ -168,9 +168,21 @@ def _with_host_counts(reason: str, key: bytes, counts: Counter[str]) -> str:
 
 
 class PlacementWorker:
-    def __init__(self, config: ClusterConfig, name: str, *, batch: int = 500) -> None:
+    """One worker: CONCURRENT_CYCLES cycles of dequeue, lease, place, hand
+    back. Its cluster file entry may set ``batch`` (gangs a dequeue takes,
+    500) and ``bulk_tasks_per_s``: the most tasks of bulk parts it places a
+    second (the express parts, a small job's, are never held). Unset, bulk
+    work goes as fast as the machine takes it; on a machine whose cores the
+    daemons share, that pace leaves every hop of a small job's way waiting
+    for a busy core (README, "a seventh session")."""
+
+    def __init__(self, config: ClusterConfig, name: str) -> None:
         self.name = name
-        self.batch = batch
+        options = config.get(name).options
+        self.batch: int = options.get("batch", 500)
+        self.bulk_tasks_per_s: float | None = options.get("bulk_tasks_per_s")
+        # When the worker's next bulk task's slot opens (trio's clock).
+        self._bulk_free_at = 0.0
         self.channels = Channels()
         self.resmgr = ServiceClient(config.resmgr_addresses,
                                     resmgrsvc_grpc.ResourceManagerServiceStub,
@@ -195,9 +207,11 @@ class PlacementWorker:
             return
         cycles = self.counts["cycles"]
         phases = ", ".join(f"{k} {v / cycles * 1000:.0f}" for k, v in self.phase_s.items())
-        log.info("%d cycles in %.0fs: %d gangs, %d tasks placed, %d failed; ms a cycle: %s",
+        held = (f"; {self.counts['held']} held for the bulk pace "
+                f"({self.bulk_tasks_per_s:g} tasks/s)" if self.counts["held"] else "")
+        log.info("%d cycles in %.0fs: %d gangs, %d tasks placed, %d failed; ms a cycle: %s%s",
                  cycles, now - self._reported, self.counts["gangs"], self.counts["placed"],
-                 self.counts["failed"], phases)
+                 self.counts["failed"], phases, held)
         self.phase_s.clear()
         self.counts.clear()
         self._reported = now
@@ -252,13 +266,27 @@ class PlacementWorker:
         express = set(reply.express)
         parts = [[g for i, g in enumerate(reply.gangs) if i in express],
                  [g for i, g in enumerate(reply.gangs) if i not in express]]
+        until = self._reserve(sum(len(g.tasks) for g in parts[1]))
         async with trio.open_nursery() as nursery:
             for part, fast in zip(parts, (True, False), strict=True):
                 if part:
                     nursery.start_soon(self._place, part, fast)
         self.counts.update(cycles=1, gangs=len(reply.gangs))
         self._report()
+        if until > trio.current_time():
+            # The bulk part's slots have not all passed: dequeue again then.
+            self.counts.update(held=1)
+            await trio.sleep_until(until)
         return len(reply.gangs)
+
+    def _reserve(self, bulk_tasks: int) -> float:
+        """Take the next ``bulk_tasks`` slots of the worker's bulk pace
+        (``bulk_tasks_per_s``); when the last of them opens (0: no limit)."""
+        if not bulk_tasks or self.bulk_tasks_per_s is None:
+            return 0.0
+        start = max(trio.current_time(), self._bulk_free_at)
+        self._bulk_free_at = start + bulk_tasks / self.bulk_tasks_per_s
+        return self._bulk_free_at
 
     async def _place(self, dequeued: list[rpb.Gang], express: bool = False) -> None:
         """Lease hosts for ``dequeued``, place them, release the leases not

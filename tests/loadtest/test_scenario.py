@@ -219,6 +219,8 @@ def test_quantities_and_ranges() -> None:
     ("probes", {"every_s": 1, "pool": "/nope"}, "probes.pool"),
     ("probes", {"every_s": 1, "task": {"cpu": 100}}, "probes.task.cpu"),
     ("probes", {"every_s": 1, "max": 0}, "probes.max"),
+    ("cluster", {"placement_bulk_tasks_per_s": 0}, "cluster.placement_bulk_tasks_per_s"),
+    ("cluster", {"placement_bulk_tasks_per_s": "fast"}, "cluster.placement_bulk_tasks_per_s"),
 ])
 def test_a_bad_scenario_names_the_field(path: str, value: Any, field: str) -> None:
     with pytest.raises(InvalidArgument) as caught:
@@ -306,6 +308,16 @@ def test_the_table_reads_a_minimal_report() -> None:
                       "resmgr-0": {"cpu_s": 0.5, "peak_rss_bytes": 50 << 20}}, correct=True)
     text = format_table(report)
     assert "loadtest t: OK" in text and "resmgr-0" in text
+
+
+def test_each_placement_worker_gets_the_scenarios_bulk_pace() -> None:
+    for pace, want in ((None, None), (2250, 2250)):
+        s = parse(with_("cluster", {"placements": 2, **(
+            {} if pace is None else {"placement_bulk_tasks_per_s": pace})}))
+        assert s.cluster.placement_bulk_tasks_per_s == want
+        c = cluster_config.parse(cluster_data(s, pathlib.Path("/tmp/x"),
+                                              list(range(30000, 30020))))
+        assert [p.options.get("bulk_tasks_per_s") for p in c.of_kind("placement")] == [want] * 2
 
 
 def test_secure_writes_a_cluster_file_that_demands_tls_a_user_and_the_secret(

@@ -203,3 +203,72 @@ async def test_a_bulk_part_asks_every_cluster_at_once() -> None:
     await w.cycle()
     assert all(h.calls == ["AcquireHosts", "ReleaseHosts"] for h in hostmgrs.values())
     assert resmgr.express == [False]
+
+
+class Dequeues(FakeResmgr):
+    """Answers every dequeue with the same gangs; notes when each came and
+    the limit it asked for."""
+
+    def __init__(self, reply: rpb.DequeueGangsResponse) -> None:
+        super().__init__(reply)
+        self.at: list[float] = []
+        self.limits: list[int] = []
+
+    async def call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        if method == "DequeueGangs":
+            self.at.append(trio.current_time())
+            self.limits.append(request.limit)
+        return await super().call(method, request, timeout)
+
+
+def paced(reply: rpb.DequeueGangsResponse, rate: float | None,
+          name: str = "placement-0") -> tuple[PlacementWorker, Dequeues]:
+    data = valid()
+    if rate is not None:
+        data["placement"][0]["bulk_tasks_per_s"] = rate
+    resmgr, hostmgr = Dequeues(reply), FakeHostmgr()
+    hostmgr.release.set()
+    w = PlacementWorker(config.parse(data), name)
+    w.resmgr = resmgr  # type: ignore[assignment]
+    w.hostmgrs = {"c1": "127.0.0.1:1"}
+    w._hostmgr = lambda cluster: hostmgr  # type: ignore[method-assign,assignment,return-value]
+    return w, resmgr
+
+
+async def test_bulk_tasks_go_at_most_at_the_workers_pace_and_express_parts_never_wait(
+        autojump_clock: trio.testing.MockClock) -> None:
+    bulk = rpb.DequeueGangsResponse(gangs=[gang("bulk", i) for i in range(5)])
+    w, resmgr = paced(bulk, 10.0)
+    for _ in range(3):
+        await w.cycle()
+    # 5 tasks a cycle at 10 a second: a dequeue every half second.
+    assert resmgr.at == [0.0, 0.5, 1.0] and trio.current_time() == 1.5
+    # Cycles at once take the next slots in turn: four batches at once,
+    # then one each time a cycle's slots have passed.
+    resmgr.at.clear()
+    async with trio.open_nursery() as nursery:
+        for _ in range(4):
+            nursery.start_soon(w.run)
+        await trio.sleep(2.9)
+        nursery.cancel_scope.cancel()
+    assert sorted(resmgr.at) == [1.5] * 4 + [2.0, 2.5, 3.0, 3.5, 4.0]
+    # A small job's part is never held: dequeued again at once.
+    now = trio.current_time()
+    express = rpb.DequeueGangsResponse(gangs=[gang("probe", 0)], express=[0])
+    w, resmgr = paced(express, 10.0)
+    for _ in range(3):
+        await w.cycle()
+    assert resmgr.at == [now] * 3
+    # Without a pace, bulk parts are not held either.
+    w, resmgr = paced(bulk, None)
+    for _ in range(3):
+        await w.cycle()
+    assert resmgr.at == [now] * 3
+
+
+async def test_a_workers_batch_is_its_dequeues_limit() -> None:
+    empty = rpb.DequeueGangsResponse()
+    for name, limit in (("placement-0", 500), ("placement-1", 50)):
+        w, resmgr = paced(empty, None, name)
+        assert await w.cycle() == 0
+        assert resmgr.limits == [limit]
