@@ -16,6 +16,7 @@ such a caller finds one no older than ``max_age`` without waiting.
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
@@ -95,12 +96,13 @@ class Recent(Generic[K, V]):
             del self._lookups[key]
             lookup.done.set()
 
-    async def keep_fresh(self, used_within: float) -> None:
+    async def keep_fresh(self, used_within: float, *, most: int = 32) -> None:
         """Runs for ever: every ``max_age / 4`` seconds, look up again each
-        key got within the last ``used_within`` seconds whose answer is half
-        ``max_age`` old or older (and no lookup of it is under way), each in
-        its own task. An answer is still used at most ``max_age`` after it
-        was asked for. A failed refresh is logged, the answer lapses as
+        key got within the last ``used_within`` seconds (the ``most`` got
+        last, so many keys used once do not make a stream of lookups) whose
+        answer is half ``max_age`` old or older (and no lookup of it is
+        under way), each in its own task. An answer is still used at most
+        ``max_age`` after it was asked for. A failed refresh is logged, the answer lapses as
         before (the next get looks it up and gets the error itself), and the
         key is not refreshed again until it is got again (a deleted pool is
         not asked about four times a second for a minute)."""
@@ -111,7 +113,7 @@ class Recent(Generic[K, V]):
                 for key, used in list(self._used.items()):
                     if now - used > used_within:
                         del self._used[key]
-                        continue
+                for key in heapq.nlargest(most, self._used, key=self._used.__getitem__):
                     hit = self._values.get(key)
                     if key not in self._lookups and (
                             hit is None or now - hit[0] >= self.max_age / 2):

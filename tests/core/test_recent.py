@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 import pytest
 import trio
@@ -21,10 +22,12 @@ class Source:
         self.calls = 0
         self.fail: Exception | None = None
         self.asked: list[float] = []  # when each call began
+        self.keys: list[str] = []  # what each call asked for
 
     async def fetch(self, key: str) -> str:
         self.calls += 1
         self.asked.append(trio.current_time())
+        self.keys.append(key)
         await trio.sleep(1)
         if self.fail is not None:
             raise self.fail
@@ -161,3 +164,17 @@ async def test_keep_fresh_skips_keys_never_got_and_survives_errors(
         await trio.sleep(3)
         hit = await recent.get("pool")
         assert hit.startswith("pool#")
+
+
+async def test_keep_fresh_looks_up_only_the_keys_got_last(
+        autojump_clock: trio.testing.MockClock) -> None:
+    source = Source()
+    recent: Recent[str, str] = Recent(source.fetch, 4.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(partial(recent.keep_fresh, 30.0, most=2))
+        for key in ("a", "b", "c"):  # c got last, then b
+            await recent.get(key)
+        calls = source.calls
+        await trio.sleep(10)
+        assert set(source.keys[calls:]) == {"b", "c"}
+        nursery.cancel_scope.cancel()
