@@ -145,15 +145,16 @@ _NEEDS = {"resmgr": ("grpc", "raft"), "jobmgr": ("grpc",), "placement": (), "hos
 _KEYS = {"resmgr": ("name", "grpc", "raft", "metrics"),
          "jobmgr": ("name", "grpc", "http", "capabilities"),
          "placement": ("name", "batch", "bulk_tasks_per_s")}
-# A placement worker's dequeue takes at most this many gangs (resmgr's cap).
-MAX_PLACEMENT_BATCH = 1000
+# Gangs a placement worker's dequeue asks for (its entry's ``batch``), and
+# the most resmgr hands out in one dequeue.
+PLACEMENT_BATCH, MAX_PLACEMENT_BATCH = 500, 1000
 
 
 def _placement_options(entry: dict[str, Any], where: str) -> None:
     """A placement entry's ``batch`` (gangs a dequeue takes, 1..1000) and
     ``bulk_tasks_per_s`` (the most tasks of bulk work it places a second:
     a positive number; absent, no limit)."""
-    batch = entry.get("batch", 500)
+    batch = entry.get("batch", PLACEMENT_BATCH)
     if isinstance(batch, bool) or not isinstance(batch, int) or not (
             1 <= batch <= MAX_PLACEMENT_BATCH):
         raise InvalidArgument(f"must be a whole number in 1..{MAX_PLACEMENT_BATCH}, "

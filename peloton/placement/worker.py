@@ -28,7 +28,7 @@ from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.task import task_pb2
-from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, ClusterConfig
+from peloton.config import HEARTBEAT_PERIOD, HEARTBEAT_TIMEOUT, PLACEMENT_BATCH, ClusterConfig
 from peloton.core.errors import PelotonError, Unavailable
 from peloton.core.resources import Resources
 from peloton.hostmgr.constraints import describe as describe_host
@@ -179,7 +179,7 @@ class PlacementWorker:
     def __init__(self, config: ClusterConfig, name: str) -> None:
         self.name = name
         options = config.get(name).options
-        self.batch: int = options.get("batch", 500)
+        self.batch: int = options.get("batch", PLACEMENT_BATCH)
         self.bulk_tasks_per_s: float | None = options.get("bulk_tasks_per_s")
         # When the worker's next bulk task's slot opens (trio's clock).
         self._bulk_free_at = 0.0

@@ -26,7 +26,7 @@ from peloton.api.private.resmgrsvc import resmgrsvc_grpc
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
-from peloton.config import MEMBER_LEASE, ClusterConfig
+from peloton.config import MAX_PLACEMENT_BATCH, MEMBER_LEASE, ClusterConfig
 from peloton.core import errors
 from peloton.core.errors import InvalidArgument, NotFound, NotLeader, PelotonError, Unavailable
 from peloton.core.resources import EPSILON, KINDS, Resources
@@ -67,7 +67,7 @@ MISMATCH_LOG_PERIOD = 60.0
 # Items a command carries: each is a Raft entry every replica applies under
 # the state lock, so a bounded batch keeps reads and heartbeats flowing.
 TASKS_PER_COMMAND = 400
-MAX_DEQUEUE = 1000
+MAX_DEQUEUE = MAX_PLACEMENT_BATCH
 # Tasks an EnqueueGangs request turns into rows between two yields.
 ROWS_A_STEP = 250
 # A dequeue marks as express the gangs of a pool it emptied of READY gangs

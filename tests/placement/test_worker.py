@@ -72,11 +72,15 @@ class FakeHostmgr:
         return reply
 
 
-def worker(resmgr: FakeResmgr, hostmgr: FakeHostmgr) -> PlacementWorker:
-    w = PlacementWorker(config.parse(valid()), "placement-0")
+def worker(resmgr: FakeResmgr, hostmgr: Any, *, data: dict[str, Any] | None = None,
+           name: str = "placement-0") -> PlacementWorker:
+    """A worker of the valid cluster file (or ``data``) on fakes: ``hostmgr``
+    is cluster c1's, or a dict of fakes by cluster name."""
+    w = PlacementWorker(config.parse(data or valid()), name)
     w.resmgr = resmgr  # type: ignore[assignment]
-    w.hostmgrs = {"c1": "127.0.0.1:1"}
-    w._hostmgr = lambda cluster: hostmgr  # type: ignore[method-assign,assignment,return-value]
+    hostmgrs = hostmgr if isinstance(hostmgr, dict) else {"c1": hostmgr}
+    w.hostmgrs = {c: f"127.0.0.1:{i + 1}" for i, c in enumerate(hostmgrs)}
+    w._hostmgr = hostmgrs.__getitem__  # type: ignore[method-assign]
     return w
 
 
@@ -151,11 +155,7 @@ def two_clusters(reply: rpb.DequeueGangsResponse, cpu_a: float, cpu_b: float,
                  ) -> tuple[PlacementWorker, FakeResmgr, dict[str, ClusterHostmgr]]:
     resmgr = FakeResmgr(reply)
     hostmgrs = {"a": ClusterHostmgr("a", cpu_a), "b": ClusterHostmgr("b", cpu_b)}
-    w = PlacementWorker(config.parse(valid()), "placement-0")
-    w.resmgr = resmgr  # type: ignore[assignment]
-    w.hostmgrs = {"a": "127.0.0.1:1", "b": "127.0.0.1:2"}
-    w._hostmgr = hostmgrs.__getitem__  # type: ignore[method-assign,assignment]
-    return w, resmgr, hostmgrs
+    return worker(resmgr, hostmgrs), resmgr, hostmgrs
 
 
 async def test_an_express_part_asks_one_cluster_when_it_places_everything_there() -> None:
@@ -228,11 +228,7 @@ def paced(reply: rpb.DequeueGangsResponse, rate: float | None,
         data["placement"][0]["bulk_tasks_per_s"] = rate
     resmgr, hostmgr = Dequeues(reply), FakeHostmgr()
     hostmgr.release.set()
-    w = PlacementWorker(config.parse(data), name)
-    w.resmgr = resmgr  # type: ignore[assignment]
-    w.hostmgrs = {"c1": "127.0.0.1:1"}
-    w._hostmgr = lambda cluster: hostmgr  # type: ignore[method-assign,assignment,return-value]
-    return w, resmgr
+    return worker(resmgr, hostmgr, data=data, name=name), resmgr
 
 
 async def test_bulk_tasks_go_at_most_at_the_workers_pace_and_express_parts_never_wait(
