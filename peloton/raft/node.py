@@ -214,13 +214,19 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
     ignores, once a second from the tick thread (the transport's own).
     """
 
-    _next_keepalive = 0.0
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         transport = self._SyncObj__transport
         self._handle_message = transport._onMessageReceivedCallback
         transport.setOnMessageReceivedCallback(self._on_message)
+        self._next_keepalive = 0.0
+        # pysyncobj's full dump pickles every attribute set after its own
+        # __init__ (a subclass's replicated fields). These two are the
+        # member's, not the state's: the handler, a bound method, pickles
+        # the whole member (its locks and sockets), which failed every log
+        # compaction ("Failed to store full dump", retried every tick), so
+        # the log and the journal grew without bound.
+        self._SyncObj__properies.update(("_handle_message", "_next_keepalive"))
 
     def _on_message(self, node: Any, message: Any) -> None:
         # pysyncobj's leader sets a follower's next index to what each
