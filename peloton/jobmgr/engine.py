@@ -119,6 +119,8 @@ class Context:
     # True while an operator holds kills back (AdminService lockdown of
     # Kill): the runs stay KILLING, and their kills go when it is lifted.
     hold_kills: Callable[[], bool] = lambda: False
+    # Every shard's reports to resmgr, sent while ``Reports.serve`` runs.
+    reports: Reports | None = None
 
 
 def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
@@ -132,27 +134,102 @@ def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
 
 def launch_request(launches: Sequence[tuple[rpb.Placement, Sequence[tuple[Job, Task]]]],
                    shard: int, epoch: int) -> hpb.LaunchTasksBatchRequest:
-    """One cluster's launches, each placement's tasks on its host. A job's
-    tasks share their config (Job.task_config): the batch carries each once
-    and the tasks name it (configIndex, 1-based)."""
+    """One cluster's launches of one shard, each placement's tasks on its host."""
+    return launches_request([(shard, epoch, launches)])
+
+
+def launches_request(parts: Sequence[tuple[int, int, Sequence[tuple[
+        rpb.Placement, Sequence[tuple[Job, Task]]]]]]) -> hpb.LaunchTasksBatchRequest:
+    """One cluster's launches of any shards ((shard, epoch, launches) parts,
+    in order), each placement's tasks on its host. A job's tasks share their
+    config (Job.task_config): the batch carries each once and the tasks name
+    it (configIndex, 1-based)."""
     request = hpb.LaunchTasksBatchRequest()
     index: dict[int, int] = {}
     configs = request.configs
-    for placement, chosen in launches:
-        launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
-        for job, task in chosen:
-            cfg = job.run_config(task)
-            at = index.get(id(cfg))
-            if at is None:
-                configs.append(cfg)
-                at = index[id(cfg)] = len(configs)
-            ports = [task.ports[p.name] for p in cfg.ports if p.name in task.ports] if (
-                task.ports) else None
-            launch.tasks.add(taskId=task_id(job.id, task.instance),
-                             mesosTaskId=task.mesos_task_id, configIndex=at, ports=ports,
-                             shard=shard, epoch=epoch, jobId=job.id, instanceId=task.instance,
-                             revocable=job.config.sla.revocable or cfg.revocable)
+    for shard, epoch, launches in parts:
+        for placement, chosen in launches:
+            launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
+            for job, task in chosen:
+                cfg = job.run_config(task)
+                at = index.get(id(cfg))
+                if at is None:
+                    configs.append(cfg)
+                    at = index[id(cfg)] = len(configs)
+                ports = [task.ports[p.name] for p in cfg.ports if p.name in task.ports] if (
+                    task.ports) else None
+                launch.tasks.add(taskId=task_id(job.id, task.instance),
+                                 mesosTaskId=task.mesos_task_id, configIndex=at, ports=ports,
+                                 shard=shard, epoch=epoch, jobId=job.id,
+                                 instanceId=task.instance,
+                                 revocable=job.config.sla.revocable or cfg.revocable)
     return request
+
+
+Launches = list[tuple[rpb.Placement, list[tuple[Job, Task]]]]
+
+
+async def send_launches(ctx: Context, plans: Sequence[tuple[ShardEngine, LaunchPlan]]
+                        ) -> list[tuple[ShardEngine, list[Task], str]]:
+    """Send recorded plans of any of this jobmgr's shards, one call per
+    cluster for all of them, the clusters at once; the refused launches'
+    shards, tasks and why. Not the writers': it only reads the tasks, and a
+    stop meanwhile is a kill that the host manager takes before or after
+    the launch. (A call a shard made a call a cluster for a placement or
+    two when many small jobs ran: 0.54 launch calls a job.)"""
+    by_cluster: dict[str, list[tuple[ShardEngine, Launches]]] = defaultdict(list)
+    for engine, plan in plans:
+        for cluster, launches in plan.items():
+            # A plan sent late (a slow send, a stale owner's) may no longer
+            # be its tasks': a reconcile found the run lost and it was
+            # placed again (another lease), sent back to resmgr or ended.
+            # Launched now, an ended run would run again. In transit it is
+            # still planned (KILLING or PREEMPTING: stopped meanwhile; the
+            # host manager takes the kill before or after the launch).
+            still: Launches = []
+            for placement, chosen in launches:
+                kept = [(job, task) for job, task in chosen
+                        if task.lease == placement.leaseId
+                        and task.state in IN_TRANSIT_STATES]
+                if kept:
+                    still.append((placement, kept))
+            if still:
+                by_cluster[cluster].append((engine, still))
+    refused: list[tuple[ShardEngine, list[Task], str]] = []
+    async with trio.open_nursery() as nursery:
+        for cluster, parts in by_cluster.items():
+            nursery.start_soon(_launch_on, ctx, cluster, parts, refused)
+    return refused
+
+
+async def _launch_on(ctx: Context, cluster: str, parts: list[tuple[ShardEngine, Launches]],
+                     refused_out: list[tuple[ShardEngine, list[Task], str]]) -> None:
+    """Launch on one cluster's hosts in one call; each host's launch
+    succeeds or is refused alone."""
+    request = launches_request([(e.shard, e.epoch, launches) for e, launches in parts])
+    hosts = sum(len(launches) for _, launches in parts)
+    try:
+        reply = await ctx.hostmgr_for(cluster).call("LaunchTasksBatch", request)
+    except PelotonError as error:
+        # Unknown outcome: the host manager may have launched. Its events
+        # (or a reconcile after the launch timeout) settle it.
+        log.warning("launch on %d hosts of %s: %s", hosts, cluster, error)
+        return
+    sent = [(engine, placement, chosen) for engine, launches in parts
+            for placement, chosen in launches]
+    refused: dict[tuple[ShardEngine, str], list[Task]] = defaultdict(list)  # why -> tasks
+    for (engine, placement, chosen), outcome in zip(sent, reply.outcomes, strict=False):
+        if not outcome.code:
+            continue
+        kind = BY_CODE.get(outcome.code, Internal)
+        if issubclass(kind, (FailedPrecondition, InvalidArgument, NotFound)):
+            log.info("launch on %s refused (%s); placing again", placement.hostname,
+                     outcome.message)
+            refused[(engine, outcome.message)].extend(task for _, task in chosen)
+        else:
+            log.warning("launch on %s: %s: %s", placement.hostname, outcome.code,
+                        outcome.message)
+    refused_out.extend((engine, tasks, why) for (engine, why), tasks in refused.items())
 
 
 def _reports(updates: Iterable[tuple[str, TaskState]]) -> rpb.UpdateTasksStateRequest:
@@ -263,7 +340,7 @@ _Work = tuple[Callable[..., Awaitable[Any]], tuple[Any, ...], _Reply]
 async def _wake() -> None:
     """Sent through an empty inbox so that urgent work is seen."""
 # cluster -> (placement, its (job, task) pairs to launch)
-LaunchPlan = dict[str, list[tuple[rpb.Placement, list[tuple[Job, Task]]]]]
+LaunchPlan = dict[str, Launches]
 # Inputs a shard's writer may have waiting; senders wait beyond that.
 INBOX_SIZE = 64
 # The most creates waiting one after another that run as one write.
@@ -275,6 +352,64 @@ EVENTS_A_STEP = 500
 ROWS_A_STEP = 1000
 # Tries of one batch of task-state reports to resmgr.
 REPORT_ATTEMPTS = 10
+# Reports a call carries at most, and the calls in flight at once.
+REPORT_BATCH = 5000
+REPORT_SENDERS = 2
+
+
+class Reports:
+    """What every shard of a jobmgr tells resmgr of its runs (RUNNING, or
+    ended: resmgr releases what they held), queued by the shards' writers
+    and sent by ``REPORT_SENDERS`` senders, each taking all that waits (at
+    most ``REPORT_BATCH``) in one ``UpdateTasksState``.
+
+    One sender a shard made a call, and resmgr a Raft command, for the one
+    or two reports a shard had at a time when many small jobs ran (16
+    shards: 0.69 calls a job, 2.2 updates a command). Order does not
+    matter (resmgr ignores a report of a run it has forgotten), and the
+    writers never wait for resmgr's commit. A failed call is tried again
+    (``REPORT_ATTEMPTS`` times, a second apart), so an end that resmgr
+    missed does not hold its resources."""
+
+    def __init__(self, resmgr: ServiceClient) -> None:
+        self._resmgr = resmgr
+        self._send, self._recv = trio.open_memory_channel[
+            list[tuple[str, TaskState]]](math.inf)
+        self._serving = 0
+
+    @property
+    def served(self) -> bool:
+        return self._serving > 0
+
+    def put(self, updates: list[tuple[str, TaskState]]) -> None:
+        self._send.send_nowait(updates)
+
+    async def serve(self, senders: int = REPORT_SENDERS) -> None:
+        """Send what is put, until cancelled."""
+        async with trio.open_nursery() as nursery:
+            for _ in range(senders):
+                nursery.start_soon(self._sender)
+
+    async def _sender(self) -> None:
+        self._serving += 1
+        try:
+            while True:
+                batch = list(await self._recv.receive())
+                while len(batch) < REPORT_BATCH:
+                    try:
+                        batch.extend(self._recv.receive_nowait())
+                    except trio.WouldBlock:
+                        break
+                for attempt in range(1, REPORT_ATTEMPTS + 1):
+                    try:
+                        await self._resmgr.call("UpdateTasksState", _reports(batch))
+                        break
+                    except PelotonError as error:
+                        log.warning("reporting %d task states to resmgr (attempt %d of %d): %s",
+                                    len(batch), attempt, REPORT_ATTEMPTS, error)
+                        await trio.sleep(1.0)
+        finally:
+            self._serving -= 1
 
 
 class ShardEngine:
@@ -298,10 +433,6 @@ class ShardEngine:
         self._idle = False
         self._serving = True
         self._waiting: set[_Reply] = set()
-        # Reports to resmgr, sent by ``serve_reports`` when it runs.
-        self._report_send, self._report_recv = trio.open_memory_channel[
-            list[tuple[str, TaskState]]](math.inf)
-        self._reports_served = False
         self._unknown: set[str] = set()  # runs the host managers did not know last round
         # The running updates of the shard's jobs, by job id.
         self.updates: dict[str, JobUpdate] = {}
@@ -725,57 +856,9 @@ class ShardEngine:
         return by_cluster
 
     async def send_launches(self, plan: LaunchPlan) -> list[tuple[list[Task], str]]:
-        """Send a recorded plan, one call per cluster at once; the refused
-        launches' tasks and why. Not the writer's: it only reads the tasks,
-        and a stop meanwhile is a kill that the host manager takes before or
-        after the launch."""
-        refused: list[tuple[list[Task], str]] = []
-        async with trio.open_nursery() as nursery:
-            for cluster, launches in plan.items():
-                # A plan sent late (a slow send, a stale owner's) may no
-                # longer be its tasks': a reconcile found the run lost and
-                # it was placed again (another lease), sent back to resmgr
-                # or ended. Launched now, an ended run would run again. In
-                # transit it is still planned (KILLING or PREEMPTING: stopped
-                # meanwhile; the host manager takes the kill before or after
-                # the launch).
-                still = []
-                for placement, chosen in launches:
-                    kept = [(job, task) for job, task in chosen
-                            if task.lease == placement.leaseId
-                            and task.state in IN_TRANSIT_STATES]
-                    if kept:
-                        still.append((placement, kept))
-                if still:
-                    nursery.start_soon(self._launch_on, cluster, still, refused)
-        return refused
-
-    async def _launch_on(self, cluster: str,
-                         launches: list[tuple[rpb.Placement, list[tuple[Job, Task]]]],
-                         refused_out: list[tuple[list[Task], str]]) -> None:
-        """Launch on one cluster's hosts in one call; each host's launch
-        succeeds or is refused alone."""
-        request = launch_request(launches, self.shard, self.epoch)
-        try:
-            reply = await self.ctx.hostmgr_for(cluster).call("LaunchTasksBatch", request)
-        except PelotonError as error:
-            # Unknown outcome: the host manager may have launched. Its events
-            # (or a reconcile after the launch timeout) settle it.
-            log.warning("launch on %d hosts of %s: %s", len(launches), cluster, error)
-            return
-        refused: dict[str, list[Task]] = defaultdict(list)  # why -> tasks
-        for (placement, chosen), outcome in zip(launches, reply.outcomes, strict=False):
-            if not outcome.code:
-                continue
-            kind = BY_CODE.get(outcome.code, Internal)
-            if issubclass(kind, (FailedPrecondition, InvalidArgument, NotFound)):
-                log.info("launch on %s refused (%s); placing again", placement.hostname,
-                         outcome.message)
-                refused[outcome.message].extend(task for _, task in chosen)
-            else:
-                log.warning("launch on %s: %s: %s", placement.hostname, outcome.code,
-                            outcome.message)
-        refused_out.extend((tasks, why) for why, tasks in refused.items())
+        """Send this shard's recorded plan (``send_launches`` of the
+        module); the refused launches' tasks and why."""
+        return [(tasks, why) for _, tasks, why in await send_launches(self.ctx, [(self, plan)])]
 
     async def place_again(self, tasks: list[Task], why: str) -> None:
         """Tasks whose launch was refused go back to resmgr (stopped ones
@@ -876,41 +959,16 @@ class ShardEngine:
 
     async def report_states(self, tasks: Sequence[Task]) -> None:
         """Tell resmgr that runs are RUNNING or ended (it releases what they
-        held). With ``serve_reports`` running, queued for it: the writer does
-        not wait for resmgr's Raft commit (a report's order does not matter:
-        resmgr ignores a RUNNING report of a run it has forgotten)."""
+        held). While the jobmgr's ``Reports`` are served, queued for them:
+        the writer does not wait for resmgr's Raft commit."""
         updates = [(t.mesos_task_id, t.state) for t in tasks if t.state in RESMGR_STATE_REPORTED]
         if not updates:
             return
-        if self._reports_served:
-            self._report_send.send_nowait(updates)
+        reports = self.ctx.reports
+        if reports is not None and reports.served:
+            reports.put(updates)
             return
         await self.ctx.resmgr.call("UpdateTasksState", _reports(updates))
-
-    async def serve_reports(self) -> None:
-        """Send queued reports, all that wait in one call (5,000 at most), and
-        retry a failed call (REPORT_ATTEMPTS times, a second apart), so an
-        end that resmgr missed does not hold its resources. Until cancelled."""
-        self._reports_served = True
-        try:
-            while True:
-                batch = list(await self._report_recv.receive())
-                while len(batch) < 5000:
-                    try:
-                        batch.extend(self._report_recv.receive_nowait())
-                    except trio.WouldBlock:
-                        break
-                for attempt in range(1, REPORT_ATTEMPTS + 1):
-                    try:
-                        await self.ctx.resmgr.call("UpdateTasksState", _reports(batch))
-                        break
-                    except PelotonError as error:
-                        log.warning("shard %d: reporting %d task states to resmgr (attempt %d "
-                                    "of %d): %s", self.shard, len(batch), attempt,
-                                    REPORT_ATTEMPTS, error)
-                        await trio.sleep(1.0)
-        finally:
-            self._reports_served = False
 
     async def reconcile(self, *, full: bool = True) -> None:
         """Ask the host managers about every run that should be on a host

@@ -59,9 +59,12 @@ from peloton.core.states import TERMINAL_JOB_STATES, JobState, TaskState
 from peloton.jobmgr.engine import (
     HELD_MESSAGE,
     Context,
+    LaunchPlan,
+    Reports,
     ShardEngine,
     daemon_fits,
     is_preemptible,
+    send_launches,
 )
 from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
 from peloton.jobmgr.intake import POLL_S, Intake
@@ -150,8 +153,10 @@ class Jobmgr:
         self.owner = ShardOwner(name, config.num_shards, self._heartbeat, self.run_shard,
                                 lease=MEMBER_LEASE, period=HEARTBEAT_PERIOD)
         self._hostmgr_clients: dict[str, ServiceClient] = {}
+        self.reports = Reports(self.resmgr)
         self.ctx = Context(storage, self.resmgr, self.hostmgr_for, self.hostmgrs,
-                           hold_kills=lambda: LOCK_KILL in self.lockdown)
+                           hold_kills=lambda: LOCK_KILL in self.lockdown,
+                           reports=self.reports)
         self.capabilities: frozenset[str] = frozenset()
         # Components the operator locked down (AdminService.Lockdown).
         self.lockdown: frozenset[str] = frozenset()
@@ -217,7 +222,6 @@ class Jobmgr:
             async with trio.open_nursery() as nursery:
                 # The shard's one writer: every change below goes through it.
                 nursery.start_soon(engine.serve_inbox)
-                nursery.start_soon(engine.serve_reports)
                 for cluster, _ in self.hostmgrs():
                     nursery.start_soon(self._consume_events, engine, cluster)
                 nursery.start_soon(self._watch_new_clusters, engine, nursery)
@@ -467,6 +471,10 @@ class Jobmgr:
 
     async def _launch_batch(self, placements: list[rpb.Placement], slots: trio.Semaphore | None,
                             urgent: bool = False) -> None:
+        """Record each shard's placements in its writer, send them all
+        outside the writers (one call a cluster: host managers take their
+        time, and the shards' events go on meanwhile), and place the refused
+        ones again in their writers (``urgent``: ahead of their inboxes)."""
         try:
             by_shard: dict[int, list[rpb.Placement]] = {}
             for p in placements:
@@ -475,27 +483,35 @@ class Jobmgr:
                     if shard is not None:
                         by_shard.setdefault(shard, []).append(p)
                         break
+            plans: list[tuple[ShardEngine, LaunchPlan]] = []
+
+            async def record(engine: ShardEngine, batch: list[rpb.Placement]) -> None:
+                try:
+                    plans.append((engine, await engine.submit(engine.record_launch, batch,
+                                                              urgent=urgent)))
+                except PelotonError as error:
+                    log.warning("shard %d launch: %s", engine.shard, error)
+
             async with trio.open_nursery() as nursery:
                 for shard, batch in by_shard.items():
                     engine = self.engines.get(shard)
                     if engine is not None:
-                        nursery.start_soon(self._launch, engine, batch, urgent)
+                        nursery.start_soon(record, engine, batch)
+            refused = await send_launches(self.ctx, plans)
+            async with trio.open_nursery() as nursery:
+                for engine, tasks, why in refused:
+                    nursery.start_soon(self._place_again, engine, tasks, why, urgent)
         finally:
             if slots is not None:
                 slots.release()
 
-    async def _launch(self, engine: ShardEngine, placements: list[rpb.Placement],
-                      urgent: bool = False) -> None:
-        """Record in the shard's writer, send outside it (host managers take
-        their time; the shard's events go on meanwhile), and place the
-        refused ones again in the writer (``urgent``: ahead of its inbox)."""
+    @staticmethod
+    async def _place_again(engine: ShardEngine, tasks: list[Task], why: str,
+                           urgent: bool) -> None:
         try:
-            plan = await engine.submit(engine.record_launch, placements, urgent=urgent)
-            for tasks, why in await engine.send_launches(plan):
-                await engine.submit(engine.place_again, tasks, why, urgent=urgent)
-        except* PelotonError as group:  # launches run in a nursery: errors come grouped
-            for error in _leaves(group):
-                log.warning("shard %d launch: %s", engine.shard, error)
+            await engine.submit(engine.place_again, tasks, why, urgent=urgent)
+        except PelotonError as error:
+            log.warning("shard %d launch: %s", engine.shard, error)
 
     # -- routing -------------------------------------------------------------
     async def engine_for(self, job_id: str) -> ShardEngine | None:
@@ -603,13 +619,6 @@ class Jobmgr:
         finally:
             if method in ("UpdateResourcePool", "DeleteResourcePool"):
                 self._pools.forget()
-
-
-def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
-    out: list[BaseException] = []
-    for error in group.exceptions:
-        out.extend(_leaves(error) if isinstance(error, BaseExceptionGroup) else [error])
-    return out
 
 
 def _job_id(request_id: peloton_pb2.JobID) -> str:
@@ -1919,6 +1928,7 @@ async def serve(config: ClusterConfig, name: str, *,
             nursery.start_soon(jm.gangs.run)
             nursery.start_soon(jm.intake.run)
             nursery.start_soon(jm.keep_checks_fresh)
+            nursery.start_soon(jm.reports.serve)
             task_status.started(address)
     finally:
         jm.channels.close()

@@ -387,6 +387,31 @@ async def test_refused_placement_is_placed_again_while_the_others_launch(
     assert h.resmgr.enqueues()[-1] == (True, [[mid(1)], [mid(2)]])  # same runs
 
 
+async def test_shards_launch_on_a_cluster_in_one_call_and_refusals_go_back_to_each(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    """A jobmgr's shards send what they recorded together: one
+    LaunchTasksBatch a cluster, each task with its own shard's epoch."""
+    other_job, other_shard, other_epoch = "5e6f7a8b-0000-4000-8000-000000000001", SHARD + 1, 7
+    other = ShardEngine(h.context(), other_shard, other_epoch, "jm-1")
+    mine = await new_job(h, 2)
+    theirs = Job.new(other_job, other_shard, config(1), h.clock.now)
+    await other.create(theirs)
+    h.hostmgr.refuse = {"hC"}
+    theirs_placement = rpb.Placement(
+        hostname="hC", agentId="agent-hC", leaseId="lease-hC", cluster=CLUSTER,
+        tasks=[rpb.TaskRef(mesosTaskId=mesos_task_id(other_job, 0, 1), shard=other_shard)])
+    plans = [(h.engine, await h.engine.record_launch([placement("hA", 0), placement("hB", 1)])),
+             (other, await other.record_launch([theirs_placement]))]
+    refused = await engine_module.send_launches(h.context(), plans)
+    [batch] = h.hostmgr.batches
+    assert [(launch.hostname, [(t.shard, t.epoch) for t in launch.tasks])
+            for launch in batch.launches] == [
+        ("hA", [(SHARD, EPOCH)]), ("hB", [(SHARD, EPOCH)]), ("hC", [(other_shard, other_epoch)])]
+    assert len(batch.configs) == 2  # each job's config once
+    assert [(e, [t.instance for t in tasks]) for e, tasks, _ in refused] == [(other, [0])]
+    assert [t.state for t in mine.tasks] == [T.LAUNCHING, T.LAUNCHING]
+
+
 async def test_failed_requeue_after_a_refusal_does_not_stop_the_batch(
         mock_clock: trio.testing.MockClock, h: Harness, tmp_path: Path) -> None:
     await new_job(h, 3)

@@ -1,0 +1,151 @@
+"""A jobmgr's reports to resmgr (``engine.Reports``): what every shard puts
+goes in as few ``UpdateTasksState`` calls as the senders allow, a failed
+call is tried again, and nothing put is lost or sent twice.
+
+Each test takes pytest-trio's ``autojump_clock``: the retry's second passes
+at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import trio
+import trio.testing
+
+from peloton.core.errors import Unavailable
+from peloton.core.states import TaskState
+from peloton.jobmgr import engine
+from peloton.jobmgr.engine import Reports
+from peloton.rpc.client import ServiceClient
+
+RUNNING, SUCCEEDED = TaskState.RUNNING, TaskState.SUCCEEDED
+
+
+class Resmgr:
+    """UpdateTasksState calls, held while ``gate`` is closed; the first
+    ``failures`` of them fail."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.calls: list[list[tuple[str, int]]] = []
+        self.failures = failures
+        self.gate: trio.Event | None = None
+        self.in_flight = 0
+
+    async def call(self, method: str, request: Any, **_: Any) -> Any:
+        assert method == "UpdateTasksState"
+        self.in_flight += 1
+        try:
+            if self.gate is not None:
+                await self.gate.wait()
+            if self.failures:
+                self.failures -= 1
+                raise Unavailable("resmgr is electing a leader")
+            self.calls.append([(u.mesosTaskId, u.state) for u in request.updates])
+        finally:
+            self.in_flight -= 1
+
+
+def sent(resmgr: Resmgr) -> list[tuple[str, int]]:
+    return [u for call in resmgr.calls for u in call]
+
+
+async def test_what_every_shard_put_goes_in_one_call(autojump_clock: Any) -> None:
+    resmgr = Resmgr()
+    reports = Reports(cast(ServiceClient, resmgr))
+    assert not reports.served
+    # Three shards' writers, before a sender takes anything.
+    reports.put([("a-0-1", RUNNING)])
+    reports.put([("b-0-1", SUCCEEDED), ("b-1-1", RUNNING)])
+    reports.put([("c-0-1", RUNNING)])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve, 1)
+        await trio.testing.wait_all_tasks_blocked()
+        assert reports.served
+        assert resmgr.calls == [[("a-0-1", RUNNING), ("b-0-1", SUCCEEDED), ("b-1-1", RUNNING),
+                                 ("c-0-1", RUNNING)]]
+        nursery.cancel_scope.cancel()
+    assert not reports.served
+
+
+async def test_puts_during_the_calls_in_flight_wait_for_the_next(autojump_clock: Any) -> None:
+    resmgr = Resmgr()
+    resmgr.gate = trio.Event()
+    reports = Reports(cast(ServiceClient, resmgr))
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve)
+        await trio.testing.wait_all_tasks_blocked()
+        reports.put([("a-0-1", RUNNING)])
+        await trio.testing.wait_all_tasks_blocked()
+        reports.put([("b-0-1", RUNNING)])
+        await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.in_flight == engine.REPORT_SENDERS == 2  # each sender took one
+        for k in range(5):
+            reports.put([(f"c-{k}-1", SUCCEEDED)])
+        resmgr.gate.set()
+        await trio.testing.wait_all_tasks_blocked()
+        # The five puts went in one call a sender, not one call each.
+        later = resmgr.calls[2:]
+        assert len(later) <= engine.REPORT_SENDERS
+        assert sorted(u for call in later for u in call) == [
+            (f"c-{k}-1", SUCCEEDED) for k in range(5)]
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_call_carries_at_most_a_batch(autojump_clock: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(engine, "REPORT_BATCH", 3)
+    resmgr = Resmgr()
+    reports = Reports(cast(ServiceClient, resmgr))
+    for k in range(4):
+        reports.put([(f"a-{k}-1", RUNNING), (f"b-{k}-1", RUNNING)])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve, 1)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    # Whole puts: a call takes puts until it holds the batch or more.
+    assert [len(c) for c in resmgr.calls] == [4, 4]
+    assert sorted(sent(resmgr)) == sorted(
+        (f"{j}-{k}-1", RUNNING) for j in "ab" for k in range(4))
+
+
+async def test_a_failed_call_is_tried_again(autojump_clock: Any) -> None:
+    resmgr = Resmgr(failures=3)
+    reports = Reports(cast(ServiceClient, resmgr))
+    reports.put([("a-0-1", SUCCEEDED)])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve, 1)
+        start = trio.current_time()
+        await trio.sleep(2.5)
+        assert not resmgr.calls and resmgr.failures == 0  # three tries, a second apart
+        await trio.sleep(1.0)
+        assert resmgr.calls == [[("a-0-1", SUCCEEDED)]]
+        assert trio.current_time() - start == 3.5
+        nursery.cancel_scope.cancel()
+    assert resmgr.calls == [[("a-0-1", SUCCEEDED)]]
+
+
+async def test_without_senders_a_report_is_its_own_call(autojump_clock: Any) -> None:
+    """An engine whose jobmgr serves no reports (tests, tools) calls at once."""
+    from peloton.jobmgr.engine import Context, ShardEngine
+    from peloton.jobmgr.model import Task
+
+    resmgr = Resmgr()
+    reports = Reports(cast(ServiceClient, resmgr))
+    ctx = Context(storage=cast(Any, None), resmgr=cast(ServiceClient, resmgr),
+                  hostmgr_for=lambda _: cast(ServiceClient, None), hostmgrs=list,
+                  reports=reports)
+    shard = ShardEngine(ctx, 0, 1, "jm-1")
+    task = cast(Task, type("T", (), {"mesos_task_id": "a-0-1", "state": RUNNING})())
+    await shard.report_states([task])
+    assert resmgr.calls == [[("a-0-1", RUNNING)]]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve, 1)
+        await trio.testing.wait_all_tasks_blocked()
+        resmgr.gate = trio.Event()  # served: queued, the writer does not wait
+        await shard.report_states([task])
+        await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.in_flight == 1 and len(resmgr.calls) == 1
+        resmgr.gate.set()
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(resmgr.calls) == 2
+        nursery.cancel_scope.cancel()
