@@ -344,6 +344,12 @@ class RaftNode:
         while finished:
             fulfil, result, error = finished.popleft()
             fulfil(result, error)
+        self.nudge()
+
+    def nudge(self) -> None:
+        """Wake what waits for the next apply (``watch_applied``), as an
+        apply would: for a waiter whose condition also reads trio's own
+        state, which changed. Call from trio."""
         if self._watched:
             self._watched = False
             self._applied.set()

@@ -42,21 +42,31 @@ class FakeNode:
         self.hold.set()
         self.in_flight = 0
         self.most_in_flight = 0
+        self.applied = trio.Event()  # set at each apply (and nudge)
+        self.commit_s = 0.0
 
     def is_leader(self) -> bool:
         return True
 
     async def submit(self, blob: bytes) -> Any:
+        if self.commit_s:  # a commit's time, in which other tasks run
+            await trio.sleep(self.commit_s)
         if len(blob) > LARGE_COMMAND_BYTES:
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
             await self.hold.wait()
             self.in_flight -= 1
         with self.lock:
-            return self.state.apply(blob)
+            result = self.state.apply(blob)
+        self.nudge()
+        return result
 
     def watch_applied(self) -> trio.Event:
-        return trio.Event()  # never set: these tests do not wait on it
+        return self.applied
+
+    def nudge(self) -> None:
+        self.applied.set()
+        self.applied = trio.Event()
 
 
 def service() -> tuple[FakeNode, ResmgrServiceHandler]:
@@ -138,6 +148,44 @@ async def test_a_dequeue_marks_the_gangs_of_small_pools_it_emptied_express() -> 
     reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=1000))
     assert len(reply.gangs) == 93 and list(reply.express) == []  # more than EXPRESS_GANGS
     assert EXPRESS_GANGS < 93
+
+
+async def test_a_gang_that_comes_wakes_one_dequeue_not_every_waiting_one(
+        autojump_clock: trio.abc.Clock) -> None:
+    """Every placement cycle long-polls DequeueGangs. Only as many propose a
+    dequeue as the gangs waiting could fill (their limits); the rest keep
+    waiting, and look again when a dequeue in flight is done."""
+    node, handler = service()
+    node.commit_s = 0.01
+    proposed: list[str] = []
+    propose = handler.rm.propose
+
+    async def counted(name: str, payload: Any, **kw: Any) -> Any:
+        proposed.append(name)
+        return await propose(name, payload, **kw)
+
+    handler.rm.propose = counted  # type: ignore[method-assign]
+    got: list[int] = []
+
+    async def dequeue(limit: int) -> None:
+        reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=limit, timeout=1000))
+        got.append(len(reply.gangs))
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(8):
+            nursery.start_soon(dequeue, 2)
+        await trio.testing.wait_all_tasks_blocked()
+        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                           gangs=gangs("probe", 1)))
+        await trio.sleep(0.1)  # commits take 0.01 s
+        assert proposed.count("gangs.dequeue") == 1 and got == [1]
+        # Five gangs: three dequeues of two may take them, one after another
+        # or at once; none proposes for nothing.
+        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                           gangs=gangs("more", 5)))
+        await trio.sleep(0.1)
+        assert proposed.count("gangs.dequeue") == 4 and sorted(got) == [1, 1, 2, 2]
+    assert sorted(got) == [0, 0, 0, 0, 1, 1, 2, 2]  # the rest timed out, empty
 
 
 async def test_a_pool_left_with_ready_gangs_is_not_express() -> None:
