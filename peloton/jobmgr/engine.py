@@ -175,8 +175,8 @@ async def send_launches(ctx: Context, plans: Sequence[tuple[ShardEngine, LaunchP
     cluster for all of them, the clusters at once; the refused launches'
     shards, tasks and why. Not the writers': it only reads the tasks, and a
     stop meanwhile is a kill that the host manager takes before or after
-    the launch. (A call a shard made a call a cluster for a placement or
-    two when many small jobs ran: 0.54 launch calls a job.)"""
+    the launch. (With a call a shard and a cluster, each carried a
+    placement or two when many small jobs ran: 0.54 launch calls a job.)"""
     by_cluster: dict[str, list[tuple[ShardEngine, Launches]]] = defaultdict(list)
     for engine, plan in plans:
         for cluster, launches in plan.items():
@@ -217,7 +217,7 @@ async def _launch_on(ctx: Context, cluster: str, parts: list[tuple[ShardEngine, 
         return
     sent = [(engine, placement, chosen) for engine, launches in parts
             for placement, chosen in launches]
-    refused: dict[tuple[ShardEngine, str], list[Task]] = defaultdict(list)  # why -> tasks
+    refused: dict[tuple[ShardEngine, str], list[Task]] = defaultdict(list)  # (shard, why) -> tasks
     for (engine, placement, chosen), outcome in zip(sent, reply.outcomes, strict=False):
         if not outcome.code:
             continue
@@ -363,9 +363,10 @@ class Reports:
     and sent by ``REPORT_SENDERS`` senders, each taking all that waits (at
     most ``REPORT_BATCH``) in one ``UpdateTasksState``.
 
-    One sender a shard made a call, and resmgr a Raft command, for the one
-    or two reports a shard had at a time when many small jobs ran (16
-    shards: 0.69 calls a job, 2.2 updates a command). Order does not
+    With a sender a shard, each call (and each Raft command at resmgr)
+    carried the one or two reports a shard had at a time when many small
+    jobs ran (16 shards: 0.69 calls a job, 2.7 updates a command). A
+    shard that stops leaves what it put to be sent. Order does not
     matter (resmgr ignores a report of a run it has forgotten), and the
     writers never wait for resmgr's commit. A failed call is tried again
     (``REPORT_ATTEMPTS`` times, a second apart), so an end that resmgr
