@@ -67,6 +67,25 @@ def peloton_command() -> list[str]:
     return [sys.executable, "-m", "peloton.cli.main"]
 
 
+def cli_env(home: pathlib.Path, bytecode_cache: bool = True) -> dict[str, str]:
+    """The environment a user's shell gives ``peloton``: this one's, without
+    ``PELOTON_*`` (the cluster is found by the state file under ``home``),
+    and with bytecode cached under ``home/pycache`` as an installed
+    ``peloton`` caches it beside its sources, even where
+    ``PYTHONDONTWRITEBYTECODE`` is set here (a process that compiles every
+    module costs ~2x the cpu of one that loads them). ``bytecode_cache=False``:
+    every module compiled at every run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PELOTON_")}
+    env["PELOTON_HOME"] = str(home)
+    if bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+    return env
+
+
 def run_cli(base: Sequence[str], args: Sequence[str], env: dict[str, str]) -> tuple[float, str]:
     """(wall seconds, stdout) of one run; SystemExit with its stderr if it fails."""
     start = time.perf_counter()
@@ -120,14 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     cluster = LocalCluster.start(home / "minicluster", clean=True)
     try:
         print(f"cluster up and taking jobs: {time.monotonic() - start:.1f} s", flush=True)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PELOTON_")}
-        env["PELOTON_HOME"] = str(home)  # the CLI finds the cluster by its state file
-        if args.no_bytecode_cache:
-            env["PYTHONDONTWRITEBYTECODE"] = "1"
-            env.pop("PYTHONPYCACHEPREFIX", None)
-        else:
-            env.pop("PYTHONDONTWRITEBYTECODE", None)
-            env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")
+        env = cli_env(home, bytecode_cache=not args.no_bytecode_cache)
         base = peloton_command()
         one, sample = home / "one-true.yaml", home / "sample.yaml"
         one.write_text(ONE_TRUE)
