@@ -16,9 +16,18 @@ backlog is what resmgr said last of the pool's gangs not yet placed
 the batcher has not sent yet, and those of creates admitted and not yet
 handed to it. Otherwise it waits for the backlog to fall, asking resmgr
 every ``POLL_S`` while any create waits (an EnqueueGangs without gangs),
-and goes anyway after ``MAX_HOLD_S``, or a second before its caller's
+and goes anyway after its time limit, or a second before its caller's
 deadline: a pool that waits for capacity for minutes still takes creates,
-one a ``MAX_HOLD_S`` per client. Small creates never wait here.
+one a ``MAX_HOLD_S`` per client on average. Small creates never wait here.
+
+The time limits are spread over ``MAX_HOLD_S`` +- ``HOLD_SPREAD``, each
+create's the next of a golden-ratio sequence. With one limit for all,
+the clients of a capacity-bound million (16, each creating again as soon
+as it is answered) went in step: their creates all went for the limit in
+the same second, 16,000 tasks of rows, writes and enqueues every 5 s and
+nothing between, and a probe job created in that second waited for the
+cores 0.8-1.6 s (the capacity-bound run's slowest probes). Spread, the
+same creates go a few at a time.
 
 The backlog counts gangs on resmgr's side and tasks on ours: equal for
 jobs without gang scheduling (a gang a task); for gangs of many tasks the
@@ -46,10 +55,15 @@ log = logging.getLogger(__name__)
 # a load). At 20,000 it did: a million at once ran at 5,382 tasks/s, against
 # 6,705 at 50,000 (one run each).
 BACKLOG = 50_000
-# The longest a create waits here, and how far before its caller's deadline
-# it stops waiting.
+# The longest a create waits here, on average; each create's limit is
+# MAX_HOLD_S + HOLD_SPREAD * (a number in [-1, 1), the next of a
+# golden-ratio sequence, so the limits of creates held together differ as
+# much as they can). And how far before its caller's deadline it stops
+# waiting.
 MAX_HOLD_S = 5.0
+HOLD_SPREAD = 2.5
 DEADLINE_MARGIN_S = 1.0
+_GOLDEN = (5 ** 0.5 - 1) / 2
 # While a create waits, its pool's backlog is asked this often.
 POLL_S = 0.1
 REPORT_S = 10.0
@@ -69,6 +83,9 @@ class Intake:
         self._lot = trio.lowlevel.ParkingLot()  # creates waiting for a change
         self._poller = trio.lowlevel.ParkingLot()  # the poller, while none wait
         self._unanswered: set[str] = set()  # pools whose last ask failed (logged)
+        # Where the next time limit falls in the spread (0 to 1; the first
+        # is MAX_HOLD_S).
+        self._spread = 0.5
         # Creates that waited, how long together, and how many of them went
         # for their time limit: logged every REPORT_S while there are any.
         self.held = self.held_timed_out = 0
@@ -78,6 +95,12 @@ class Intake:
     def backlog(self, pool: str) -> int:
         return (self._heard.get(pool, 0) + self._gangs.pool_waiting(pool)
                 + self._admitted.get(pool, 0))
+
+    def hold_limit(self) -> float:
+        """The next held create's time limit (see the module)."""
+        limit = MAX_HOLD_S + HOLD_SPREAD * (2 * self._spread - 1)
+        self._spread = (self._spread + _GOLDEN) % 1.0
+        return limit
 
     def note(self, pool: str, waiting: int) -> None:
         """resmgr's count of ``pool``'s gangs not yet placed."""
@@ -91,7 +114,7 @@ class Intake:
         ends (when they are in the batcher, or the create failed)."""
         if tasks > EXPRESS and self.backlog(pool) >= self._limit:
             began = trio.current_time()
-            until = min(began + MAX_HOLD_S,
+            until = min(began + self.hold_limit(),
                         trio.current_effective_deadline() - DEADLINE_MARGIN_S)
             self._waiting[pool] = self._waiting.get(pool, 0) + 1
             self._poller.unpark_all()
@@ -154,4 +177,4 @@ class Intake:
             await trio.sleep(POLL_S)
 
 
-__all__ = ["BACKLOG", "MAX_HOLD_S", "POLL_S", "Intake"]
+__all__ = ["BACKLOG", "HOLD_SPREAD", "MAX_HOLD_S", "POLL_S", "Intake"]

@@ -4,6 +4,7 @@ create never waits; resmgr is asked while a create waits."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 
 import pytest
@@ -12,7 +13,7 @@ import trio.testing
 
 from peloton.core.errors import Unavailable
 from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
-from peloton.jobmgr.intake import MAX_HOLD_S, POLL_S, Intake
+from peloton.jobmgr.intake import HOLD_SPREAD, MAX_HOLD_S, POLL_S, Intake
 
 LIMIT = 5000
 
@@ -143,3 +144,28 @@ async def test_a_create_stops_waiting_a_second_before_its_callers_deadline(
     with trio.move_on_after(3.0):  # the call's grpc-timeout, as the server applies it
         await create(gate, "bulk", 1000, done, "large")
     assert done and done[0][1] - began == pytest.approx(2.0)
+
+
+async def test_creates_held_together_go_for_their_time_limits_a_few_at_a_time(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """Sixteen clients' creates held at once (a capacity-bound pool) do not
+    all go for the limit in the same second: each limit is the next of a
+    spread around MAX_HOLD_S, and the average stays MAX_HOLD_S."""
+    resmgr = Resmgr()
+    resmgr.waiting["bulk"] = 10 * LIMIT  # placement takes nothing meanwhile
+    gate = intake(resmgr)
+    gate.note("bulk", 10 * LIMIT)
+    done: list[tuple[str, float]] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(gate.run)
+        began = trio.current_time()
+        async with trio.open_nursery() as clients:
+            for k in range(16):
+                clients.start_soon(create, gate, "bulk", 1000, done, f"client {k}")
+        nursery.cancel_scope.cancel()
+    waited = sorted(t - began for _, t in done)
+    assert len(waited) == 16 and gate.held_timed_out == 16
+    assert waited[0] >= MAX_HOLD_S - HOLD_SPREAD and waited[-1] < MAX_HOLD_S + HOLD_SPREAD
+    assert min(b - a for a, b in itertools.pairwise(waited)) > 0.15
+    assert max(sum(1 for w in waited if t <= w < t + 1.0) for t in waited) <= 4
+    assert sum(waited) / 16 == pytest.approx(MAX_HOLD_S, abs=0.1)
