@@ -142,7 +142,7 @@ class Jobmgr:
                                      channels=self.channels, deadline=HEARTBEAT_TIMEOUT)
         self.engines: dict[int, ShardEngine] = {}
         self.gangs = GangBatcher()
-        self.intake = Intake(self.gangs, self._pool_backlog)
+        self.intake = Intake(self.gangs, self._pool_backlog, share=self._shard_share)
         self.gangs.on_waiting = self.intake.note
         # What a create checks, as resmgr and the host managers said lately.
         self._pools: Recent[str, respool_pb2.ResourcePoolInfo] = Recent(
@@ -600,6 +600,11 @@ class Jobmgr:
         """Resource pool ``pool_id`` as resmgr has it (as of at most
         CHECK_CACHE_S ago, unless changed through this jobmgr)."""
         return await self._pools.get(pool_id)
+
+    def _shard_share(self) -> float:
+        """The part of the shards this jobmgr owns (``Intake``): at least one
+        shard's, since a create reaches only the owner of its shard."""
+        return max(len(self.engines), 1) / self.config.num_shards
 
     async def _pool_backlog(self, pool_id: str) -> int:
         """resmgr's count of a pool's gangs not yet placed (``Intake``)."""

@@ -169,3 +169,32 @@ async def test_creates_held_together_go_for_their_time_limits_a_few_at_a_time(
     assert min(b - a for a, b in itertools.pairwise(waited)) > 0.15
     assert max(sum(1 for w in waited if t <= w < t + 1.0) for t in waited) <= 4
     assert sum(waited) / 16 == pytest.approx(MAX_HOLD_S, abs=0.1)
+
+
+@pytest.mark.parametrize(("share", "admitted"), [(1.0, 5), (0.5, 3)])
+async def test_the_tasks_on_their_way_count_for_each_jobmgr_by_its_share_of_the_shards(
+        autojump_clock: trio.testing.MockClock, share: float, admitted: int) -> None:
+    """Creates reach each jobmgr for its share of the shards: the tasks on
+    their way to resmgr that one jobmgr knows of stand for the others' too,
+    so two jobmgrs on a pool with nothing queued let in about the bound
+    between them, not the bound each."""
+    resmgr = Resmgr()
+    gate = Intake(GangBatcher(), resmgr.ask, backlog=LIMIT, share=lambda: share)
+    gate.note("bulk", 0)
+    done: list[tuple[str, float]] = []
+    release = trio.Event()
+
+    async def slow_create(name: str) -> None:
+        async with gate.admit("bulk", 1000):
+            done.append((name, trio.current_time()))
+            await release.wait()  # rows and the write, not yet in the batcher
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(gate.run)
+        for k in range(6):
+            nursery.start_soon(slow_create, f"create {k}")
+            await trio.testing.wait_all_tasks_blocked()
+        await trio.sleep(1.0)
+        assert len(done) == admitted
+        assert gate.backlog("bulk") == round(admitted * 1000 / share)
+        nursery.cancel_scope.cancel()
