@@ -33,14 +33,18 @@ class Resmgr:
         return self.waiting.get(pool, 0)
 
 
-def intake(resmgr: Resmgr, batcher: GangBatcher | None = None) -> Intake:
-    return Intake(batcher or GangBatcher(), resmgr.ask, backlog=LIMIT)
+def intake(resmgr: Resmgr, batcher: GangBatcher | None = None, share: float = 1.0) -> Intake:
+    return Intake(batcher or GangBatcher(), resmgr.ask, backlog=LIMIT, share=lambda: share)
 
 
 async def create(gate: Intake, pool: str, tasks: int, done: list[tuple[str, float]],
-                 name: str) -> None:
+                 name: str, release: trio.Event | None = None) -> None:
+    """A create through the intake; with ``release``, its tasks stay in the
+    count until it is set (rows and the write, not yet in the batcher)."""
     async with gate.admit(pool, tasks):
         done.append((name, trio.current_time()))
+        if release is not None:
+            await release.wait()
 
 
 async def test_a_large_create_waits_for_its_pools_backlog_to_fall(
@@ -78,17 +82,11 @@ async def test_what_a_create_admitted_counts_until_its_tasks_are_in_the_batcher(
     gate.note("bulk", LIMIT - 500)
     done: list[tuple[str, float]] = []
     release = trio.Event()
-
-    async def slow_create(name: str) -> None:
-        async with gate.admit("bulk", 1000):
-            done.append((name, trio.current_time()))
-            await release.wait()  # rows and the write, not yet in the batcher
-
     async with trio.open_nursery() as nursery:
         nursery.start_soon(gate.run)
-        nursery.start_soon(slow_create, "first")
+        nursery.start_soon(create, gate, "bulk", 1000, done, "first", release)
         await trio.testing.wait_all_tasks_blocked()
-        nursery.start_soon(slow_create, "second")
+        nursery.start_soon(create, gate, "bulk", 1000, done, "second", release)
         await trio.sleep(1.0)
         assert [name for name, _ in done] == ["first"]  # 4,500 + 1,000 admitted
         assert gate.backlog("bulk") == LIMIT + 500
@@ -179,20 +177,14 @@ async def test_the_tasks_on_their_way_count_for_each_jobmgr_by_its_share_of_the_
     so two jobmgrs on a pool with nothing queued let in about the bound
     between them, not the bound each."""
     resmgr = Resmgr()
-    gate = Intake(GangBatcher(), resmgr.ask, backlog=LIMIT, share=lambda: share)
+    gate = intake(resmgr, share=share)
     gate.note("bulk", 0)
     done: list[tuple[str, float]] = []
     release = trio.Event()
-
-    async def slow_create(name: str) -> None:
-        async with gate.admit("bulk", 1000):
-            done.append((name, trio.current_time()))
-            await release.wait()  # rows and the write, not yet in the batcher
-
     async with trio.open_nursery() as nursery:
         nursery.start_soon(gate.run)
         for k in range(6):
-            nursery.start_soon(slow_create, f"create {k}")
+            nursery.start_soon(create, gate, "bulk", 1000, done, f"create {k}", release)
             await trio.testing.wait_all_tasks_blocked()
         await trio.sleep(1.0)
         assert len(done) == admitted
