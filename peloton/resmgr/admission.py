@@ -232,6 +232,7 @@ class Admission(Tracker):
                     gang = self.gangs.get(gangs[0])
                     if gang is None or not gang.tasks:
                         gangs.popleft()
+                        self._dropped_gone(pool_id)
                         continue
                     if (gang.preemptible, gang.controller, gang.revocable) != flags:
                         if kin is not None and admitted:
@@ -269,13 +270,11 @@ class Admission(Tracker):
 
     def waiting_gangs(self, pool_id: str) -> int:
         """A leaf's gangs waiting for placement: PENDING (queued for
-        admission) and READY. O(queues x priorities). A gang killed while
-        it waits counts until admission or a dequeue reaches it (both drop
-        gone gangs at their queue's head), so this may be high for a while
-        after a mass kill."""
-        pending = sum(len(gangs) for queue in self.queues.get(pool_id, {}).values()
-                      for gangs in queue.values())
-        return pending + self.ready.count(pool_id)
+        admission) and READY (not backing off). O(queues x priorities).
+        The queues still hold gone gangs' ids (killed while they waited)
+        until their heads or a sweep drop them; those are not counted, so a
+        mass kill does not make the pool look full."""
+        return max(0, self.queued_ids(pool_id) - self.gone.get(pool_id, 0))
 
     def pending_gangs(self, pool_id: str, limit: int, *,
                       placement: bool = False) -> list[tuple[Gang, str, str]]:

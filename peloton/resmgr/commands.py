@@ -102,6 +102,7 @@ class Commands(Reclaim):
         self.pools[pool.parent].children.remove(pool.id)  # type: ignore[index]
         del self.pools[pool.id]
         self.queues.pop(pool.id, None)
+        self.gone.pop(pool.id, None)
         self.over_since.pop(pool.id, None)
         self.starved_since.pop(pool.id, None)
         self.freeing.pop(pool.id, None)
@@ -197,8 +198,10 @@ class Commands(Reclaim):
         out: list[list[str]] = []
         deadline = self.now + PLACING_TIMEOUT
         while self.ready and len(out) < p["limit"]:
-            gang = self.gangs.get(self.ready.popleft())
+            pool_id, gid = self.ready.pop()
+            gang = self.gangs.get(gid)
             if gang is None or not gang.tasks:
+                self._dropped_gone(pool_id)
                 continue
             entries = [self.tasks[mid] for mid in gang.tasks]
             if any(e.state != TaskState.READY for e in entries):

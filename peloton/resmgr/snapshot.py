@@ -35,7 +35,7 @@ from peloton.shard.assignment import Ownership
 if TYPE_CHECKING:
     from peloton.resmgr.state import ResmgrState
 
-VERSION = 4
+VERSION = 5
 
 # A member row's length in version 1 (``_from_0`` pads shorter ones).
 MEMBER_ROW = 6
@@ -65,6 +65,7 @@ def dump(state: ResmgrState) -> bytes:
                          for name, queue in qs.items()}
                    for pid, qs in s.queues.items()},
         "ready": s.ready.dump(),
+        "gone": s.gone,
         "placements": [[shard, list(q)] for shard, q in s.placements.items()],
         "express_placements": [[shard, list(q)] for shard, q in s.express_placements.items()],
         "members": [[m.id, m.kind, m.address, m.cluster, m.expires, m.num_shards]
@@ -150,6 +151,7 @@ def load(state: ResmgrState, d: dict[str, Any]) -> None:
                 for pid, qs in d["queues"].items()}
     s.ready = ReadyQueue(s.gangs)
     s.ready.load(d["ready"])
+    s.gone = dict(d["gone"])
     s.placements = {shard: deque(q) for shard, q in d["placements"]}
     s.express_placements = {shard: deque(q) for shard, q in d["express_placements"]}
     s.members = {m[0]: Member(*m) for m in d["members"]}
@@ -256,9 +258,25 @@ def _from_3(d: dict[str, Any]) -> dict[str, Any]:
     return d
 
 
+def _from_4(d: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 to 5: the count of gone gangs' ids each leaf's queues hold
+    came in version 5; an older state's is counted from its queues."""
+    live = {g[0] for g in d["gangs"] if g[3]}
+    gone: dict[str, int] = {}
+    for pid, qs in d["queues"].items():
+        for queue in qs.values():
+            for _, ids in queue:
+                gone[pid] = gone.get(pid, 0) + sum(1 for gid in ids if gid not in live)
+    for pid, ids in d["ready"]:
+        gone[pid] = gone.get(pid, 0) + sum(1 for gid in ids if gid not in live)
+    d["gone"] = {pid: n for pid, n in gone.items() if n}
+    return d
+
+
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     0: _from_0,
     1: _from_1,
     2: _from_2,
     3: _from_3,
+    4: _from_4,
 }

@@ -148,6 +148,8 @@ class ResmgrState(Commands):
         # Derived (rebuilt on restore): what each leaf's PREEMPTING tasks
         # still hold, [non-slack, slack]; freed when their runs end.
         self.freeing = {}
+        self.gone = {}
+        self._sweep_due = set()
         self._stale = True
         self._entitle()
         self.recent = OrderedDict()
@@ -198,6 +200,8 @@ class ResmgrState(Commands):
                 result = [False, [type(error).__name__, error.message, error.field]]
             except Exception as error:  # a bug; every replica hits it the same way
                 result = [False, ["Internal", f"{command.name} failed: {error!r}", None]]
+        if self._sweep_due:
+            self._sweep()
         if command.key:
             recent = self.recent
             recent[command.key] = (self.now, result)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,10 @@ TASK_PREEMPTIBLE, TASK_CONTROLLER, TASK_REVOCABLE = 1, 2, 4
 NON_PREEMPTIBLE, CONTROLLER, REVOCABLE, PENDING = (
     "non-preemptible", "controller", "revocable", "pending")
 QUEUES = (NON_PREEMPTIBLE, CONTROLLER, REVOCABLE, PENDING)
+
+# Gone gangs' ids a leaf's queues hold before a sweep is considered
+# (``Tracker._sweep``): below it the ids cost less than looking.
+SWEEP_MIN = 64
 
 
 
@@ -116,8 +121,8 @@ class ReadyQueue:
         queue.append(gang_id)
         self._size += 1
 
-    def popleft(self) -> int:
-        """The next gang id, taking pools in turn (IndexError when empty)."""
+    def pop(self) -> tuple[str, int]:
+        """The next (pool, gang id), taking pools in turn (IndexError when empty)."""
         pool = self._turn.popleft()
         queue = self._by_pool[pool]
         gang_id = queue.popleft()
@@ -126,7 +131,21 @@ class ReadyQueue:
             self._turn.append(pool)
         else:
             del self._by_pool[pool]
-        return gang_id
+        return pool, gang_id
+
+    def sweep(self, pool: str, live: Callable[[int], bool]) -> None:
+        """Drop the pool's ids that ``live`` refuses (gangs that are gone),
+        keeping the others' order and the pool's turn."""
+        queue = self._by_pool.get(pool)
+        if queue is None:
+            return
+        kept = deque(gid for gid in queue if live(gid))
+        self._size -= len(queue) - len(kept)
+        if kept:
+            self._by_pool[pool] = kept
+        else:
+            del self._by_pool[pool]
+            self._turn.remove(pool)
 
     def __len__(self) -> int:
         return self._size
@@ -266,6 +285,13 @@ class Tracker:
     starved_since: dict[str, list[Any]]
     preemptions: dict[int, PreemptionQueue]
     freeing: dict[str, list[Resources]]
+    # Leaf -> gangs that went (killed, or sent back to PENDING as a new
+    # gang) while their ids sat in its admission or READY queues, whose
+    # heads drop such ids when they reach them: those ids still counted in
+    # ``len`` (``waiting_gangs`` takes them off). Replicated and
+    # snapshotted: it decides when a leaf's queues are swept.
+    gone: dict[str, int]
+    _sweep_due: set[str]  # leaves to sweep when the command ends
     _stale: bool
     recent: OrderedDict[str, tuple[float, Any]]
     chain: bytes
@@ -336,6 +362,53 @@ class Tracker:
             gang.resources = (gang.resources - entry.resources).clamp_zero()
             if not gang.tasks:
                 del self.gangs[gang.id]
+                if entry.state == TaskState.PENDING or (
+                        entry.state == TaskState.READY and not gang.retry_at):
+                    self._went(gang.pool)  # its id is in a queue (READY: not backing off)
+
+    def _went(self, pool_id: str) -> None:
+        """A gang whose id sits in one of the leaf's queues is gone."""
+        gone = self.gone[pool_id] = self.gone.get(pool_id, 0) + 1
+        if gone >= SWEEP_MIN:
+            self._sweep_due.add(pool_id)
+
+    def _dropped_gone(self, pool_id: str) -> None:
+        """A queue's head dropped a gone gang's id."""
+        gone = self.gone.get(pool_id, 0)
+        if gone > 1:
+            self.gone[pool_id] = gone - 1
+        elif gone:
+            del self.gone[pool_id]
+
+    def queued_ids(self, pool_id: str) -> int:
+        """The ids in the leaf's admission and READY queues, gone gangs'
+        included. O(queues x priorities)."""
+        return sum(len(gangs) for queue in self.queues.get(pool_id, {}).values()
+                   for gangs in queue.values()) + self.ready.count(pool_id)
+
+    def _sweep(self) -> None:
+        """At the end of a command: sweep the leaves where gone gangs are a
+        quarter of the ids queued or more (each sweep is O(ids), so a gone
+        gang costs O(1) of sweeping), then none of their ids is gone."""
+        due, self._sweep_due = self._sweep_due, set()
+        gangs = self.gangs
+
+        def live(gid: int) -> bool:
+            gang = gangs.get(gid)
+            return gang is not None and bool(gang.tasks)
+
+        for pool_id in due:  # leaves are independent: their order does not matter
+            if self.gone.get(pool_id, 0) * 4 < self.queued_ids(pool_id):
+                continue
+            for queue in self.queues.get(pool_id, {}).values():
+                for priority in list(queue):
+                    kept = deque(gid for gid in queue[priority] if live(gid))
+                    if kept:
+                        queue[priority] = kept
+                    else:
+                        del queue[priority]
+            self.ready.sweep(pool_id, live)
+            self.gone.pop(pool_id, None)
 
     def _release(self, pool_id: str, amount: Resources, gang: Gang | None) -> None:
         if pool_id not in self.pools:
@@ -445,6 +518,8 @@ class Tracker:
         new = Gang(self.next_gang, gang.pool, gang.priority, list(gang.tasks), gang.resources,
                    gang.preemptible, gang.controller, gang.revocable)
         self.next_gang += 1
+        if gang.tasks and not gang.retry_at and self.tasks[gang.tasks[0]].state == TaskState.READY:
+            self._went(gang.pool)  # its old id stays in the READY queue
         del self.gangs[gang.id]
         self.gangs[new.id] = new
         for mid in new.tasks:
