@@ -3,8 +3,10 @@ is refused without its security section."""
 
 from __future__ import annotations
 
+import fnmatch
 import pathlib
 import shutil
+import tomllib
 
 import pytest
 import yaml
@@ -41,3 +43,28 @@ def test_the_systemd_unit_runs_the_installed_daemon() -> None:
     unit = (OPS / "systemd" / "peloton@.service").read_text()
     assert "peloton-daemon" in unit and "--config /etc/peloton/cluster.yaml" in unit
     assert 'peloton-daemon = "peloton.daemon:main"' in (OPS.parent / "pyproject.toml").read_text()
+
+
+def test_an_installed_peloton_carries_every_data_file_of_its_packages() -> None:
+    """A wheel (``pip install .``, not editable) holds a package's files
+    other than modules only where pyproject's package-data names them;
+    ``peloton demo`` read examples/testjob.yaml that no wheel held."""
+    root = OPS.parent
+    package_data = tomllib.loads((root / "pyproject.toml").read_text())[
+        "tool"]["setuptools"]["package-data"]
+    missing = []
+    for top in ("peloton", "loadtest"):
+        for path in sorted((root / top).rglob("*")):
+            if (path.is_dir() or path.suffix in (".py", ".pyc")
+                    or "__pycache__" in path.parts):
+                continue
+            # Each package above the file may name it, relative to its directory.
+            packages = [d for d in path.parents
+                        if d.is_relative_to(root / top) and (d / "__init__.py").exists()]
+            if not any(fnmatch.fnmatch(str(path.relative_to(d)), pattern)
+                       for d in packages
+                       for pattern in (package_data.get("*", [])
+                                       + package_data.get(
+                                           ".".join(d.relative_to(root).parts), []))):
+                missing.append(str(path.relative_to(root)))
+    assert not missing, f"not in any wheel: {missing}"
