@@ -274,6 +274,44 @@ def test_the_leader_sends_new_commands_without_waiting_for_the_period(tmp_path: 
             n.close()
 
 
+def test_a_lone_member_commits_without_waiting_for_its_tick(tmp_path: Any) -> None:
+    """pysyncobj takes queued commands when its tick thread wakes, for a
+    message or after ``autoTickPeriod``, and commits them at the tick after;
+    a lone member hears no message, so each commit waited for two ticks.
+    With the period (and every timer) raised to ten minutes once it leads,
+    commands still commit: a submit wakes the thread, and the thread wakes
+    itself to commit what it appended."""
+    import time
+
+    import trio
+
+    from peloton.ops.layout import free_ports
+    from peloton.raft.node import RaftNode
+
+    node = RaftNode(Machine(), f"127.0.0.1:{free_ports(1)[0]}", [],  # type: ignore[arg-type]
+                    data_dir=tmp_path, password="p" * 16, election_timeout=(0.2, 0.4))
+    try:
+        deadline = time.monotonic() + 20
+        while not node.is_leader():
+            assert time.monotonic() < deadline, "no leader elected"
+            time.sleep(0.02)
+        conf = node._sync._SyncObj__conf
+        conf.raftMinTimeout = conf.raftMaxTimeout = 600.0
+        conf.autoTickPeriod = conf.appendEntriesPeriod = 600.0
+        node._sync._SyncObj__newAppendEntriesTime = time.monotonic() + 600
+        time.sleep(0.2)  # the tick thread now sleeps for the new period
+
+        async def main() -> list[Any]:
+            node.attach()
+            with trio.fail_after(60):  # the period would hold them for 600 s
+                return [await node.submit(b"cmd-%d" % i) for i in range(5)]
+
+        assert trio.run(main) == [None] * 5
+        assert node.machine.state == b"cmd-4"
+    finally:
+        node.close()
+
+
 def test_followers_never_truncate_entries_under_pipelined_appends(tmp_path: Any) -> None:
     """With several appends in flight, an acknowledgement of an earlier one
     moved pysyncobj's next index back; the leader re-sent entries the
