@@ -9,10 +9,14 @@ and measures, submit -> every job SUCCEEDED, for one-cpu jobs running
 - *api*: ``--jobs`` separate one-instance jobs from ``--clients`` concurrent
   API clients (each its own connection, one create after another);
 - *cli*: the same through ``peloton job create``, ``--clients`` in
-  parallel (``--cli-jobs`` of them, default ``--jobs``).
+  parallel (``--cli-jobs`` of them, default ``--jobs``);
+- *lone*: ``--lone-jobs`` one-instance jobs one at a time, each created
+  when the one before is done, on the cluster otherwise idle: submit ->
+  SUCCEEDED of each (its state asked every 10 ms), median and p90.
 
 These are the rows of issue 15's table (Slurm 22.05 tuned: 56/s for the
-array, 66/s for separate jobs from ``sbatch``). It prints one line per
+array, 66/s for separate jobs from ``sbatch``, ~1 s for a lone job). It
+prints one line per
 row, with what a job cost in cpu ms: each kind of daemon, the rest (the
 tasks' own processes, this harness, the CLI's processes) and the machine,
 then a JSON summary (``--out`` writes it), and stops the cluster.
@@ -62,6 +66,7 @@ defaultconfig:
   command: {{shell: true, value: 'true'}}
 """
 POLL_S = 0.1
+LONE_POLL_S = 0.01
 DONE = (job_pb2.SUCCEEDED, job_pb2.FAILED, job_pb2.KILLED)
 
 
@@ -160,6 +165,24 @@ async def cli(cluster: LocalCluster, client: PelotonClient, jobs: int, clients: 
     return _row("cli", jobs, time.monotonic() - start, states)
 
 
+async def lone(client: PelotonClient, jobs: int) -> dict[str, Any]:
+    config, _ = load_job_config(JOB.format(name="lone", instances=1))
+    took: list[float] = []
+    states: dict[str, int] = {}
+    for _ in range(jobs):
+        start = time.monotonic()
+        job_id = await client.create_job("/small", config)
+        info = await client.wait_for_job(job_id, ("SUCCEEDED", "FAILED", "KILLED"), timeout=60,
+                                         poll=LONE_POLL_S)
+        took.append(time.monotonic() - start)
+        states[job_id] = info.runtime.state
+    row = _row("lone", jobs, sum(took), states)
+    took.sort()
+    row.update(done_s_p50=round(took[len(took) // 2], 3),
+               done_s_p90=round(took[int(len(took) * 0.9)], 3))
+    return row
+
+
 def _cpu(cluster: LocalCluster) -> dict[str, float]:
     """Cpu seconds so far: each kind of daemon's (summed), and the
     machine's (``/proc/stat``: every process, the tasks' and this one's
@@ -201,6 +224,8 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
                     row = await array(client, args.jobs)
                 elif mode == "api":
                     row = await api(cluster, client, args.jobs, args.clients)
+                elif mode == "lone":
+                    row = await lone(client, args.lone_jobs)
                 else:
                     row = await cli(cluster, client, args.cli_jobs or args.jobs, args.clients,
                                     top)
@@ -209,7 +234,9 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
                 out(f"{row['row']}: {row['jobs']} jobs in {row['seconds']:.2f} s = "
                     f"{row['per_s']:.1f} jobs/s ({row['succeeded']} succeeded)"
                     + (f"; creates p50/p99 {row['create_ms_p50']}/{row['create_ms_p99']} ms"
-                       if "create_ms_p50" in row else ""))
+                       if "create_ms_p50" in row else "")
+                    + (f"; each submit -> done p50/p90 {row['done_s_p50']:.3f}/"
+                       f"{row['done_s_p90']:.3f} s" if "done_s_p50" in row else ""))
                 out("  cpu ms per job: " + ", ".join(
                     f"{k} {v}" for k, v in row["cpu_ms_per_job"].items()))
         finally:
@@ -223,21 +250,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--cli-jobs", type=int, default=0,
                         help="jobs in the cli row (default --jobs)")
+    parser.add_argument("--lone-jobs", type=int, default=20,
+                        help="jobs in the lone row, one at a time (20)")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--hosts", type=int, default=100)
-    parser.add_argument("--rows", default="array,api,cli",
-                        help="which rows, in order (array, api, cli)")
+    parser.add_argument("--rows", default="array,api,cli,lone",
+                        help="which rows, in order (array, api, cli, lone)")
     parser.add_argument("--out", type=pathlib.Path, default=None)
     args = parser.parse_args(argv)
-    for flag in ("jobs", "clients", "hosts"):
+    for flag in ("jobs", "clients", "hosts", "lone_jobs"):
         if getattr(args, flag) < 1:
-            parser.error(f"--{flag} must be at least 1")
+            parser.error(f"--{flag.replace('_', '-')} must be at least 1")
     if args.cli_jobs < 0:
         parser.error("--cli-jobs must not be negative")
     args.rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     for r in args.rows:
-        if r not in ("array", "api", "cli"):
-            parser.error(f"--rows: unknown row {r!r} (array, api, cli)")
+        if r not in ("array", "api", "cli", "lone"):
+            parser.error(f"--rows: unknown row {r!r} (array, api, cli, lone)")
     top = pathlib.Path(tempfile.mkdtemp(prefix="peloton-small-jobs-"))
     report: dict[str, Any] = {"command": " ".join(["python -m loadtest.small_jobs", *sys.argv[1:]])}
     try:

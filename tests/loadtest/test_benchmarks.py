@@ -13,11 +13,12 @@ from loadtest import bench_local, bench_resmgr, bench_rpc, bench_tasks, small_jo
 
 
 @pytest.mark.parametrize(("main", "argv", "words"), [
-    (small_jobs.main, ["--rows", "array,bogus"], "--rows: unknown row 'bogus'"),
+    (small_jobs.main, ["--rows", "array,lone,bogus"], "--rows: unknown row 'bogus'"),
     (small_jobs.main, ["--jobs", "0"], "--jobs must be at least 1"),
     (small_jobs.main, ["--clients", "0"], "--clients must be at least 1"),
     (small_jobs.main, ["--hosts", "-1"], "--hosts must be at least 1"),
     (small_jobs.main, ["--cli-jobs", "-5"], "--cli-jobs must not be negative"),
+    (small_jobs.main, ["--lone-jobs", "0"], "--lone-jobs must be at least 1"),
     (bench_rpc.main, ["--calls", "0"], "--calls must be at least 1"),
     (bench_rpc.main, ["--concurrency", "1,x"], "--concurrency: expected numbers like 1,16"),
     (bench_rpc.main, ["--concurrency", "0"], "--concurrency: each level must be at least 1"),
