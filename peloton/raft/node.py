@@ -281,6 +281,12 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
             with contextlib.suppress(BlockingIOError):  # full: a wake-up is in it
                 notifier.notify()
 
+    def wake(self) -> None:
+        """Wake the tick thread (any thread), e.g. to take a ``destroy``."""
+        if self._notifier is not None:
+            with contextlib.suppress(BlockingIOError):  # full: a wake-up is in it
+                self._notifier.notify()
+
     def _checkCommandsToApply(self) -> None:
         self._notify_pending = False  # first: a command queued after this wakes again
         # pysyncobj appends new commands to the log here, after the tick's
@@ -454,7 +460,8 @@ class RaftNode:
 
     def close(self) -> None:
         self._token = None
-        self._sync.destroy()
+        self._sync.destroy()  # taken by the tick thread when it next wakes:
+        self._sync.wake()     # now, not after its period
 
 
 def _reason(code: int) -> str:
