@@ -262,7 +262,7 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
         takes queued commands only when its tick thread wakes: for a
         message, or after ``autoTickPeriod`` (10 ms). A lone member hears
         no message, so each commit waited for two ticks (the one that
-        appends, the one that commits): ~10 ms, where a group's answers
+        appends, the one that commits): ~20 ms, where a group's answers
         wake the leader at once. One wake-up in flight covers every command
         queued before the tick takes them.
 
