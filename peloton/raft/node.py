@@ -275,11 +275,9 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
         a quiet 5 ms kept the pace (355, 359) and gave 57 ms, but two of
         three runs had a probe of 2.9-4.6 s that ten runs without it never
         had; left for when that is understood."""
-        notifier = self._notifier
-        if notifier is not None and not self._notify_pending and not self._SyncObj__otherNodes:
+        if not self._notify_pending and not self._SyncObj__otherNodes:
             self._notify_pending = True
-            with contextlib.suppress(BlockingIOError):  # full: a wake-up is in it
-                notifier.notify()
+            self.wake()
 
     def wake(self) -> None:
         """Wake the tick thread (any thread), e.g. to take a ``destroy``."""
@@ -301,11 +299,10 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
         if log_index() != before and self._isLeader():
             if self._SyncObj__otherNodes:
                 self._SyncObj__sendAppendEntries()
-            elif self._notifier is not None:
+            else:
                 # A lone member commits at its next tick, which no answer
                 # wakes: wake it now, not after ``autoTickPeriod``.
-                with contextlib.suppress(BlockingIOError):  # full: a wake-up is in it
-                    self._notifier.notify()
+                self.wake()
 
     def _onTick(self, timeToWait: float = 0.0) -> None:
         if self._notifier is None:  # subscribed from this thread: the poller's own
