@@ -1143,23 +1143,29 @@ class ShardEngine:
         await self.persist([job], updates=[update.row()])
         await self.run_updates([job.id])
 
-    async def trim(self, job: Job, *, kill: bool = True) -> None:
+    async def trim(self, job: Job) -> None:
         """Remove the instances past the job's instance count (an update
-        removed them): stop the live ones (``kill``), and once every one
+        removed them): stop the live ones, and once every one
         has ended, delete them. The update's batches stop them in turn; an
         update that ended with some left has them stopped at once here."""
-        count = job.config.instanceCount
-        extra = job.tasks[count:]
+        extra = job.tasks[job.config.instanceCount:]
         if not extra:
             return
         if all(t.terminal or t.held for t in extra):
-            del job.tasks[count:]
-            job.refresh_state(self.ctx.clock())
-            await self.persist([job], drop=[(job.id, t.instance) for t in extra])
+            await self.persist([job], drop=self.drop_extra(job))
             return
         live = [t for t in extra if not (t.terminal or t.held) and t.goal != TaskState.KILLED]
-        if kill and live:
+        if live:
             await self.kill(live)
+
+    def drop_extra(self, job: Job) -> list[tuple[str, int]]:
+        """Take the instances past the job's count out of it (all ended);
+        returns them for ``persist``'s ``drop``."""
+        count = job.config.instanceCount
+        extra = job.tasks[count:]
+        del job.tasks[count:]
+        job.refresh_state(self.ctx.clock())
+        return [(job.id, t.instance) for t in extra]
 
     async def workflow_ended(self, job: Job) -> None:
         """What a workflow leaves when it ends: its held instances start, and
@@ -1238,17 +1244,18 @@ class ShardEngine:
             update.update_time = now
             if update.state not in UPDATE_ACTIVE:
                 del self.updates[job_id]
+            # The removed instances go with the change that may end the
+            # update: a reader never sees it ended with them still listed.
+            drop = self.drop_extra(job) if plan.drop else []
             # Versions only: no state changed, so no event (the restarts write theirs).
             await self.persist([job], plan.relabel + plan.take + plan.start,
-                               updates=[update.row()], events=False)
+                               updates=[update.row()], events=False, drop=drop)
             if plan.start:
                 await self.enqueue(plan.start)
             if plan.take:
                 await self.restart(plan.take)
             if plan.remove:
                 await self.kill(plan.remove)
-            if plan.drop:
-                await self.trim(job, kill=False)
             if update.state not in UPDATE_ACTIVE:
                 await self.workflow_ended(job)
             if plan.rollback:

@@ -25,12 +25,14 @@ from peloton.api.private.hostmgrsvc import hostmgrsvc_pb2 as hpb
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
+from peloton.api.v0.update import update_pb2
 from peloton.core.errors import AlreadyExists, FailedPrecondition, PelotonError, Unavailable
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
 from peloton.jobmgr import engine as engine_module
 from peloton.jobmgr.engine import EVENTS_A_STEP, ROWS_A_STEP, Context, ShardEngine, add_gangs
 from peloton.jobmgr.model import Job, Task
+from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import ServiceClient
 from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow, UpdateRow
 from peloton.storage.sqlite import SQLiteStorage
@@ -1050,6 +1052,40 @@ async def test_a_service_restart_rolls_within_maximum_unavailable_instances(
     assert len(kills(h)) == 3
     assert [(t.run, t.state, t.restart, t.failures) for t in job.tasks] == [
         (2, T.RUNNING, False, 0)] * 4
+
+
+async def test_an_update_that_removes_instances_ends_with_them_gone(
+        h: Harness, mock_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shrink's update ends in the same write (and the same moment of the
+    shard's memory) that deletes the instances it removed: a reader that
+    sees it SUCCEEDED never lists them (ListPods did, for one write, in CI)."""
+    job = Job.new(JOB, SHARD, service(3), h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0, 1, 2)
+    seen: list[tuple[bool, int]] = []  # (update still active, tasks listed) at each write
+    write = h.store.write
+
+    async def noting(*args: Any, **kw: Any) -> None:
+        seen.append((JOB in h.engine.updates, len(job.tasks)))
+        await write(*args, **kw)
+
+    monkeypatch.setattr(h.store, "write", noting)
+    smaller = service(1)
+    await h.engine.start_update(job, smaller, JobUpdate(
+        "u1", JOB, int(update_pb2.ROLLING_FORWARD), update_pb2.UpdateConfig(batchSize=1),
+        0, 0, h.clock.now, h.clock.now))
+    assert kills(h) == [[mid(1)]]  # one removed instance a batch
+    await h.engine.on_events(killed(1))
+    await h.engine.run_timers()
+    assert kills(h)[1:] == [[mid(2)]]
+    await h.engine.on_events(killed(2))
+    await h.engine.run_timers()
+    assert h.engine.updates == {} and len(job.tasks) == 1
+    assert all(active or listed == 1 for active, listed in seen), seen
+    stored = await h.store.get_update("u1")
+    assert stored is not None and stored.state == update_pb2.SUCCEEDED
+    assert await h.store.get_task(JOB, 2) is None
 
 
 async def test_restarting_a_task_not_yet_placed_changes_nothing(
