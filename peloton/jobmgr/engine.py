@@ -602,7 +602,7 @@ class ShardEngine:
         for job in self.jobs.values():
             if job.id not in self.updates:
                 # (the workflow that held them ended, or was never written)
-                await self.release_held(job, enqueue=False)
+                await self.release_held(job)
         self.ready.set()
         log.info("shard %d epoch %d: loaded %d active jobs", self.shard, self.epoch,
                  len(self.jobs))
@@ -1167,31 +1167,48 @@ class ShardEngine:
         job.refresh_state(self.ctx.clock())
         return [(job.id, t.instance) for t in extra]
 
-    async def workflow_ended(self, job: Job) -> None:
-        """What a workflow leaves when it ends: its held instances start, and
-        the instances past the count are stopped and go."""
-        await self.release_held(job)
-        await self.trim(job)
-
-    async def release_held(self, job: Job, *, enqueue: bool = True) -> None:
-        """Start the instances a workflow still holds (it ended)."""
+    def unhold(self, job: Job) -> list[Task]:
+        """Let go, in memory, of the instances a workflow still holds (it
+        ended); returns them, to be written and then started."""
         held = [t for t in job.tasks[:job.config.instanceCount] if t.held]
-        if not held:
-            return
         for t in held:
             t.held, t.message = False, ""
-        await self.persist([job], held, events=False)
-        if enqueue:
-            await self.enqueue(held)
+        return held
+
+    async def after_workflow(self, job: Job, released: list[Task]) -> None:
+        """What follows a workflow's end once it is written: the instances it
+        held start, and those past the count still alive are stopped (they
+        go once they have ended)."""
+        if released:
+            await self.enqueue(released)
+        await self.trim(job)
+
+    async def release_held(self, job: Job) -> None:
+        """A recovered shard's jobs whose workflow ended: the instances it
+        held are let go (the recovery's pass enqueues them)."""
+        held = self.unhold(job)
+        if held:
+            await self.persist([job], held, events=False)
 
     async def save_update(self, job: Job, update: JobUpdate) -> None:
-        """Write an update's record (its state changed); an ended one stops here."""
+        """Write an update's record (its state changed). An ended one stops
+        here, in the same write as what it leaves (its held instances let
+        go, its removed ones deleted if they have ended): a reader never
+        sees it ended with them as they were."""
         update.update_time = self.ctx.clock()
-        if update.state not in UPDATE_ACTIVE:
+        ended = update.state not in UPDATE_ACTIVE
+        released: list[Task] = []
+        drop: list[tuple[str, int]] = []
+        if ended:
             self.updates.pop(job.id, None)
-        await self.persist(updates=[update.row()])
-        if update.state not in UPDATE_ACTIVE:
-            await self.workflow_ended(job)
+            released = self.unhold(job)
+            extra = job.tasks[job.config.instanceCount:]
+            if extra and all(t.terminal or t.held for t in extra):
+                drop = self.drop_extra(job)
+        await self.persist([job] if released or drop else (), released,
+                           updates=[update.row()], events=False, drop=drop)
+        if ended:
+            await self.after_workflow(job, released)
 
     async def roll_back(self, job: Job, update: JobUpdate) -> None:
         """Roll the update's old config out again, as a newer version."""
@@ -1242,13 +1259,15 @@ class ShardEngine:
                     or plan.changed or plan.rollback or plan.state is not None):
                 continue
             update.update_time = now
-            if update.state not in UPDATE_ACTIVE:
+            ended = update.state not in UPDATE_ACTIVE
+            if ended:
                 del self.updates[job_id]
-            # The removed instances go with the change that may end the
-            # update: a reader never sees it ended with them still listed.
+            # What the update leaves goes in the write that may end it (see
+            # save_update): held instances let go, removed ones deleted.
+            released = self.unhold(job) if ended else []
             drop = self.drop_extra(job) if plan.drop else []
             # Versions only: no state changed, so no event (the restarts write theirs).
-            await self.persist([job], plan.relabel + plan.take + plan.start,
+            await self.persist([job], plan.relabel + plan.take + plan.start + released,
                                updates=[update.row()], events=False, drop=drop)
             if plan.start:
                 await self.enqueue(plan.start)
@@ -1256,8 +1275,8 @@ class ShardEngine:
                 await self.restart(plan.take)
             if plan.remove:
                 await self.kill(plan.remove)
-            if update.state not in UPDATE_ACTIVE:
-                await self.workflow_ended(job)
+            if ended:
+                await self.after_workflow(job, released)
             if plan.rollback:
                 await self.roll_back(job, update)
 

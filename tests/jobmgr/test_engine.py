@@ -1088,6 +1088,37 @@ async def test_an_update_that_removes_instances_ends_with_them_gone(
     assert await h.store.get_task(JOB, 2) is None
 
 
+async def test_an_aborted_update_lets_its_held_instances_go_as_it_ends(
+        h: Harness, mock_clock: trio.testing.MockClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An update that adds instances holds them until their batch; aborted,
+    it lets them go (they start) in the write that records it ABORTED."""
+    job = Job.new(JOB, SHARD, service(1), h.clock.now)
+    await h.engine.create(job)
+    await h.engine.enqueue(job.tasks)
+    await running(h, 0)
+    seen: list[tuple[bool, int]] = []  # (update still active, instances held) at each write
+    write = h.store.write
+
+    async def noting(*args: Any, **kw: Any) -> None:
+        seen.append((JOB in h.engine.updates, sum(t.held for t in job.tasks)))
+        await write(*args, **kw)
+
+    monkeypatch.setattr(h.store, "write", noting)
+    update = JobUpdate("u1", JOB, int(update_pb2.ROLLING_FORWARD),
+                       update_pb2.UpdateConfig(batchSize=1), 0, 0, h.clock.now, h.clock.now)
+    await h.engine.start_update(job, service(3), update)
+    assert [t.held for t in job.tasks] == [False, False, True]  # 1 in its batch, 2 waits
+    enqueued = len(h.resmgr.enqueues())
+    update.state = int(update_pb2.ABORTED)
+    await h.engine.save_update(job, update)
+    assert [t.held for t in job.tasks] == [False] * 3
+    assert h.resmgr.enqueues()[enqueued:] == [(False, [[mid(2)]])]
+    assert all(active or held == 0 for active, held in seen), seen
+    stored = await h.store.get_task(JOB, 2)
+    message = task_pb2.RuntimeInfo.FromString(stored.runtime).message if stored else None
+    assert message == "waiting for admission and placement"  # no longer the update's hold
+
+
 async def test_restarting_a_task_not_yet_placed_changes_nothing(
         h: Harness, mock_clock: trio.testing.MockClock) -> None:
     """A run that has not started starts with the config it would restart
