@@ -1151,18 +1151,22 @@ class ShardEngine:
         extra = job.tasks[job.config.instanceCount:]
         if not extra:
             return
-        if all(t.terminal or t.held for t in extra):
-            await self.persist([job], drop=self.drop_extra(job))
+        drop = self.drop_extra(job)
+        if drop:
+            await self.persist([job], drop=drop)
             return
         live = [t for t in extra if not (t.terminal or t.held) and t.goal != TaskState.KILLED]
         if live:
             await self.kill(live)
 
     def drop_extra(self, job: Job) -> list[tuple[str, int]]:
-        """Take the instances past the job's count out of it (all ended);
-        returns them for ``persist``'s ``drop``."""
+        """Take the instances past the job's count out of it once every one
+        has ended; returns them for ``persist``'s ``drop`` (none while one
+        still runs)."""
         count = job.config.instanceCount
         extra = job.tasks[count:]
+        if not extra or not all(t.terminal or t.held for t in extra):
+            return []
         del job.tasks[count:]
         job.refresh_state(self.ctx.clock())
         return [(job.id, t.instance) for t in extra]
@@ -1201,10 +1205,7 @@ class ShardEngine:
         drop: list[tuple[str, int]] = []
         if ended:
             self.updates.pop(job.id, None)
-            released = self.unhold(job)
-            extra = job.tasks[job.config.instanceCount:]
-            if extra and all(t.terminal or t.held for t in extra):
-                drop = self.drop_extra(job)
+            released, drop = self.unhold(job), self.drop_extra(job)
         await self.persist([job] if released or drop else (), released,
                            updates=[update.row()], events=False, drop=drop)
         if ended:
@@ -1265,7 +1266,7 @@ class ShardEngine:
             # What the update leaves goes in the write that may end it (see
             # save_update): held instances let go, removed ones deleted.
             released = self.unhold(job) if ended else []
-            drop = self.drop_extra(job) if plan.drop else []
+            drop = self.drop_extra(job)  # (plan.drop)
             # Versions only: no state changed, so no event (the restarts write theirs).
             await self.persist([job], plan.relabel + plan.take + plan.start + released,
                                updates=[update.row()], events=False, drop=drop)
