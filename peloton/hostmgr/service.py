@@ -137,7 +137,7 @@ def host_attributes_option(value: Any, field: str) -> dict[str, dict[str, str]]:
 _COMMON_KEYS = ("cluster", "backend", "files")
 LOCAL_KEYS = (*_COMMON_KEYS, "hosts", "cpu", "memory_mb", "disk_mb", "gpu", "first_port",
               "usage_period", "usage_window", "attributes", "host_attributes", "pids_max",
-              "task_users")
+              "task_users", "gc_delay")
 SIM_KEYS = (*_COMMON_KEYS, "hosts", "shapes", "cpu", "memory_mb", "disk_mb", "gpu",
             "gpu_hosts", "gpu_per_host", "hosts_per_rack", "zones", "attributes",
             "failure_rate", "default_duration", "seed", "first_port", "ports_per_host",
@@ -159,6 +159,8 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
     if kind == "local":
         from peloton.hostmgr.backends.local import (
             DEFAULT_PIDS_MAX,
+            GC_DELAY,
+            GC_DELAY_MIN,
             USAGE_PERIOD,
             USAGE_WINDOW,
             LocalBackend,
@@ -166,6 +168,12 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
         period = _number(me, "usage_period", USAGE_PERIOD, "a number of seconds")
         window = _number(me, "usage_window", USAGE_WINDOW, "a number of seconds")
         where = f"hostmgr[{me.name}]."
+        gc_delay = _number(me, "gc_delay", GC_DELAY, "a number of seconds")
+        if gc_delay < GC_DELAY_MIN:
+            raise InvalidArgument(
+                f"must be at least {GC_DELAY_MIN:.0f} seconds (a run's end must reach its job "
+                f"manager before the run is forgotten), got {gc_delay:g}",
+                field=where + "gc_delay")
         return LocalBackend(data_dir / me.name, hosts=_whole(me, "hosts", 3),
                             cpu=_number(me, "cpu", 4), memory_mb=_number(me, "memory_mb", 8192),
                             disk_mb=_number(me, "disk_mb", 102400), gpu=_number(me, "gpu", 0),
@@ -177,7 +185,7 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
                             host_attributes=host_attributes_option(
                                 opts.get("host_attributes"), where + "host_attributes"),
                             pids_max=_whole(me, "pids_max", DEFAULT_PIDS_MAX),
-                            task_uids=_task_users(me))
+                            task_uids=_task_users(me), gc_delay=gc_delay)
     if kind == "sim":
         from peloton.hostmgr.backends.sim import SimBackend
         return SimBackend.from_options({"cluster": "local", **opts})

@@ -906,6 +906,52 @@ async def test_pids_max_bounds_the_processes_of_a_run(tmp_path: Path, nursery: t
     assert out.startswith("stopped at 4 "), out  # 5 processes: the task and 4 children
 
 
+# --------------------------------------------------------------------------- ended runs
+
+
+async def test_ended_runs_and_their_sandboxes_go_after_their_gc_delay(
+        tmp_path: Path, mock_clock: trio.testing.MockClock):
+    """An ended run is kept gc_delay on trio's clock (its end for known(),
+    its sandbox for reads), then forgotten with its files; a restarted
+    backend keeps the ended runs it finds gc_delay from its start."""
+    async with trio.open_nursery() as nursery:
+        backend = LocalBackend(tmp_path, hosts=1, gc_delay=3600)
+        h = Harness(backend, tmp_path)
+        await nursery.start(backend.run, h.report)
+        old, new = spec(1, "echo old"), spec(2, "echo new")
+        await backend.launch([old])
+        await h.wait_terminal(old.mesos_task_id)
+        mock_clock.jump(1800)
+        await backend.launch([new])
+        await h.wait_terminal(new.mesos_task_id)
+        await backend.collect_garbage()
+        assert backend.known(old.mesos_task_id) is not None  # 1,800 s: kept
+        mock_clock.jump(1800)
+        await backend.collect_garbage()
+        assert backend.known(old.mesos_task_id) is None
+        assert not (tmp_path / "sandboxes" / "local-0" / old.mesos_task_id).exists()
+        assert not list((tmp_path / "runs").glob(f"{old.mesos_task_id}.*"))
+        with pytest.raises(NotFound, match="3600 s after it ends: its gc_delay"):
+            await backend.read_sandbox_file(old.mesos_task_id, "stdout", 0, 0)
+        assert (await backend.read_sandbox_file(new.mesos_task_id, "stdout", 0, 0))[0] == \
+            b"new\n"
+        nursery.cancel_scope.cancel()
+    async with trio.open_nursery() as nursery:
+        again = LocalBackend(tmp_path, hosts=1, gc_delay=3600)
+        await nursery.start(again.run, Harness(again, tmp_path).report)
+        assert again.known(old.mesos_task_id) is None  # its record went
+        assert again.known(new.mesos_task_id).state == TaskState.SUCCEEDED  # type: ignore[union-attr]
+        mock_clock.jump(3600)
+        await again.collect_garbage()
+        assert again.known(new.mesos_task_id) is None
+        assert list((tmp_path / "runs").iterdir()) == []
+        assert list((tmp_path / "sandboxes" / "local-0").iterdir()) == []
+        nursery.cancel_scope.cancel()
+    with pytest.raises(InvalidArgument, match="positive number of seconds") as info:
+        LocalBackend(tmp_path, gc_delay=0)
+    assert info.value.field == "gc_delay"
+
+
 # --------------------------------------------------------------------------- disk
 
 

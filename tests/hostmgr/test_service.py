@@ -107,6 +107,18 @@ def test_cpu_usage_and_usage_period_options(tmp_path):
         assert info.value.field is not None and info.value.field.endswith(key)
 
 
+def test_gc_delay_option(tmp_path):
+    def backend(gc_delay: object) -> Any:
+        return make_backend(DaemonConfig("hostmgr", "hm", "127.0.0.1:1", "", {
+            "backend": "local", "hosts": 1, "gc_delay": gc_delay}), tmp_path)
+
+    assert backend(3600)._gc_delay == 3600.0
+    for bad, why in ((599, "at least 600 seconds"), ("1d", "a number of seconds")):
+        with pytest.raises(InvalidArgument, match=why) as info:
+            backend(bad)
+        assert info.value.field == "hostmgr[hm].gc_delay"
+
+
 async def test_a_batch_of_launches_succeeds_or_is_refused_per_host(
         autojump_clock: trio.testing.MockClock, nursery: trio.Nursery):
     handler = await start(nursery, hosts=2)

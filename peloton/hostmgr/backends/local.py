@@ -35,6 +35,12 @@ reaped, and known as LOST from then on. When a run's main process exits,
 whatever it left behind in its process group is SIGKILLed too, as Mesos
 destroys a container.
 
+**Ended runs go** ``gc_delay`` seconds after they end (a day by default;
+Mesos's agent's ``--gc_delay``): the host manager forgets them and removes
+their records and sandboxes, so its memory, its disk and the time its
+start takes to read the records follow the recent runs, not every run
+there ever was.
+
 **Usage.** Every ``usage_period`` seconds (2 by default) one pass over
 ``/proc`` (in a worker thread) sums the cpu time (user + system, and that of
 reaped children) of each live run's process group. A run's usage is the cpu
@@ -103,6 +109,17 @@ REASON_DISK_LIMIT = "REASON_CONTAINER_LIMITATION_DISK"
 # How often a run's sandbox is measured against its diskLimitMb (Mesos's
 # container_disk_watch_interval is 15 s).
 DISK_CHECK_PERIOD = 10.0
+# How long an ended run is kept (its record, its end for ``known``, its
+# sandbox for reads): Mesos's agent removes a sandbox ``--gc_delay`` (a
+# week) after its executor ends. A day here: every run kept costs memory
+# and ~0.11 ms of each start, which reads every record (5,000 runs: 0.55
+# s). At least GC_DELAY_MIN: a run's end must reach its job manager (its
+# event, or a full reconcile, every two minutes) before the run is
+# forgotten; one it never heard of would be taken as lost.
+GC_DELAY = 86400.0
+GC_DELAY_MIN = 600.0
+# How often the runs past their gc_delay go (a tenth of the least delay).
+GC_PERIOD = 60.0
 
 MAX_LISTED_FILES = 1000
 """``read_sandbox_file`` lists at most this many sandbox files."""
@@ -179,7 +196,8 @@ class LocalBackend(Backend):
                  host_attributes: Mapping[str, Mapping[str, str]] | None = None,
                  pids_max: int = DEFAULT_PIDS_MAX,
                  disk_check_period: float = DISK_CHECK_PERIOD,
-                 task_uids: tuple[int, int] | None = None) -> None:
+                 task_uids: tuple[int, int] | None = None,
+                 gc_delay: float = GC_DELAY) -> None:
         if hosts < 0:
             raise InvalidArgument(f"must not be negative, got {hosts}", field="hosts")
         if pids_max < 1:
@@ -194,6 +212,13 @@ class LocalBackend(Backend):
                                     if task_uids is not None else None)
         self._uid_of: dict[str, int] = {}  # live runs' users
         self._disk_period = disk_check_period
+        if not 0 < gc_delay < float("inf"):
+            raise InvalidArgument(f"must be a positive number of seconds, got {gc_delay}",
+                                  field="gc_delay")
+        self._gc_delay = gc_delay
+        # (when it ended, on trio's clock; mesos task id) of ended runs, in
+        # the order they ended: the oldest go first.
+        self._ended_at: deque[tuple[float, str]] = deque()
         if not 0 < usage_period < float("inf"):
             raise InvalidArgument(f"must be a positive number of seconds, got {usage_period}",
                                   field="usage_period")
@@ -303,6 +328,7 @@ class LocalBackend(Backend):
                         self._take_over(found, nursery)
                         nursery.start_soon(self._usage_loop)
                         nursery.start_soon(self._disk_loop)
+                        nursery.start_soon(self._gc_loop)
                         task_status.started()
                         await trio.sleep_forever()
                 finally:
@@ -340,6 +366,8 @@ class LocalBackend(Backend):
                                                   "watched it; how is unknown"))
                 run.exited.set()
                 self._runs[mid] = run
+                # Kept gc_delay from this start (when it ended is not known).
+                self._ended_at.append((trio.current_time(), mid))
         if self._adopted:
             log.info("adopted %d runs still alive after the last host manager",
                      len(self._adopted))
@@ -633,6 +661,29 @@ class LocalBackend(Backend):
             await self.kill([run.spec.mesos_task_id])
 
     # -- persistent volumes --------------------------------------------------
+    async def _gc_loop(self) -> None:
+        while True:
+            await trio.sleep(GC_PERIOD)
+            await self.collect_garbage()
+
+    async def collect_garbage(self) -> int:
+        """Forget the runs that ended ``gc_delay`` ago or more, and remove
+        their records and sandboxes (a persistent volume stays: only its
+        link goes); returns how many went."""
+        cutoff = trio.current_time() - self._gc_delay
+        gone: list[tuple[str, Path]] = []
+        while self._ended_at and self._ended_at[0][0] <= cutoff:
+            _, mid = self._ended_at.popleft()
+            run = self._runs.get(mid)
+            if run is not None and run.exited.is_set():
+                del self._runs[mid]
+                gone.append((mid, run.sandbox))
+        if gone:
+            await trio.to_thread.run_sync(_remove_runs, self._runs_dir, gone)
+            log.info("removed %d runs that ended %.0f s ago or more, and their sandboxes",
+                     len(gone), self._gc_delay)
+        return len(gone)
+
     def _volume_dir(self, spec: LaunchSpec) -> Path:
         assert spec.volume is not None
         return self._root / "volumes" / spec.hostname / spec.volume[0]
@@ -738,6 +789,7 @@ class LocalBackend(Backend):
 
     def _finish(self, run: _Run, status: StatusUpdate) -> None:
         run.exited.set()
+        self._ended_at.append((trio.current_time(), run.spec.mesos_task_id))
         self._uid_of.pop(run.spec.mesos_task_id, None)
         if run.gpus:  # back to the host's free devices, lowest first
             free = self._free_gpus.setdefault(run.spec.hostname, [])
@@ -767,7 +819,9 @@ class LocalBackend(Backend):
                                 length: int) -> tuple[bytes, int, list[str]]:
         run = self._runs.get(mesos_task_id)
         if run is None:
-            raise NotFound(f"task run {mesos_task_id} is not known on this host manager")
+            raise NotFound(f"task run {mesos_task_id} is not known on this host manager (a "
+                           f"run and its sandbox go {self._gc_delay:.0f} s after it ends: "
+                           "its gc_delay)")
         if offset < 0:
             raise InvalidArgument(f"must not be negative, got {offset}", field="offset")
         if length < 0:
@@ -1060,6 +1114,14 @@ def _killpg(pgid: int, signum: int) -> None:
 def _as_user(uid: int) -> dict[str, Any]:
     """subprocess options that run a command as the run's user (none: as we are)."""
     return {"user": uid, "group": uid, "extra_groups": []} if uid else {}
+
+
+def _remove_runs(runs: Path, gone: list[tuple[str, Path]]) -> None:
+    """The files of ended runs: their records, claims, marks and sandboxes."""
+    for mid, sandbox in gone:
+        for suffix in (".json", ".status", ".pid", ".kill", ".lost"):
+            (runs / f"{mid}{suffix}").unlink(missing_ok=True)
+        shutil.rmtree(sandbox, ignore_errors=True)
 
 
 def _remove_trees(paths: list[Path]) -> None:
