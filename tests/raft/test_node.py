@@ -242,23 +242,33 @@ def _group(tmp_path: Any, election_timeout: tuple[float, float] = (0.3, 0.6)) ->
     return nodes
 
 
+def _hold_leader(nodes: list[Any]) -> float:
+    """No election from now on, and no leader stepping down: every election
+    timeout and the leader's fallback raised to ten minutes (a busy box
+    starves the tick threads past the tests' short ones). Returns the new
+    deadlines' time."""
+    import time
+
+    far = time.monotonic() + 600
+    for n in nodes:
+        conf = n._sync._SyncObj__conf
+        conf.raftMinTimeout = conf.raftMaxTimeout = conf.leaderFallbackTimeout = 600.0
+        n._sync._SyncObj__raftElectionDeadline = far
+    return far
+
+
 def test_the_leader_sends_new_commands_without_waiting_for_the_period(tmp_path: Any) -> None:
     """pysyncobj sent appended commands with the next append-entries period
     (50 ms), so each commit waited for it. With the period (and every
     election timeout) raised to ten minutes once a leader leads, commands
     still commit: the leader sends what it appends in the tick it appends it."""
-    import time
 
     import trio
 
     nodes = _group(tmp_path)
     try:
         leader = next(n for n in nodes if n.is_leader())
-        far = time.monotonic() + 600
-        for n in nodes:
-            conf = n._sync._SyncObj__conf
-            conf.raftMinTimeout = conf.raftMaxTimeout = 600.0
-            n._sync._SyncObj__raftElectionDeadline = far
+        far = _hold_leader(nodes)
         leader._sync._SyncObj__conf.appendEntriesPeriod = 600.0
         leader._sync._SyncObj__newAppendEntriesTime = far
 
@@ -318,13 +328,17 @@ def test_followers_never_truncate_entries_under_pipelined_appends(tmp_path: Any)
     follower held, and the follower deleted and re-appended them (entries
     it may have applied: pysyncobj's "truncating already-applied log
     entries"). 20 submitters of 100 commands each: no follower deletes an
-    entry, and every command commits."""
+    entry, and every command commits. No election may come between (a new
+    leader rightly deletes a follower's uncommitted entries of an older
+    term: with the 0.3-0.6 s timeouts that happened one run in six with
+    two busy processes beside it)."""
     import trio
 
     nodes = _group(tmp_path)
     deleted: list[int] = []
     try:
         leader = next(n for n in nodes if n.is_leader())
+        _hold_leader(nodes)
         for n in nodes:
             if n is not leader:
                 delete = n._sync._SyncObj__deleteEntriesFrom
