@@ -660,7 +660,8 @@ class LocalBackend(Backend):
                 continue
             await self.kill([run.spec.mesos_task_id])
 
-    # -- persistent volumes --------------------------------------------------
+    # -- ended runs ----------------------------------------------------------
+
     async def _gc_loop(self) -> None:
         while True:
             await trio.sleep(GC_PERIOD)
@@ -684,6 +685,7 @@ class LocalBackend(Backend):
                      len(gone), self._gc_delay)
         return len(gone)
 
+    # -- persistent volumes --------------------------------------------------
     def _volume_dir(self, spec: LaunchSpec) -> Path:
         assert spec.volume is not None
         return self._root / "volumes" / spec.hostname / spec.volume[0]
