@@ -262,7 +262,6 @@ def test_the_leader_sends_new_commands_without_waiting_for_the_period(tmp_path: 
     (50 ms), so each commit waited for it. With the period (and every
     election timeout) raised to ten minutes once a leader leads, commands
     still commit: the leader sends what it appends in the tick it appends it."""
-
     import trio
 
     nodes = _group(tmp_path)
@@ -305,10 +304,10 @@ def test_a_lone_member_commits_without_waiting_for_its_tick(tmp_path: Any) -> No
         while not node.is_leader():
             assert time.monotonic() < deadline, "no leader elected"
             time.sleep(0.02)
+        far = _hold_leader([node])
         conf = node._sync._SyncObj__conf
-        conf.raftMinTimeout = conf.raftMaxTimeout = 600.0
         conf.autoTickPeriod = conf.appendEntriesPeriod = 600.0
-        node._sync._SyncObj__newAppendEntriesTime = time.monotonic() + 600
+        node._sync._SyncObj__newAppendEntriesTime = far
         time.sleep(0.2)  # the tick thread now sleeps for the new period
 
         async def main() -> list[Any]:

@@ -1120,10 +1120,10 @@ def _as_user(uid: int) -> dict[str, Any]:
 
 def _remove_runs(runs: Path, gone: list[tuple[str, Path]]) -> None:
     """The files of ended runs: their records, claims, marks and sandboxes."""
-    for mid, sandbox in gone:
+    for mid, _ in gone:
         for suffix in (".json", ".status", ".pid", ".kill", ".lost"):
             (runs / f"{mid}{suffix}").unlink(missing_ok=True)
-        shutil.rmtree(sandbox, ignore_errors=True)
+    _remove_trees([sandbox for _, sandbox in gone])
 
 
 def _remove_trees(paths: list[Path]) -> None:
