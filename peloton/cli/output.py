@@ -6,7 +6,6 @@ them: a command that prints a table needs neither.
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +56,7 @@ def short_time(value: str) -> str:
     """An RFC 3339 time as ``YYYY-MM-DD HH:MM:SS`` in local time; ``-`` when empty."""
     if not value:
         return "-"
+    import datetime  # (here: only the commands that print times need it)
     try:
         when = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:

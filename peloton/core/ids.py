@@ -8,6 +8,7 @@ of that task (Peloton's Mesos task id) is ``<job>-<instance>-<run>`` with
 
 from __future__ import annotations
 
+import os
 import re
 
 # Sends of one create (same job id) before a client gives up: the CLI's and
@@ -23,8 +24,15 @@ def create_unanswered(job_id: str, error: object) -> str:
 
 
 def new_job_id() -> str:
-    import uuid  # (here: the CLI checks ids at every start, and uuid imports platform)
-    return str(uuid.uuid4())
+    """A random (version 4) UUID, as ``str(uuid.uuid4())`` makes it: 16
+    bytes of ``os.urandom`` with the version and variant bits set. Not
+    ``uuid`` itself: importing it (and the ``platform`` it imports) cost
+    ``peloton job create`` 2.3 ms of its ~53 ms of cpu."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40  # version 4
+    b[8] = (b[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 _UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"

@@ -56,7 +56,12 @@ class Connection:
         self._buffer = b""
 
     def connect(self) -> None:
-        sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+        # An ASCII host as bytes: for a str, getaddrinfo encodes it with the
+        # "idna" codec, whose import (with stringprep and unicodedata) cost
+        # each CLI command 1.2 ms of cpu.
+        host: str | bytes = self.host.encode() if self.host.isascii() else self.host
+        sock = socket.create_connection((host, self.port),  # type: ignore[arg-type]
+                                        timeout=self.timeout)
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if self.ssl_context is not None:

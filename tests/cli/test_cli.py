@@ -121,6 +121,20 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "respool" in out
 
 
+def test_help_fits_the_terminal_width(capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """As argparse wraps help: to $COLUMNS (else the terminal's) less 2
+    (the usage's options are not broken, so one may be wider)."""
+    widest = {}
+    for columns in (50, 100):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        code, out, _ = run(capsys, "job", "create", "--help")
+        assert code == 0
+        body = out[out.index("\n\n"):]
+        widest[columns] = max(len(line) for line in body.splitlines())
+    assert widest[50] <= 48 < widest[100] <= 98
+
+
 def test_global_options_may_follow_the_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "job", "get", JOB, "--cluster", "nonsense")
     assert code == 1

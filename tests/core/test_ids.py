@@ -24,6 +24,10 @@ def test_new_job_ids_are_uuids() -> None:
     ids = {new_job_id() for _ in range(100)}
     assert len(ids) == 100
     assert all(is_job_id(j) and len(j) == 36 for j in ids)
+    # What str(uuid.uuid4()) makes: lower case, version 4, RFC 4122's variant.
+    for j in ids:
+        u = uuid.UUID(j)
+        assert (str(u), u.version, u.variant) == (j, 4, uuid.RFC_4122)
 
 
 @pytest.mark.parametrize(("value", "valid"), [
