@@ -4,15 +4,19 @@ Each shard has a buffer of events with increasing offsets. A consumer asks
 for events after the offset it has processed and, in the same call, purges
 everything up to it. Events stay until purged, so an owner that dies before
 persisting what it pulled loses nothing: the next owner gets them again.
+A purged run's end is thereby acknowledged (``on_acknowledged``): the
+backend may forget the run once its ``gc_delay`` has passed.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import trio
 
+from peloton.core.states import TERMINAL_TASK_STATES
 from peloton.hostmgr.backends.base import StatusUpdate
 
 
@@ -24,9 +28,9 @@ class _Stream:
 
 
 class EventStreams:
-    def __init__(self, *, max_buffered: int = 1_000_000) -> None:
+    def __init__(self, on_acknowledged: Callable[[Sequence[str]], None] | None = None) -> None:
         self._streams: dict[int, _Stream] = {}
-        self.max_buffered = max_buffered
+        self._on_acknowledged = on_acknowledged
 
     def _stream(self, shard: int) -> _Stream:
         stream = self._streams.get(shard)
@@ -43,8 +47,13 @@ class EventStreams:
 
     def purge(self, shard: int, offset: int) -> None:
         stream = self._stream(shard)
+        ended: list[str] = []
         while stream.events and stream.events[0][0] <= offset:
-            stream.events.popleft()
+            update = stream.events.popleft()[1]
+            if update.state in TERMINAL_TASK_STATES:
+                ended.append(update.mesos_task_id)
+        if ended and self._on_acknowledged is not None:
+            self._on_acknowledged(ended)
 
     async def wait(self, shard: int, after: int, limit: int,
                    timeout: float) -> list[tuple[int, StatusUpdate]]:

@@ -203,7 +203,7 @@ class Hostmgr:
         self.pools_path: pathlib.Path | None = None
         for spec in backend.hosts():
             self.pool.add_host(self._with_pool(spec))
-        self.events = EventStreams()
+        self.events = EventStreams(on_acknowledged=backend.acknowledged)
         self.shard_of_task: dict[str, int] = {}
         # Where the sandboxes are served over HTTP (peloton.hostmgr.files).
         self.files_address = ""
@@ -254,6 +254,17 @@ class Hostmgr:
         if specs:
             log.info("adopted %d runs that outlived the last host manager", len(specs))
 
+    def announce_ended(self, found: list[tuple[int, StatusUpdate]]) -> None:
+        """Publish again the ends of runs the backend found ended at its
+        start, to their shards' streams: the last host manager may have died
+        before a job manager acknowledged them (a repeat changes nothing),
+        and the backend keeps each run until one does."""
+        for shard, update in found:
+            self.shard_of_task[update.mesos_task_id] = shard
+            self.events.add(shard, update)
+        if found:
+            log.info("announced the ends of %d runs found ended", len(found))
+
     def report(self, update: StatusUpdate) -> None:
         """Backend callback (in trio): account, then publish to the shard's stream."""
         if update.state in TERMINAL_TASK_STATES:
@@ -261,6 +272,8 @@ class Hostmgr:
         shard = self.shard_of_task.get(update.mesos_task_id)
         if shard is None:
             log.warning("status of unknown task %s dropped", update.mesos_task_id)
+            if update.state in TERMINAL_TASK_STATES:  # no job manager will hear of it
+                self.backend.acknowledged([update.mesos_task_id])
             return
         self.events.add(shard, update)
 
@@ -721,6 +734,7 @@ async def serve(config: ClusterConfig, name: str, *,
     async with trio.open_nursery() as nursery:
         await nursery.start(backend.run, hm.report)
         hm.adopt(backend.adopted())
+        hm.announce_ended(backend.found_ended())
         address = await nursery.start(partial(
             serve_grpc, max_message_bytes=config.max_message_bytes,
                 security=config.security), [

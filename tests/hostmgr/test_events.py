@@ -46,3 +46,21 @@ async def test_a_waiting_consumer_wakes_for_a_new_event(
         streams.add(0, update("a-0-1"))
     assert [(o, u.mesos_task_id) for o, u in got[0]] == [(1, "a-0-1")]
     assert trio.current_time() == 1.0
+
+
+async def test_a_purged_end_is_acknowledged(autojump_clock: trio.testing.MockClock) -> None:
+    """A consumer that purged a run's end has recorded it: the backend is
+    told (it may then forget the run); a state that is not an end is not
+    passed on, nor is what was not purged."""
+    acknowledged: list[list[str]] = []
+    streams = EventStreams(on_acknowledged=acknowledged.append)
+    streams.add(1, update("a-0-1"))
+    streams.add(1, StatusUpdate("a-0-1", TaskState.SUCCEEDED, "h1"))
+    streams.add(1, StatusUpdate("b-0-1", TaskState.LOST, "h1"))
+    streams.add(2, StatusUpdate("c-0-1", TaskState.FAILED, "h1"))
+    assert len(await streams.wait(1, 0, 10, 1.0)) == 3
+    assert acknowledged == []
+    await streams.wait(1, 2, 10, 1.0)
+    assert acknowledged == [["a-0-1"]]
+    await streams.wait(1, 3, 10, 1.0)
+    assert acknowledged == [["a-0-1"], ["b-0-1"]]

@@ -912,15 +912,18 @@ async def test_pids_max_bounds_the_processes_of_a_run(tmp_path: Path, nursery: t
 async def test_ended_runs_and_their_sandboxes_go_after_their_gc_delay(
         tmp_path: Path, mock_clock: trio.testing.MockClock):
     """An ended run is kept gc_delay on trio's clock (its end for known(),
-    its sandbox for reads), then forgotten with its files; a restarted
-    backend keeps the ended runs it finds gc_delay from its start."""
+    its sandbox for reads), and until a job manager acknowledged its end;
+    then it is forgotten with its files. A restarted backend announces the
+    ended runs it finds (found_ended) and keeps them gc_delay from its
+    start, and until acknowledged again."""
     async with trio.open_nursery() as nursery:
         backend = LocalBackend(tmp_path, hosts=1, gc_delay=3600)
         h = Harness(backend, tmp_path)
         await nursery.start(backend.run, h.report)
-        old, new = spec(1, "echo old"), spec(2, "echo new")
+        old, new = spec(1, "echo old"), spec(2, "echo new", shard=5)
         await backend.launch([old])
         await h.wait_terminal(old.mesos_task_id)
+        backend.acknowledged([old.mesos_task_id])
         mock_clock.jump(1800)
         await backend.launch([new])
         await h.wait_terminal(new.mesos_task_id)
@@ -933,6 +936,9 @@ async def test_ended_runs_and_their_sandboxes_go_after_their_gc_delay(
         assert not list((tmp_path / "runs").glob(f"{old.mesos_task_id}.*"))
         with pytest.raises(NotFound, match="3600 s after it ends: its gc_delay"):
             await backend.read_sandbox_file(old.mesos_task_id, "stdout", 0, 0)
+        # Past its delay, but no job manager has its end: kept.
+        mock_clock.jump(7200)
+        await backend.collect_garbage()
         assert (await backend.read_sandbox_file(new.mesos_task_id, "stdout", 0, 0))[0] == \
             b"new\n"
         nursery.cancel_scope.cancel()
@@ -940,8 +946,13 @@ async def test_ended_runs_and_their_sandboxes_go_after_their_gc_delay(
         again = LocalBackend(tmp_path, hosts=1, gc_delay=3600)
         await nursery.start(again.run, Harness(again, tmp_path).report)
         assert again.known(old.mesos_task_id) is None  # its record went
+        assert again.found_ended() == [(5, again.known(new.mesos_task_id))]
         assert again.known(new.mesos_task_id).state == TaskState.SUCCEEDED  # type: ignore[union-attr]
+        assert again.found_ended() == []  # announced once
         mock_clock.jump(3600)
+        await again.collect_garbage()
+        assert again.known(new.mesos_task_id) is not None  # not acknowledged since
+        again.acknowledged([new.mesos_task_id])
         await again.collect_garbage()
         assert again.known(new.mesos_task_id) is None
         assert list((tmp_path / "runs").iterdir()) == []

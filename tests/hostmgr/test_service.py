@@ -17,6 +17,7 @@ from peloton.config import DaemonConfig
 from peloton.core.errors import InvalidArgument
 from peloton.core.states import TaskState
 from peloton.hostmgr.backends.base import StatusUpdate
+from peloton.hostmgr.backends.local import LocalBackend
 from peloton.hostmgr.backends.sim import SimBackend
 from peloton.hostmgr.service import Hostmgr, InternalHandler, make_backend
 
@@ -117,6 +118,61 @@ def test_gc_delay_option(tmp_path):
         with pytest.raises(InvalidArgument, match=why) as info:
             backend(bad)
         assert info.value.field == "hostmgr[hm].gc_delay"
+
+
+async def _local_hostmgr(nursery: trio.Nursery, root: pathlib.Path) -> InternalHandler:
+    """A host manager of one local host under ``root``, started as serve() starts it."""
+    backend = LocalBackend(root, hosts=1, gc_delay=600)
+    hm = Hostmgr(backend, "local")
+    await nursery.start(backend.run, hm.report)
+    hm.adopt(backend.adopted())
+    hm.announce_ended(backend.found_ended())
+    return InternalHandler(hm)
+
+
+async def _events(handler: InternalHandler, shard: int, purge: int = 0, *,
+                  wait_ms: int = 60_000) -> hpb.WaitForEventsResponse:
+    """The events after ``purge`` (purged), waiting up to ``wait_ms`` for one."""
+    return await handler.WaitForEvents(hpb.WaitForEventsRequest(
+        shard=shard, purgeOffset=purge, limit=10, timeout=wait_ms,
+        incarnation=handler.hm.incarnation))
+
+
+async def test_a_runs_end_stays_until_a_job_manager_acknowledged_it(
+        tmp_path: pathlib.Path, mock_clock: trio.testing.MockClock) -> None:
+    """A run that ended before any job manager purged its end (its host
+    manager died first) is announced again by the next host manager, on its
+    shard's stream, and kept past its gc_delay until that end is purged;
+    then it goes."""
+    mid = f"{JOB}-0-1"
+    async with trio.open_nursery() as nursery:
+        handler = await _local_hostmgr(nursery, tmp_path)
+        lease = (await acquire(handler, minimum=res(0.1), hosts=1)).leases[0]
+        task = hpb.LaunchableTask(taskId=f"{JOB}-0", mesosTaskId=mid, jobId=JOB, shard=3)
+        task.config.resource.cpuLimit = 0.1
+        task.config.resource.memLimitMb = 32
+        task.config.command.value = "true"
+        await handler.LaunchTasks(hpb.LaunchTasksRequest(
+            leaseId=lease.leaseId, hostname=lease.hostname, tasks=[task]))
+        seen = 0  # purging what came before its end (RUNNING)
+        while TaskState((events := (await _events(handler, 3, purge=seen)).events)[-1].state) \
+                != TaskState.SUCCEEDED:
+            seen = events[-1].offset
+        nursery.cancel_scope.cancel()  # the host manager goes; nothing purged
+    async with trio.open_nursery() as nursery:
+        handler = await _local_hostmgr(nursery, tmp_path)
+        backend = handler.hm.backend
+        assert isinstance(backend, LocalBackend)
+        events = (await _events(handler, 3)).events
+        assert [(e.mesosTaskId, TaskState(e.state)) for e in events] == [
+            (mid, TaskState.SUCCEEDED)]
+        mock_clock.jump(600)
+        await backend.collect_garbage()
+        assert backend.known(mid) is not None  # past gc_delay, not acknowledged
+        assert not (await _events(handler, 3, purge=events[-1].offset, wait_ms=0)).events
+        await backend.collect_garbage()
+        assert backend.known(mid) is None
+        nursery.cancel_scope.cancel()
 
 
 async def test_a_batch_of_launches_succeeds_or_is_refused_per_host(

@@ -182,6 +182,19 @@ class Backend(abc.ABC):
         manager that died left them), to account for again; none by default."""
         return []
 
+    def found_ended(self) -> list[tuple[int, StatusUpdate]]:
+        """(jobmgr shard, end) of the runs this backend found ended when it
+        started: the host manager announces them again, since the one before
+        may have died before a job manager acknowledged them. None by
+        default (a backend that keeps no runs across starts)."""
+        return []
+
+    def acknowledged(self, mesos_task_ids: Sequence[str]) -> None:
+        """A job manager has recorded how these runs ended (their end events
+        were purged from its stream): a backend keeping ended runs may let
+        them go. Nothing to do by default."""
+        return None
+
     def enforced(self) -> list[str]:
         """The limits this backend holds a run to on its hosts (as ``host
         query`` shows them); none by default. Valid once ``run`` started."""

@@ -36,10 +36,14 @@ whatever it left behind in its process group is SIGKILLed too, as Mesos
 destroys a container.
 
 **Ended runs go** ``gc_delay`` seconds after they end (a day by default;
-Mesos's agent's ``--gc_delay``): the host manager forgets them and removes
-their records and sandboxes, so its memory, its disk and the time its
-start takes to read the records follow the recent runs, not every run
-there ever was.
+Mesos's agent's ``--gc_delay``), once a job manager has recorded their end
+(``acknowledged``: their end events were purged, as a Mesos agent keeps a
+status update until the framework acknowledges it): the host manager
+forgets them and removes their records and sandboxes, so its memory, its
+disk and the time its start takes to read the records follow the recent
+runs, not every run there ever was. A run whose end no job manager has
+recorded stays however long that takes; one found ended at a start is
+announced again (``found_ended``).
 
 **Usage.** Every ``usage_period`` seconds (2 by default) one pass over
 ``/proc`` (in a worker thread) sums the cpu time (user + system, and that of
@@ -110,12 +114,11 @@ REASON_DISK_LIMIT = "REASON_CONTAINER_LIMITATION_DISK"
 # container_disk_watch_interval is 15 s).
 DISK_CHECK_PERIOD = 10.0
 # How long an ended run is kept (its record, its end for ``known``, its
-# sandbox for reads): Mesos's agent removes a sandbox ``--gc_delay`` (a
-# week) after its executor ends. A day here: every run kept costs memory
-# and ~0.11 ms of each start, which reads every record (5,000 runs: 0.55
-# s). At least GC_DELAY_MIN: a run's end must reach its job manager (its
-# event, or a full reconcile, every two minutes) before the run is
-# forgotten; one it never heard of would be taken as lost.
+# sandbox for reads) at least: Mesos's agent removes a sandbox
+# ``--gc_delay`` (a week) after its executor ends. A day here: every run
+# kept costs memory and ~0.11 ms of each start, which reads every record
+# (5,000 runs: 0.55 s). At least GC_DELAY_MIN, for reads of a recent run's
+# sandbox. A run whose end no job manager has acknowledged is kept past it.
 GC_DELAY = 86400.0
 GC_DELAY_MIN = 600.0
 # How often the runs past their gc_delay go (a tenth of the least delay).
@@ -219,6 +222,12 @@ class LocalBackend(Backend):
         # (when it ended, on trio's clock; mesos task id) of ended runs, in
         # the order they ended: the oldest go first.
         self._ended_at: deque[tuple[float, str]] = deque()
+        # Ended runs whose end no job manager has acknowledged yet, and
+        # those of them past their gc_delay (they go once acknowledged).
+        self._unacknowledged: set[str] = set()
+        self._overdue: set[str] = set()
+        # (shard, end) of the ended runs found at the start, to announce.
+        self._found_ended: list[tuple[int, StatusUpdate]] = []
         if not 0 < usage_period < float("inf"):
             raise InvalidArgument(f"must be a positive number of seconds, got {usage_period}",
                                   field="usage_period")
@@ -366,8 +375,11 @@ class LocalBackend(Backend):
                                                   "watched it; how is unknown"))
                 run.exited.set()
                 self._runs[mid] = run
-                # Kept gc_delay from this start (when it ended is not known).
+                # Kept gc_delay from this start (when it ended is not known),
+                # and until a job manager acknowledges its end announced again.
                 self._ended_at.append((trio.current_time(), mid))
+                self._unacknowledged.add(mid)
+                self._found_ended.append((spec.shard, run.status))
         if self._adopted:
             log.info("adopted %d runs still alive after the last host manager",
                      len(self._adopted))
@@ -375,6 +387,10 @@ class LocalBackend(Backend):
     def adopted(self) -> list[LaunchSpec]:
         self._adopted_taken.set()
         return list(self._adopted)
+
+    def found_ended(self) -> list[tuple[int, StatusUpdate]]:
+        found, self._found_ended = self._found_ended, []
+        return found
 
     async def _watch_adopted(self, run: _Run, pidfd: int) -> None:
         """Wait for an adopted run's supervisor to exit (it is not our child:
@@ -667,14 +683,20 @@ class LocalBackend(Backend):
             await trio.sleep(GC_PERIOD)
             await self.collect_garbage()
 
+    def acknowledged(self, mesos_task_ids: Sequence[str]) -> None:
+        self._unacknowledged.difference_update(mesos_task_ids)
+
     async def collect_garbage(self) -> int:
-        """Forget the runs that ended ``gc_delay`` ago or more, and remove
-        their records and sandboxes (a persistent volume stays: only its
-        link goes); returns how many went."""
+        """Forget the runs that ended ``gc_delay`` ago or more and whose end
+        a job manager acknowledged, and remove their records and sandboxes
+        (a persistent volume stays: only its link goes); returns how many
+        went."""
         cutoff = trio.current_time() - self._gc_delay
-        gone: list[tuple[str, Path]] = []
         while self._ended_at and self._ended_at[0][0] <= cutoff:
-            _, mid = self._ended_at.popleft()
+            self._overdue.add(self._ended_at.popleft()[1])
+        gone: list[tuple[str, Path]] = []
+        for mid in self._overdue - self._unacknowledged:
+            self._overdue.discard(mid)
             run = self._runs.get(mid)
             if run is not None and run.exited.is_set():
                 del self._runs[mid]
@@ -683,6 +705,9 @@ class LocalBackend(Backend):
             await trio.to_thread.run_sync(_remove_runs, self._runs_dir, gone)
             log.info("removed %d runs that ended %.0f s ago or more, and their sandboxes",
                      len(gone), self._gc_delay)
+        if self._overdue:
+            log.info("%d runs that ended %.0f s ago or more are kept until a job manager "
+                     "acknowledges their end", len(self._overdue), self._gc_delay)
         return len(gone)
 
     # -- persistent volumes --------------------------------------------------
@@ -792,6 +817,7 @@ class LocalBackend(Backend):
     def _finish(self, run: _Run, status: StatusUpdate) -> None:
         run.exited.set()
         self._ended_at.append((trio.current_time(), run.spec.mesos_task_id))
+        self._unacknowledged.add(run.spec.mesos_task_id)
         self._uid_of.pop(run.spec.mesos_task_id, None)
         if run.gpus:  # back to the host's free devices, lowest first
             free = self._free_gpus.setdefault(run.spec.hostname, [])
