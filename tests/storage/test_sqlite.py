@@ -26,7 +26,9 @@ from peloton.storage.sqlite import (
     _LOAD_SHARD,
     _TASK_COLUMNS,
     _UPSERT_TASKS,
+    CHECKPOINT_ROWS,
     GROUP_ROWS,
+    INLINE_ROWS,
     SQLiteStorage,
 )
 
@@ -172,7 +174,8 @@ class _HeldWriter:
 
 async def _hold_writer(store: SQLiteStorage, nursery: trio.Nursery) -> _HeldWriter:
     held = _HeldWriter()
-    nursery.start_soon(store._write, held)
+    # Over INLINE_ROWS: its group goes to the writer's thread (it blocks).
+    nursery.start_soon(store._write, held, INLINE_ROWS + 1)
     await trio.to_thread.run_sync(held.started.wait)
     return held
 
@@ -182,9 +185,9 @@ async def test_writes_queued_meanwhile_commit_together(tmp_path: Path) -> None:
     async with await open_sqlite(tmp_path / "p.db") as store:
         commit = store._commit_group
 
-        def counting(group: list) -> None:  # type: ignore[type-arg]
+        def counting(group: list, begun: bool = False) -> None:  # type: ignore[type-arg]
             groups.append(len(group))
-            commit(group)
+            commit(group, begun)
 
         store._commit_group = counting  # type: ignore[method-assign]
         await store.write(0, 1, jobs=[job(instance_count=50)])
@@ -203,9 +206,9 @@ def _group_sizes(store: SQLiteStorage) -> list[list[int]]:
     groups: list[list[int]] = []
     commit = store._commit_group
 
-    def sizes(group: list) -> None:  # type: ignore[type-arg]
+    def sizes(group: list, begun: bool = False) -> None:  # type: ignore[type-arg]
         groups.append([entry.rows for entry in group])
-        commit(group)
+        commit(group, begun)
 
     store._commit_group = sizes  # type: ignore[method-assign]
     return groups
@@ -228,7 +231,7 @@ async def test_a_group_is_bounded_and_small_writes_go_first(tmp_path: Path) -> N
                                [task("probe", instance_id=i) for i in range(10)])
             await trio.testing.wait_all_tasks_blocked()
             held.release()
-        assert groups == [[1], [big + 2, 12, big + 2], [big + 2, big + 2]]
+        assert groups == [[INLINE_ROWS + 1], [big + 2, 12, big + 2], [big + 2, big + 2]]
         assert sorted(j.job_id for j in await store.get_jobs(
             ["bulk0", "bulk1", "bulk2", "bulk3", "probe"])) == [
             "bulk0", "bulk1", "bulk2", "bulk3", "probe"]
@@ -256,7 +259,67 @@ async def test_a_write_that_starts_a_group_without_itself_waits_for_the_next(
             nursery.start_soon(store._write, nothing, GROUP_ROWS)
             await trio.testing.wait_all_tasks_blocked()
             held.release()
-        assert groups == [[1], [1], [GROUP_ROWS], [4000]]
+        assert groups == [[INLINE_ROWS + 1], [1], [GROUP_ROWS], [4000]]
+
+
+def _where(seen: list[bool]) -> Callable[[sqlite3.Connection], None]:
+    """A write that notes whether it ran on the trio thread."""
+    return lambda conn: seen.append(threading.current_thread() is threading.main_thread())
+
+
+async def test_a_small_group_commits_on_the_trio_thread_a_large_one_in_the_writers(
+        tmp_path: Path) -> None:
+    seen: list[bool] = []
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store._write(_where(seen), INLINE_ROWS)
+        await store._write(_where(seen), INLINE_ROWS + 1)
+    assert seen == [True, False]
+    async with await open_sqlite(tmp_path / "full.db", synchronous="FULL") as store:
+        await store._write(_where(seen), 1)  # a commit that syncs: never inline
+    assert seen == [True, False, False]
+
+
+async def test_a_small_group_waits_in_the_thread_while_another_process_writes(
+        tmp_path: Path) -> None:
+    """The file's write lock taken (another jobmgr's commit): the group goes
+    to the writer's thread, which waits for it (busy_timeout), and lands."""
+    seen: list[bool] = []
+    other = sqlite3.connect(tmp_path / "p.db", isolation_level=None, check_same_thread=False)
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        other.execute("BEGIN IMMEDIATE")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(store._write, _where(seen), 1)
+            await trio.testing.wait_all_tasks_blocked()
+            assert seen == []
+            other.execute("COMMIT")
+        assert seen == [False]
+        await store._write(_where(seen), 1)  # the lock free again: inline
+        assert seen == [False, True]
+    other.close()
+
+
+async def test_the_writer_checkpoints_in_its_thread(tmp_path: Path) -> None:
+    """Commits do not checkpoint (wal_autocheckpoint 0): after
+    CHECKPOINT_ROWS rows the next group goes to the thread and checkpoints
+    there, after its commit."""
+    checkpoints: list[bool] = []
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        checkpoint = store._checkpoint
+
+        def noting(conn: sqlite3.Connection) -> None:
+            checkpoints.append(threading.current_thread() is threading.main_thread())
+            checkpoint(conn)
+
+        store._checkpoint = noting  # type: ignore[method-assign]
+        seen: list[bool] = []
+        assert store._conn is not None
+        assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        for _ in range(CHECKPOINT_ROWS // INLINE_ROWS + 1):
+            await store._write(_where(seen), INLINE_ROWS)
+        assert checkpoints == [False]
+        assert seen[:-1] == [True] * (len(seen) - 1) and seen[-1] is False
+        await store._write(_where(seen), 1)
+        assert seen[-1] is True and store._unchecked_rows == 1
 
 
 async def test_a_failing_write_is_rolled_back_alone(tmp_path: Path) -> None:
