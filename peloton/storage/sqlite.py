@@ -15,10 +15,11 @@ held-GIL samples). A group of at most ``INLINE_ROWS`` rows commits inline
 when the file's write lock is free at once (``BEGIN IMMEDIATE`` without a
 busy wait: another process holding it sends the group to the thread, which
 waits) and a commit does not sync (``synchronous`` OFF or NORMAL: in WAL
-mode a commit is a write to the log). The writer does not checkpoint at
-its commits (``wal_autocheckpoint`` 0; a checkpoint copies and syncs): the
-first group after ``CHECKPOINT_ROWS`` rows goes to the thread and
-checkpoints there after its commit. 1,000 one-instance jobs from 4 API
+mode a commit is a write to the log). An inline commit does not
+checkpoint (``wal_autocheckpoint`` 0 for it; a checkpoint copies and
+syncs); one in the thread does as SQLite does by default (once the log
+holds 1,000 pages), and the first group after ``CHECKPOINT_ROWS`` rows
+committed inline goes to the thread. 1,000 one-instance jobs from 4 API
 clients (``loadtest.small_jobs --rows api``, tmpfs), alternately: 110.2
 and 110.0 jobs/s with every group in the thread, 127.5 and 125.6 with the
 small ones inline (a jobmgr's cpu a job 4.1-4.3 -> 3.4-3.5 ms).
@@ -445,11 +446,13 @@ class _Write:
 # is more), and writes of at most SMALL_WRITE_ROWS go first.
 GROUP_ROWS = 5000
 SMALL_WRITE_ROWS = 100
-# A group of at most this many rows may commit on the trio thread (~1 ms),
-# and the writer checkpoints (in its thread) after about this many more
-# (about SQLite's own cadence of 1,000 pages).
+# A group of at most this many rows may commit on the trio thread (~1 ms);
+# after this many rows so, the next group commits in the thread, where
+# SQLite checkpoints (its own cadence is 1,000 pages of log, ~5,000 rows).
 INLINE_ROWS = 64
 CHECKPOINT_ROWS = 5000
+# SQLite's default wal_autocheckpoint, which commits in the thread keep.
+AUTOCHECKPOINT_PAGES = 1000
 
 
 def _next_group(queued: list[_Write]) -> tuple[list[_Write], list[_Write]]:
@@ -488,7 +491,8 @@ class SQLiteStorage(Storage):
         self._conn: sqlite3.Connection | None = writer
         self._busy_timeout_ms = busy_timeout_ms
         self._inline = inline
-        self._unchecked_rows = 0  # rows committed since the last checkpoint
+        self._inline_rows = 0  # rows committed inline since the last commit in the thread
+        self._autocheckpoint = AUTOCHECKPOINT_PAGES  # the writer's wal_autocheckpoint
         self._reader: sqlite3.Connection | None = reader
         self._shared = reader is None
         self._write_limiter = trio.CapacityLimiter(1)
@@ -533,7 +537,7 @@ class SQLiteStorage(Storage):
                                          field="storage.path") from None
         # In WAL mode a commit syncs only with FULL or EXTRA.
         inline = mode in ("OFF", "NORMAL")
-        writer = await trio.to_thread.run_sync(_connect, path, mode, timeout_ms, True, inline)
+        writer = await trio.to_thread.run_sync(_connect, path, mode, timeout_ms, True)
         reader = None
         if path != ":memory:":
             try:
@@ -573,8 +577,8 @@ class SQLiteStorage(Storage):
                 self._committing = True
                 try:
                     rows = sum(w.rows for w in group)
-                    self._unchecked_rows += rows
                     if rows <= INLINE_ROWS and self._begin_inline():
+                        self._inline_rows += rows
                         self._commit_group(group, begun=True)
                     else:
                         # Not abandoned on cancel: a group that started finishes.
@@ -601,9 +605,10 @@ class SQLiteStorage(Storage):
         is due, and nothing uses the writer's connection in a thread (a read
         of a shared one); False: the group goes to the thread."""
         conn = self._conn
-        if (not self._inline or conn is None or self._unchecked_rows >= CHECKPOINT_ROWS
+        if (not self._inline or conn is None or self._inline_rows >= CHECKPOINT_ROWS
                 or self._write_limiter.borrowed_tokens):
             return False
+        self._set_autocheckpoint(conn, 0)
         conn.execute("PRAGMA busy_timeout = 0")
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -615,16 +620,17 @@ class SQLiteStorage(Storage):
 
     def _commit_group(self, group: list[_Write], begun: bool = False) -> None:
         """In the writer thread (or on the trio thread, ``begun`` by
-        :meth:`_begin_inline`): one transaction, a savepoint per write, then
-        a checkpoint if one is due. Every entry ends with its result or its
-        error; only what is not an ``Exception`` (after failing every entry)
-        propagates."""
+        :meth:`_begin_inline`): one transaction, a savepoint per write.
+        Every entry ends with its result or its error; only what is not an
+        ``Exception`` (after failing every entry) propagates."""
         conn = self._conn
         try:
             if conn is None:
                 raise Unavailable("sqlite storage is closed")
             try:
                 if not begun:
+                    self._set_autocheckpoint(conn, AUTOCHECKPOINT_PAGES)
+                    self._inline_rows = 0
                     conn.execute("BEGIN IMMEDIATE")
                 try:
                     for entry in group:
@@ -643,8 +649,6 @@ class SQLiteStorage(Storage):
                     raise
             except sqlite3.Error as exc:
                 raise _translate(exc) from exc
-            if self._inline and not begun and self._unchecked_rows >= CHECKPOINT_ROWS:
-                self._checkpoint(conn)
         except BaseException as exc:  # nothing of the group landed
             failure = exc if isinstance(exc, Exception) else Internal(f"write interrupted: {exc!r}")
             for entry in group:
@@ -655,15 +659,12 @@ class SQLiteStorage(Storage):
             for entry in group:
                 entry.finished = True
 
-    def _checkpoint(self, conn: sqlite3.Connection) -> None:
-        """In the writer thread, after a commit: copy the log into the file
-        as far as no reader holds it back (PASSIVE); a failure waits for the
-        next one (the group's commit stands)."""
-        try:
-            conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        except sqlite3.Error as exc:
-            log.debug("sqlite checkpoint: %s", exc)
-        self._unchecked_rows = 0
+    def _set_autocheckpoint(self, conn: sqlite3.Connection, pages: int) -> None:
+        """The writer's ``wal_autocheckpoint`` for its next commit: 0 for
+        one on the trio thread, SQLite's default for one in its thread."""
+        if self._autocheckpoint != pages:
+            conn.execute(f"PRAGMA wal_autocheckpoint = {pages}")
+            self._autocheckpoint = pages
 
     async def aclose(self) -> None:
         with trio.CancelScope(shield=True):
@@ -1089,11 +1090,9 @@ class SQLiteStorage(Storage):
         return await self._read(run)
 
 
-def _connect(path: str, synchronous: str, busy_timeout_ms: int, writer: bool,
-             own_checkpoints: bool = False) -> sqlite3.Connection:
+def _connect(path: str, synchronous: str, busy_timeout_ms: int, writer: bool) -> sqlite3.Connection:
     """In a worker thread: connect and set PRAGMAs; the writer first brings
-    the schema up to date (so the reader, opened after it, finds it).
-    ``own_checkpoints``: none at commits (SQLiteStorage makes them)."""
+    the schema up to date (so the reader, opened after it, finds it)."""
     try:
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
@@ -1105,8 +1104,6 @@ def _connect(path: str, synchronous: str, busy_timeout_ms: int, writer: bool,
             raise FailedPrecondition(f"sqlite at {path} refused WAL mode (got {mode})")
         conn.execute(f"PRAGMA synchronous = {synchronous}")
         conn.execute("PRAGMA foreign_keys = OFF")
-        if own_checkpoints:
-            conn.execute("PRAGMA wal_autocheckpoint = 0")
         conn.create_function("peloton_fold", 1, _fold, deterministic=True)
         if writer:
             _migrate(conn, path)
