@@ -171,8 +171,8 @@ def make_backend(me: DaemonConfig, data_dir: pathlib.Path) -> Backend:
         gc_delay = _number(me, "gc_delay", GC_DELAY, "a number of seconds")
         if gc_delay < GC_DELAY_MIN:
             raise InvalidArgument(
-                f"must be at least {GC_DELAY_MIN:.0f} seconds (a run's end must reach its job "
-                f"manager before the run is forgotten), got {gc_delay:g}",
+                f"must be at least {GC_DELAY_MIN:.0f} seconds (a recent run's sandbox stays "
+                f"readable), got {gc_delay:g}",
                 field=where + "gc_delay")
         return LocalBackend(data_dir / me.name, hosts=_whole(me, "hosts", 3),
                             cpu=_number(me, "cpu", 4), memory_mb=_number(me, "memory_mb", 8192),

@@ -487,7 +487,7 @@ class SQLiteStorage(Storage):
                  busy_timeout_ms: int = 0, inline: bool = False) -> None:
         """Use :meth:`open`. ``reader`` None: reads use the writer's connection.
         ``inline``: small groups may commit on the trio thread (the writer's
-        commits do not sync and it does not checkpoint at them)."""
+        commits do not sync); those commits do not checkpoint."""
         self._conn: sqlite3.Connection | None = writer
         self._busy_timeout_ms = busy_timeout_ms
         self._inline = inline
