@@ -24,10 +24,25 @@ def test_new_job_ids_are_uuids() -> None:
     ids = {new_job_id() for _ in range(100)}
     assert len(ids) == 100
     assert all(is_job_id(j) and len(j) == 36 for j in ids)
-    # What str(uuid.uuid4()) makes: lower case, version 4, RFC 4122's variant.
+    # Lower-case text as str(uuid.UUID(...)) makes it, version 7, RFC 4122's variant.
     for j in ids:
         u = uuid.UUID(j)
-        assert (str(u), u.version, u.variant) == (j, 4, uuid.RFC_4122)
+        assert (str(u), u.version, u.variant) == (j, 7, uuid.RFC_4122)
+
+
+def test_new_job_ids_begin_with_their_creation_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job's id begins with its creation's Unix time in milliseconds, so
+    ids of one moment share their tables' last pages (and sort by time)."""
+    made = []
+    for now_ms in (1_795_811_110_843, 1_795_811_110_844, 1_795_811_170_000):
+        monkeypatch.setattr("peloton.core.ids.time.time_ns", lambda ms=now_ms: ms * 1_000_000)
+        made.append([new_job_id() for _ in range(20)])
+    for (now_ms, jobs) in zip((1_795_811_110_843, 1_795_811_110_844, 1_795_811_170_000),
+                              made, strict=True):
+        assert {uuid.UUID(j).int >> 80 for j in jobs} == {now_ms}
+    assert max(made[0]) < min(made[1]) and max(made[1]) < min(made[2])
+    # The 74 bits after the time are random: ids of one millisecond differ there.
+    assert len({j[15:] for j in made[0]}) == 20
 
 
 @pytest.mark.parametrize(("value", "valid"), [

@@ -1,15 +1,20 @@
 """The side benchmarks (``python -m loadtest.small_jobs``,
 ``python -m loadtest.bench_rpc``, ``python -m loadtest.bench_local``,
-``python -m loadtest.bench_resmgr``, ``python -m loadtest.bench_tasks``) refuse bad arguments before they start
+``python -m loadtest.bench_resmgr``, ``python -m loadtest.bench_tasks``,
+``python -m loadtest.bench_storage``) refuse bad arguments before they start
 anything; their figures are measured, not tested."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+import trio
 
-from loadtest import bench_local, bench_resmgr, bench_rpc, bench_tasks, small_jobs
+from loadtest import bench_local, bench_resmgr, bench_rpc, bench_storage, bench_tasks, small_jobs
+from peloton.core.states import JobState, TaskState
+from peloton.storage.sqlite import SQLiteStorage
 
 
 @pytest.mark.parametrize(("main", "argv", "words"), [
@@ -30,6 +35,9 @@ from loadtest import bench_local, bench_resmgr, bench_rpc, bench_tasks, small_jo
     (bench_tasks.main, ["--repeat", "0"], "--repeat must be at least 1"),
     (bench_tasks.main, ["--instances", "0"], "--instances must be at least 1"),
     (bench_tasks.main, ["--jobs", "0"], "--jobs must be at least 1"),
+    (bench_storage.main, ["--jobs", "0"], "--jobs must be at least 1"),
+    (bench_storage.main, ["--group", "0"], "--group must be at least 1"),
+    (bench_storage.main, ["--repeat", "-2"], "--repeat must be at least 1"),
 ])
 def test_bad_arguments_are_refused_naming_the_flag(
         main: Callable[[list[str]], int], argv: list[str], words: str,
@@ -71,3 +79,28 @@ def test_the_task_paths_are_measured_on_a_launch_the_host_manager_accepts(
     assert "launches of 200 tasks on 100 hosts" in out
     for row in ("row", "event", "enqueue", "launch build", "launch handle"):
         assert f"\n  {row} " in out
+
+
+def test_the_storage_replay_takes_every_job_to_its_end(tmp_path: Path) -> None:
+    """What ``bench_storage`` times is a one-task job's whole life in the
+    store: each job SUCCEEDED, its task through three states with an event
+    each, whichever kind of job id."""
+    for n, ids in enumerate((bench_storage.new_job_id, bench_storage.random_job_id)):
+        path = tmp_path / f"jobs-{n}.db"
+        trio.run(bench_storage.replay, path, ids, 7, 3)
+
+        async def read(path: Path = path) -> None:
+            store = await SQLiteStorage.open(path)
+            try:
+                jobs, total = await store.query_jobs()
+                assert total == 7 and {j.state for j in jobs} == {JobState.SUCCEEDED}
+                for job in jobs:
+                    [task], _ = await store.list_tasks(job.job_id)
+                    assert task.state == TaskState.SUCCEEDED
+                    events = await store.task_events(job.job_id, 0)
+                    assert sorted(e.state for e in events) == sorted(
+                        [TaskState.LAUNCHED, TaskState.RUNNING, TaskState.SUCCEEDED])
+            finally:
+                await store.aclose()
+
+        trio.run(read)
