@@ -413,6 +413,74 @@ def test_max_tasks_per_job_is_configurable() -> None:
     assert e.value.field == "instancecount"
 
 
+def test_a_config_that_passed_passes_again_without_its_check(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same config's bytes with the same capabilities and limit pass
+    from memory; any other config, capability set or limit is checked, and
+    a config that failed fails again (only passes are remembered)."""
+    from peloton.spec import job as spec_job
+
+    checked: list[int] = []
+    real = spec_job._validate_job_config
+
+    def counting(config: job_pb2.JobConfig, capabilities: frozenset[str], most: int) -> None:
+        checked.append(config.instanceCount)
+        real(config, capabilities, most)
+
+    monkeypatch.setattr(spec_job, "_validate_job_config", counting)
+    monkeypatch.setattr(spec_job, "_passed", type(spec_job._passed)())
+    config, _ = load_job_config(job(**{"instancecount": 7}))
+    checked.clear()
+    for _ in range(3):
+        validate_job_config(config, capabilities=frozenset())
+    assert checked == []  # load_job_config's check passed it
+    validate_job_config(config, capabilities=frozenset({DOCKER}))
+    assert checked == [7]
+    with pytest.raises(InvalidArgument):
+        validate_job_config(config, capabilities=frozenset(), max_tasks_per_job=2)
+    with pytest.raises(InvalidArgument):
+        validate_job_config(config, capabilities=frozenset(), max_tasks_per_job=2)
+    assert checked == [7, 7, 7]
+    docker, _ = load_job_config(job(**{"defaultconfig.container": {
+        "type": 1, "docker": {"image": "x"}}}), capabilities=frozenset({DOCKER}))
+    with pytest.raises(InvalidArgument, match="cannot run containers"):
+        validate_job_config(docker, capabilities=frozenset())  # passed with docker only
+    config.instanceCount = 8  # another config: checked
+    validate_job_config(config, capabilities=frozenset())
+    assert checked[-1] == 8
+    # The same config under another name and labels passes from memory,
+    # and its name and labels are still checked.
+    checked.clear()
+    config.name = "another"
+    config.labels.add(key="team", value="x")
+    validate_job_config(config, capabilities=frozenset())
+    assert checked == []
+    config.name = "bad\nname"
+    with pytest.raises(InvalidArgument) as e:
+        validate_job_config(config, capabilities=frozenset())
+    assert e.value.field == "name" and checked == []
+    config.name = "fine"
+    config.labels[0].key = "x" * 2000
+    with pytest.raises(InvalidArgument) as e:
+        validate_job_config(config, capabilities=frozenset())
+    assert e.value.field == "labels[0].key"
+
+
+def test_remembered_configs_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from peloton.spec import job as spec_job
+
+    monkeypatch.setattr(spec_job, "_passed", type(spec_job._passed)())
+    monkeypatch.setattr(spec_job, "PASSED_KEPT", 3)
+    configs = [load_job_config(job(**{"instancecount": n}))[0] for n in range(1, 6)]
+    assert [len(key[0]) > 0 for key in spec_job._passed] == [True] * 3
+    kept = {job_pb2.JobConfig.FromString(key[0]).instanceCount for key in spec_job._passed}
+    assert kept == {3, 4, 5}  # the oldest went
+    big = configs[0]
+    big.defaultConfig.command.value = "x" * spec_job.PASSED_MAX_BYTES
+    validate_job_config(big, capabilities=frozenset())
+    assert len(spec_job._passed) == 3 and all(len(k[0]) < 4096 for k in spec_job._passed)
+
+
 def test_override_replaces_whole_fields() -> None:
     config, _ = load_job_config(job(**{
         "defaultconfig.labels": [{"key": "a", "value": "1"}, {"key": "b", "value": "2"}],
