@@ -311,7 +311,9 @@ def _job_tuple(job: JobRow) -> tuple[Any, ...]:
     return (
         job.job_id, job.shard, job.name, job.owner, job.respool_id, job.state,
         job.goal_state, job.instance_count,
-        json.dumps([[k, v] for k, v in job.labels], ensure_ascii=False, separators=(",", ":")),
+        # (most jobs have no labels: a job row is written at each of its changes)
+        json.dumps([[k, v] for k, v in job.labels], ensure_ascii=False, separators=(",", ":"))
+        if job.labels else "[]",
         job.creation_time, job.update_time, job.completion_time, job.config_version,
         job.config, job.runtime,
     )
@@ -322,8 +324,8 @@ def _job_from_row(row: tuple[Any, ...]) -> JobRow:
      creation_time, update_time, completion_time, config_version, config, runtime) = row
     return JobRow(
         job_id, shard, name, owner, respool_id, state, goal_state, instance_count,
-        [(k, v) for k, v in json.loads(labels)], creation_time, update_time,
-        completion_time, config_version, config, runtime,
+        [(k, v) for k, v in json.loads(labels)] if labels != "[]" else [], creation_time,
+        update_time, completion_time, config_version, config, runtime,
     )
 
 

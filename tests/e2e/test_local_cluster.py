@@ -431,6 +431,15 @@ async def test_queries_order_page_and_bound_by_time(client: PelotonClient) -> No
     reply = await client.jobs.call("Query", job_pb2.QueryRequest(spec=spec(orderBy=by("name"))))
     assert [r.name for r in reply.results] == ["qsort-a", "qsort-b"]
     assert [r.config.name for r in reply.records] == ["qsort-a", "qsort-b"]  # not summaryOnly
+    # A summary is the job's config's summary fields and its runtime, as Get has them.
+    info = (await client.jobs.call("Get", job_pb2.GetRequest(
+        id=peloton_pb2.JobID(value=ids["qsort-a"])))).jobInfo
+    c = info.config
+    assert reply.results[0] == job_pb2.JobSummary(
+        id=info.id, name=c.name, type=c.type, owner=c.owner, owningTeam=c.owningTeam,
+        labels=c.labels, instanceCount=c.instanceCount, respoolID=c.respoolID,
+        runtime=info.runtime, sla=c.sla)
+    assert reply.records[0].runtime == info.runtime
     reply = await client.jobs.call("Query", job_pb2.QueryRequest(
         spec=spec(orderBy=by("creationTime", query_pb2.OrderBy.DESC), limit=1, offset=1),
         summaryOnly=True))
