@@ -31,6 +31,9 @@ class EventStreams:
     def __init__(self, on_acknowledged: Callable[[Sequence[str]], None] | None = None) -> None:
         self._streams: dict[int, _Stream] = {}
         self._on_acknowledged = on_acknowledged
+        # Set (and replaced) at every event, for waits of several shards.
+        self._added = trio.Event()
+        self._rotation = 0
 
     def _stream(self, shard: int) -> _Stream:
         stream = self._streams.get(shard)
@@ -44,6 +47,8 @@ class EventStreams:
         stream.next_offset += 1
         stream.wakeup.set()
         stream.wakeup = trio.Event()
+        self._added.set()
+        self._added = trio.Event()
 
     def purge(self, shard: int, offset: int) -> None:
         stream = self._stream(shard)
@@ -69,6 +74,41 @@ class EventStreams:
                 out.append((offset, update))
                 if len(out) >= limit:
                     break
+        return out
+
+    async def wait_many(self, cursors: Sequence[tuple[int, int, int]], limit: int,
+                        timeout: float) -> list[tuple[int, int, StatusUpdate]]:
+        """``wait`` for several shards at once. ``cursors``: (shard, purge,
+        after) triples: each shard's stream is purged up to ``purge``, and
+        its events with offsets above ``after`` (at least ``purge``) are
+        answered, as (shard, offset, event) triples, at most ``limit``,
+        waiting up to ``timeout`` for one. The shards take turns to come
+        first, so a busy one does not keep the others waiting."""
+        streams = []
+        for shard, purge, after in cursors:
+            self.purge(shard, purge)
+            streams.append((shard, max(after, purge), self._stream(shard)))
+
+        def ready() -> bool:
+            return any(stream.events and stream.events[-1][0] > after
+                       for _, after, stream in streams)
+
+        with trio.move_on_after(timeout):
+            while not ready():
+                await self._added.wait()
+        out: list[tuple[int, int, StatusUpdate]] = []
+        if not streams:
+            return out
+        self._rotation += 1
+        first = self._rotation % len(streams)
+        for shard, after, stream in streams[first:] + streams[:first]:
+            if not stream.events or stream.events[-1][0] <= after:
+                continue
+            for offset, update in stream.events:
+                if offset > after:
+                    if len(out) >= limit:
+                        return out
+                    out.append((shard, offset, update))
         return out
 
     def pending(self) -> dict[int, int]:

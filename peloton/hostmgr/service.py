@@ -414,11 +414,11 @@ class _Launchable:
                     if cfg.HasField("volume") else None))
 
 
-def _event(offset: int, u: StatusUpdate) -> hpb.TaskEvent:
+def _event(offset: int, u: StatusUpdate, shard: int = 0) -> hpb.TaskEvent:
     return hpb.TaskEvent(offset=offset, mesosTaskId=u.mesos_task_id, state=int(u.state),  # type: ignore[arg-type]
                          message=u.message, hostname=u.hostname, exitCode=u.exit_code,
                          timestamp=u.timestamp, reason=u.reason,
-                         healthy=u.health)  # type: ignore[arg-type]
+                         healthy=u.health, shard=shard)  # type: ignore[arg-type]
 
 
 class InternalHandler:
@@ -577,11 +577,20 @@ class InternalHandler:
 
     async def WaitForEvents(self, request: hpb.WaitForEventsRequest) -> Any:
         # An offset of an earlier incarnation counts events this one never had.
-        after = request.purgeOffset if request.incarnation == self.hm.incarnation else 0
-        events = await self.hm.events.wait(request.shard, after,
-                                           request.limit or 1000, (request.timeout or 0) / 1000)
-        return hpb.WaitForEventsResponse(events=[_event(o, u) for o, u in events],
-                                         incarnation=self.hm.incarnation)
+        same = request.incarnation == self.hm.incarnation
+        limit, timeout = request.limit or 1000, (request.timeout or 0) / 1000
+        reply = hpb.WaitForEventsResponse(incarnation=self.hm.incarnation)
+        if request.cursors:
+            many = await self.hm.events.wait_many(
+                [(c.shard, c.purgeOffset, c.after) if same else (c.shard, 0, 0)
+                 for c in request.cursors],
+                limit, timeout)
+            reply.events.extend(_event(offset, update, shard) for shard, offset, update in many)
+            return reply
+        events = await self.hm.events.wait(request.shard, request.purgeOffset if same else 0,
+                                           limit, timeout)
+        reply.events.extend(_event(o, u) for o, u in events)
+        return reply
 
     async def ReconcileTasks(self, request: hpb.ReconcileTasksRequest) -> Any:
         if request.epoch:

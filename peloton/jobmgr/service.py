@@ -67,6 +67,7 @@ from peloton.jobmgr.engine import (
     send_launches,
 )
 from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
+from peloton.jobmgr.events import ClusterEvents
 from peloton.jobmgr.intake import POLL_S, Intake
 from peloton.jobmgr.model import Job, Task, load_versions, rfc3339
 from peloton.jobmgr.update import Update as JobUpdate
@@ -141,6 +142,8 @@ class Jobmgr:
         self.cluster = ServiceClient(config.resmgr_addresses, cluster_grpc.ClusterServiceStub,
                                      channels=self.channels, deadline=HEARTBEAT_TIMEOUT)
         self.engines: dict[int, ShardEngine] = {}
+        # Set (and replaced) when a shard's engine starts acting or stops.
+        self.engines_changed = trio.Event()
         self.gangs = GangBatcher()
         self.intake = Intake(self.gangs, self._pool_backlog, share=self._shard_share)
         self.gangs.on_waiting = self.intake.note
@@ -222,9 +225,8 @@ class Jobmgr:
             async with trio.open_nursery() as nursery:
                 # The shard's one writer: every change below goes through it.
                 nursery.start_soon(engine.serve_inbox)
-                for cluster, _ in self.hostmgrs():
-                    nursery.start_soon(self._consume_events, engine, cluster)
-                nursery.start_soon(self._watch_new_clusters, engine, nursery)
+                # Its task events come through consume_events (all shards').
+                self._engines_changed()
                 nursery.start_soon(self._reconcile_loop, engine)
                 nursery.start_soon(self._deadline_loop, engine)
                 # A fenced engine (a newer epoch wrote) ends its shard here;
@@ -235,15 +237,49 @@ class Jobmgr:
         finally:
             if self.engines.get(shard) is engine:
                 del self.engines[shard]
+            self._engines_changed()
 
-    async def _watch_new_clusters(self, engine: ShardEngine, nursery: trio.Nursery) -> None:
-        consumed = {c for c, _ in self.hostmgrs()}
-        while True:
-            await self.view_changed.wait()
-            for cluster, _ in self.hostmgrs():
-                if cluster not in consumed:
-                    consumed.add(cluster)
-                    nursery.start_soon(self._consume_events, engine, cluster)
+    def _engines_changed(self) -> None:
+        self.engines_changed.set()
+        self.engines_changed = trio.Event()
+
+    def _acting_engines(self) -> dict[int, ShardEngine]:
+        return {s: e for s, e in self.engines.items() if e.ready.is_set() and not e.stopped}
+
+    async def consume_events(self) -> None:
+        """Follow every acting shard's task events, one poll a host manager
+        for all of them (``peloton.jobmgr.events``), for each cluster as it
+        joins."""
+        followed: set[str] = set()
+        async with trio.open_nursery() as nursery:
+            while True:
+                for cluster, _ in self.hostmgrs():
+                    if cluster not in followed:
+                        followed.add(cluster)
+                        nursery.start_soon(ClusterEvents(
+                            cluster, partial(self.hostmgr_for, cluster), self._acting_engines,
+                            lambda: self.engines_changed, self._deliver_events,
+                            self._reconcile_all).run)
+                await self.view_changed.wait()
+
+    async def _deliver_events(self, engine: ShardEngine, events: list[hpb.TaskEvent]) -> None:
+        """A shard's events to its writer: small jobs' ahead of its queued
+        work, as their creates and launches go; each job's events stay
+        together and in order."""
+        small, rest = engine.by_lane(events, EXPRESS)
+        if small:
+            await engine.submit(engine.on_events, small, urgent=True)
+        if rest:
+            await engine.submit(engine.on_events, rest)
+
+    async def _reconcile_all(self, engine: ShardEngine) -> None:
+        """Where every run of the shard stands (its events may be lost)."""
+        try:
+            answer = await engine.ask_reconcile(full=True)
+            await engine.submit(engine.apply_reconcile, *answer)
+        except PelotonError as error:
+            # The next full round (FULL_RECONCILE_EVERY) asks again.
+            log.info("reconcile of shard %d: %s", engine.shard, error)
 
     async def _reconcile_loop(self, engine: ShardEngine) -> None:
         """Reconcile the shard's runs with the host managers: all of them at
@@ -274,48 +310,6 @@ class Jobmgr:
                 await engine.submit(engine.run_timers)
             except PelotonError as error:
                 log.info("timers of shard %d: %s", engine.shard, error)
-
-    async def _consume_events(self, engine: ShardEngine, cluster: str) -> None:
-        """Pull this shard's task events from one host manager, at least once."""
-        purge, incarnation = 0, ""
-        while not engine.stopped:
-            try:
-                client = self.hostmgr_for(cluster)
-                reply = await client.call("WaitForEvents", hpb.WaitForEventsRequest(
-                    shard=engine.shard, purgeOffset=purge, limit=2000, timeout=1000,
-                    incarnation=incarnation), timeout=5.0)
-                if reply.incarnation != incarnation:
-                    # Offsets count again from 1; and if the host manager
-                    # restarted, events it had not delivered are gone: ask
-                    # it where every run stands now instead of waiting for
-                    # the next full reconcile.
-                    restarted = bool(incarnation)
-                    incarnation, purge = reply.incarnation, 0
-                    if restarted:
-                        log.info("hostmgr of %s restarted: reconciling shard %d", cluster,
-                                 engine.shard)
-                        answer = await engine.ask_reconcile(full=True)
-                        await engine.submit(engine.apply_reconcile, *answer)
-                if reply.events:
-                    # Small jobs' events go ahead of the shard's queued work,
-                    # as their creates and launches do; each job's events
-                    # stay together and in order.
-                    small, rest = engine.by_lane(reply.events, EXPRESS)
-                    if small:
-                        await engine.submit(engine.on_events, small, urgent=True)
-                    if rest:
-                        await engine.submit(engine.on_events, rest)
-                    purge = max(e.offset for e in reply.events)
-            except PelotonError as error:
-                if engine.stopped:
-                    return
-                log.info("events of shard %d from %s: %s", engine.shard, cluster, error)
-                await trio.sleep(0.5)
-            except Exception:
-                # A bug, not a condition: keep serving the other shards and
-                # say so loudly; the events stay unacknowledged and come back.
-                log.exception("events of shard %d from %s", engine.shard, cluster)
-                await trio.sleep(5.0)
 
     def _acting_shards(self) -> list[int]:
         """The owned shards whose engines have recovered and still act."""
@@ -1938,6 +1932,7 @@ async def serve(config: ClusterConfig, name: str, *,
             nursery.start_soon(jm.intake.run)
             nursery.start_soon(jm.keep_checks_fresh)
             nursery.start_soon(jm.reports.serve)
+            nursery.start_soon(jm.consume_events)
             task_status.started(address)
     finally:
         jm.channels.close()

@@ -64,3 +64,52 @@ async def test_a_purged_end_is_acknowledged(autojump_clock: trio.testing.MockClo
     assert acknowledged == [["a-0-1"]]
     await streams.wait(1, 3, 10, 1.0)
     assert acknowledged == [["a-0-1"], ["b-0-1"]]
+
+
+async def test_a_wait_of_several_shards_answers_any_of_them(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """One wait follows several shards: each is purged to its own offset,
+    events a consumer has on their way (up to ``after``) are not answered
+    again, and it wakes for an event of any of them."""
+    streams = EventStreams()
+    for i in range(4):
+        streams.add(1, update(f"a-{i}-1"))
+    streams.add(2, update("b-0-1"))
+    streams.add(9, update("other-0-1"))
+    got = await streams.wait_many([(1, 1, 2), (2, 0, 0)], 10, 1.0)
+    assert sorted((s, o, u.mesos_task_id) for s, o, u in got) == [
+        (1, 3, "a-2-1"), (1, 4, "a-3-1"), (2, 1, "b-0-1")]
+    assert streams.pending() == {1: 3, 2: 1, 9: 1}  # shard 1 purged up to 1 only
+    # Everything answered is on its way: the wait waits, then wakes for shard 2.
+    woke: list[list[tuple[int, int, StatusUpdate]]] = []
+
+    async def wait() -> None:
+        woke.append(await streams.wait_many([(1, 4, 4), (2, 1, 1)], 10, 30.0))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(wait)
+        await trio.sleep(2)
+        streams.add(9, update("other-1-1"))  # not a followed shard: still waiting
+        await trio.sleep(1)
+        assert not woke
+        streams.add(2, update("b-1-1"))
+    assert [(s, o) for s, o, _ in woke[0]] == [(2, 2)]
+    assert trio.current_time() == 3.0
+    assert streams.pending() == {2: 1, 9: 2}
+    # Nothing in any of them: the wait ends at its timeout, empty.
+    assert await streams.wait_many([(2, 2, 2)], 10, 1.0) == []
+    assert await streams.wait_many([], 10, 1.0) == []
+
+
+async def test_a_wait_of_several_shards_takes_them_in_turn_within_its_limit(
+        autojump_clock: trio.testing.MockClock) -> None:
+    streams = EventStreams()
+    for shard in (1, 2, 3):
+        for i in range(5):
+            streams.add(shard, update(f"s{shard}-{i}-1"))
+    firsts = []
+    for _ in range(3):
+        got = await streams.wait_many([(1, 0, 0), (2, 0, 0), (3, 0, 0)], 4, 1.0)
+        assert len(got) == 4 and len({s for s, _, _ in got}) == 1  # a busy shard fills it
+        firsts.append(got[0][0])
+    assert sorted(firsts) == [1, 2, 3]  # each shard came first once

@@ -138,6 +138,30 @@ async def _events(handler: InternalHandler, shard: int, purge: int = 0, *,
         incarnation=handler.hm.incarnation))
 
 
+async def test_a_wait_of_several_shards_names_each_events_shard(
+        tmp_path: pathlib.Path, mock_clock: trio.testing.MockClock) -> None:
+    """WaitForEvents with cursors answers the events of any of their shards,
+    each naming its shard; cursors of another incarnation count from 1."""
+    mock_clock.autojump_threshold = 0
+    async with trio.open_nursery() as nursery:
+        handler = await _local_hostmgr(nursery, tmp_path)
+        hm = handler.hm
+        for shard, mid in ((3, "a-0-1"), (5, "b-0-1"), (5, "c-0-1"), (7, "d-0-1")):
+            hm.events.add(shard, StatusUpdate(mid, TaskState.RUNNING, "local-0"))
+        reply = await handler.WaitForEvents(hpb.WaitForEventsRequest(
+            cursors=[hpb.ShardCursor(shard=3), hpb.ShardCursor(shard=5, purgeOffset=1, after=1)],
+            limit=10, timeout=1000, incarnation=hm.incarnation))
+        assert sorted((e.shard, e.offset, e.mesosTaskId) for e in reply.events) == [
+            (3, 1, "a-0-1"), (5, 2, "c-0-1")]
+        assert reply.incarnation == hm.incarnation
+        # An earlier incarnation's offsets mean nothing here: from the first event.
+        reply = await handler.WaitForEvents(hpb.WaitForEventsRequest(
+            cursors=[hpb.ShardCursor(shard=5, purgeOffset=2, after=2)], limit=10, timeout=1000,
+            incarnation="another"))
+        assert [(e.shard, e.offset) for e in reply.events] == [(5, 2)]  # 1 was purged above
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_runs_end_stays_until_a_job_manager_acknowledged_it(
         tmp_path: pathlib.Path, mock_clock: trio.testing.MockClock) -> None:
     """A run that ended before any job manager purged its end (its host

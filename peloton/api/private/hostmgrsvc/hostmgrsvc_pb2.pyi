@@ -232,7 +232,7 @@ class ClusterCapacityResponse(_message.Message):
     def __init__(self, cluster: _Optional[str] = ..., physical: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., allocated: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., slack: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., largestHost: _Optional[_Union[_resmgrsvc_pb2.Resources, _Mapping]] = ..., hosts: _Optional[int] = ...) -> None: ...
 
 class TaskEvent(_message.Message):
-    __slots__ = ("offset", "mesosTaskId", "state", "message", "hostname", "exitCode", "timestamp", "reason", "agentId", "healthy")
+    __slots__ = ("offset", "mesosTaskId", "state", "message", "hostname", "exitCode", "timestamp", "reason", "agentId", "healthy", "shard")
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     MESOSTASKID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -243,6 +243,7 @@ class TaskEvent(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     AGENTID_FIELD_NUMBER: _ClassVar[int]
     HEALTHY_FIELD_NUMBER: _ClassVar[int]
+    SHARD_FIELD_NUMBER: _ClassVar[int]
     offset: int
     mesosTaskId: str
     state: _task_pb2.TaskState
@@ -253,21 +254,34 @@ class TaskEvent(_message.Message):
     reason: str
     agentId: str
     healthy: _task_pb2.HealthState
-    def __init__(self, offset: _Optional[int] = ..., mesosTaskId: _Optional[str] = ..., state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., message: _Optional[str] = ..., hostname: _Optional[str] = ..., exitCode: _Optional[int] = ..., timestamp: _Optional[float] = ..., reason: _Optional[str] = ..., agentId: _Optional[str] = ..., healthy: _Optional[_Union[_task_pb2.HealthState, str]] = ...) -> None: ...
+    shard: int
+    def __init__(self, offset: _Optional[int] = ..., mesosTaskId: _Optional[str] = ..., state: _Optional[_Union[_task_pb2.TaskState, str]] = ..., message: _Optional[str] = ..., hostname: _Optional[str] = ..., exitCode: _Optional[int] = ..., timestamp: _Optional[float] = ..., reason: _Optional[str] = ..., agentId: _Optional[str] = ..., healthy: _Optional[_Union[_task_pb2.HealthState, str]] = ..., shard: _Optional[int] = ...) -> None: ...
+
+class ShardCursor(_message.Message):
+    __slots__ = ("shard", "purgeOffset", "after")
+    SHARD_FIELD_NUMBER: _ClassVar[int]
+    PURGEOFFSET_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    shard: int
+    purgeOffset: int
+    after: int
+    def __init__(self, shard: _Optional[int] = ..., purgeOffset: _Optional[int] = ..., after: _Optional[int] = ...) -> None: ...
 
 class WaitForEventsRequest(_message.Message):
-    __slots__ = ("shard", "purgeOffset", "limit", "timeout", "incarnation")
+    __slots__ = ("shard", "purgeOffset", "limit", "timeout", "incarnation", "cursors")
     SHARD_FIELD_NUMBER: _ClassVar[int]
     PURGEOFFSET_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     INCARNATION_FIELD_NUMBER: _ClassVar[int]
+    CURSORS_FIELD_NUMBER: _ClassVar[int]
     shard: int
     purgeOffset: int
     limit: int
     timeout: int
     incarnation: str
-    def __init__(self, shard: _Optional[int] = ..., purgeOffset: _Optional[int] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ..., incarnation: _Optional[str] = ...) -> None: ...
+    cursors: _containers.RepeatedCompositeFieldContainer[ShardCursor]
+    def __init__(self, shard: _Optional[int] = ..., purgeOffset: _Optional[int] = ..., limit: _Optional[int] = ..., timeout: _Optional[int] = ..., incarnation: _Optional[str] = ..., cursors: _Optional[_Iterable[_Union[ShardCursor, _Mapping]]] = ...) -> None: ...
 
 class WaitForEventsResponse(_message.Message):
     __slots__ = ("events", "incarnation")
