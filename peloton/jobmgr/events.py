@@ -90,6 +90,8 @@ class ClusterEvents:
         self._reconcile = reconcile
         self._cursors: dict[int, _Cursor] = {}
         self._incarnation = ""
+        # Set (and replaced) when a deliverer's batch is persisted.
+        self._persisted = trio.Event()
 
     async def run(self) -> None:
         """Poll and deliver until cancelled."""
@@ -105,10 +107,10 @@ class ClusterEvents:
                 cursors = [hpb.ShardCursor(shard=shard, purgeOffset=c.persisted, after=c.received)
                            for shard, (c, _) in polled.items()]
                 if not cursors:
-                    # No shard to follow, or all of them full: wait for a
-                    # change (or a writer to catch up).
+                    # No shard to follow (wait for one), or all of them
+                    # full (wait for a writer to catch up).
                     with trio.move_on_after(WAIT_MS / 1000):
-                        await changed.wait()
+                        await (self._persisted if self._cursors else changed).wait()
                     continue
                 try:
                     reply = await self._poll(cursors, changed)
@@ -227,3 +229,5 @@ class ClusterEvents:
                 continue
             if generation == cursor.generation:
                 cursor.persisted = max(cursor.persisted, events[-1].offset)
+                self._persisted.set()
+                self._persisted = trio.Event()
