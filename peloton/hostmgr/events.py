@@ -24,14 +24,17 @@ from peloton.hostmgr.backends.base import StatusUpdate
 class _Stream:
     events: deque[tuple[int, StatusUpdate]] = field(default_factory=deque)
     next_offset: int = 1
-    wakeup: trio.Event = field(default_factory=trio.Event)
+
+    def ahead(self, after: int) -> bool:
+        """Whether it holds an event with offset above ``after``."""
+        return bool(self.events) and self.events[-1][0] > after
 
 
 class EventStreams:
     def __init__(self, on_acknowledged: Callable[[Sequence[str]], None] | None = None) -> None:
         self._streams: dict[int, _Stream] = {}
         self._on_acknowledged = on_acknowledged
-        # Set (and replaced) at every event, for waits of several shards.
+        # Set (and replaced) at every event: what waits wake for.
         self._added = trio.Event()
         self._rotation = 0
 
@@ -45,8 +48,6 @@ class EventStreams:
         stream = self._stream(shard)
         stream.events.append((stream.next_offset, update))
         stream.next_offset += 1
-        stream.wakeup.set()
-        stream.wakeup = trio.Event()
         self._added.set()
         self._added = trio.Event()
 
@@ -62,23 +63,14 @@ class EventStreams:
 
     async def wait(self, shard: int, after: int, limit: int,
                    timeout: float) -> list[tuple[int, StatusUpdate]]:
-        """Events with offset > ``after`` (at most ``limit``), waiting up to ``timeout``."""
-        self.purge(shard, after)
-        stream = self._stream(shard)
-        with trio.move_on_after(timeout):
-            while not stream.events:
-                await stream.wakeup.wait()
-        out = []
-        for offset, update in stream.events:
-            if offset > after:
-                out.append((offset, update))
-                if len(out) >= limit:
-                    break
-        return out
+        """One shard's events with offset > ``after`` (at most ``limit``),
+        purged up to it, waiting up to ``timeout`` (``wait_many``'s)."""
+        many = await self.wait_many([(shard, after, after)], limit, timeout)
+        return [(offset, update) for _, offset, update in many]
 
     async def wait_many(self, cursors: Sequence[tuple[int, int, int]], limit: int,
                         timeout: float) -> list[tuple[int, int, StatusUpdate]]:
-        """``wait`` for several shards at once. ``cursors``: (shard, purge,
+        """Events of several shards at once. ``cursors``: (shard, purge,
         after) triples: each shard's stream is purged up to ``purge``, and
         its events with offsets above ``after`` (at least ``purge``) are
         answered, as (shard, offset, event) triples, at most ``limit``,
@@ -89,12 +81,8 @@ class EventStreams:
             self.purge(shard, purge)
             streams.append((shard, max(after, purge), self._stream(shard)))
 
-        def ready() -> bool:
-            return any(stream.events and stream.events[-1][0] > after
-                       for _, after, stream in streams)
-
         with trio.move_on_after(timeout):
-            while not ready():
+            while not any(stream.ahead(after) for _, after, stream in streams):
                 await self._added.wait()
         out: list[tuple[int, int, StatusUpdate]] = []
         if not streams:
@@ -102,7 +90,7 @@ class EventStreams:
         self._rotation += 1
         first = self._rotation % len(streams)
         for shard, after, stream in streams[first:] + streams[:first]:
-            if not stream.events or stream.events[-1][0] <= after:
+            if not stream.ahead(after):
                 continue
             for offset, update in stream.events:
                 if offset > after:

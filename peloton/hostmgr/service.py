@@ -576,21 +576,17 @@ class InternalHandler:
             largestHost=res_msg(largest), hosts=hosts)
 
     async def WaitForEvents(self, request: hpb.WaitForEventsRequest) -> Any:
-        # An offset of an earlier incarnation counts events this one never had.
-        same = request.incarnation == self.hm.incarnation
-        limit, timeout = request.limit or 1000, (request.timeout or 0) / 1000
-        reply = hpb.WaitForEventsResponse(incarnation=self.hm.incarnation)
-        if request.cursors:
-            many = await self.hm.events.wait_many(
-                [(c.shard, c.purgeOffset, c.after) if same else (c.shard, 0, 0)
-                 for c in request.cursors],
-                limit, timeout)
-            reply.events.extend(_event(offset, update, shard) for shard, offset, update in many)
-            return reply
-        events = await self.hm.events.wait(request.shard, request.purgeOffset if same else 0,
-                                           limit, timeout)
-        reply.events.extend(_event(o, u) for o, u in events)
-        return reply
+        # One shard (shard, purgeOffset) is a cursor of its own.
+        cursors = [(c.shard, c.purgeOffset, c.after) for c in request.cursors] or [
+            (request.shard, request.purgeOffset, request.purgeOffset)]
+        if request.incarnation != self.hm.incarnation:
+            # An offset of an earlier incarnation counts events this one never had.
+            cursors = [(shard, 0, 0) for shard, _, _ in cursors]
+        many = await self.hm.events.wait_many(cursors, request.limit or 1000,
+                                              (request.timeout or 0) / 1000)
+        return hpb.WaitForEventsResponse(
+            events=[_event(offset, update, shard) for shard, offset, update in many],
+            incarnation=self.hm.incarnation)
 
     async def ReconcileTasks(self, request: hpb.ReconcileTasksRequest) -> Any:
         if request.epoch:

@@ -4,6 +4,7 @@ acknowledged once persisted (``peloton.jobmgr.events``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,8 @@ class Jobmgr:
     delivered: list[tuple[int, list[str]]] = field(default_factory=list)
     refuse: set[str] = field(default_factory=set)  # runs whose batch is refused once
     reconciled: list[int] = field(default_factory=list)
+    # What an engine's writer waits for before its turn (None: nothing).
+    hold: Callable[[Any], trio.Event | None] = lambda engine: None
 
     def set_engines(self, engines: dict[int, FakeEngine]) -> None:
         self.engines = engines
@@ -63,6 +66,9 @@ class Jobmgr:
         self.changed = trio.Event()
 
     async def deliver(self, engine: Any, events: list[hpb.TaskEvent]) -> None:
+        held = self.hold(engine)
+        if held is not None:
+            await held.wait()
         await trio.sleep(0.01)  # the writer's turn
         if engine.stopped:  # fenced off: its writes are refused
             raise Unavailable(f"shard {engine.shard} stopped serving here")
@@ -189,14 +195,7 @@ async def test_a_shards_new_engine_gets_what_its_old_one_had_not_persisted(
     hm, jm = FakeHostmgr(), Jobmgr()
     old = FakeEngine(1)
     stuck = trio.Event()
-    deliver = jm.deliver
-
-    async def stalls_for_the_old(engine: Any, events: list[hpb.TaskEvent]) -> None:
-        if engine is old:
-            await stuck.wait()
-        await deliver(engine, events)
-
-    jm.deliver = stalls_for_the_old  # type: ignore[method-assign]
+    jm.hold = lambda engine: stuck if engine is old else None
     jm.set_engines({1: old})
     async with trio.open_nursery() as nursery:
         nursery.start_soon(jm.follow(hm).run)
@@ -222,14 +221,7 @@ async def test_what_waits_for_a_busy_writer_goes_to_it_in_one_turn(
     lane, not behind each batch in turn), in order."""
     hm, jm = FakeHostmgr(), Jobmgr()
     busy = trio.Event()
-    deliver = jm.deliver
-
-    async def first_is_slow(engine: Any, events: list[hpb.TaskEvent]) -> None:
-        if not jm.delivered:
-            await busy.wait()
-        await deliver(engine, events)
-
-    jm.deliver = first_is_slow  # type: ignore[method-assign]
+    jm.hold = lambda engine: busy if not jm.delivered else None
     jm.set_engines({1: FakeEngine(1)})
     async with trio.open_nursery() as nursery:
         nursery.start_soon(jm.follow(hm).run)
