@@ -239,13 +239,16 @@ class Auth(NamedTuple):
 
 
 class Cli:
-    """What a command needs: its arguments, stdout/stderr, and the cluster."""
+    """What a command needs: its arguments, stdout/stderr, and the cluster.
+    ``job_id``: the id a create the quick path sent had (``new_job_id``)."""
 
-    def __init__(self, args: argparse.Namespace, stdout: IO[str], stderr: IO[str]) -> None:
+    def __init__(self, args: argparse.Namespace, stdout: IO[str], stderr: IO[str], *,
+                 job_id: str | None = None) -> None:
         self.args = args
         self.stdout = stdout
         self.stderr = stderr
         self.from_state_file = False
+        self._job_id = job_id
         self._auth: Auth | None = None
         self._local: tuple[ClusterConfig | None] | None = None
         self._state: tuple[State | None] | None = None
@@ -267,6 +270,15 @@ class Cli:
             self.print(message_json(message))
         else:
             self.print(text())
+
+    def new_job_id(self) -> str:
+        """The id of the job a create without ``--id`` makes, the same at
+        every send: the one the quick path sent (``peloton.cli.quick``),
+        else a new one."""
+        if self._job_id is None:
+            from peloton.core.ids import new_job_id
+            self._job_id = new_job_id()
+        return self._job_id
 
     def addresses(self) -> list[str]:
         from peloton.ops.discovery import ENV, find_cluster

@@ -23,13 +23,13 @@ from peloton.cli.common import (
     page_note,
 )
 from peloton.cli.output import (
+    job_status_text,
     message_yaml,
     short_time,
     table,
 )
-from peloton.cli.plain import created_once, job_status_text
+from peloton.cli.plain import created_once
 from peloton.core.errors import AlreadyExists, NotFound
-from peloton.core.ids import new_job_id
 from peloton.spec.paths import split_respool_path
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def job_create(cli: Cli) -> int:
     config = _load_job(cli, a.file)
     # The id is chosen here, before the first send, so the gRPC path after
     # an HTTP attempt that got no answer sends the same create again.
-    chosen = a.id or new_job_id()
+    chosen = a.id or cli.new_job_id()
     given = a.id is not None
     job_id = cli.call(lambda c: _create(c, a.respool, config, chosen, given=given),
                       http=lambda h: create_over_http(h, a.respool, config, chosen, given=given))

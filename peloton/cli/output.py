@@ -6,14 +6,23 @@ them: a command that prints a table needs neither.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
-
+# Not typing's: the CLI's quick path (peloton.cli.quick) prints with this
+# module, and importing typing (with the re and enum it imports) would be a
+# sixth of its cpu. Mypy takes the name as typing's.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
     from google.protobuf.message import Message
 
-__all__ = ["message_json", "message_yaml", "number", "short_time", "spans", "table", "to_yaml",
+__all__ = ["UNKNOWN_STATE", "job_status_text", "message_json", "message_yaml", "number",
+           "short_time", "spans", "table", "task_message", "task_rows", "to_yaml",
            "to_yaml_flow"]
+
+# The name of JobState 0 and TaskState 0, which plain data leaves out (a
+# field at its default).
+UNKNOWN_STATE = "UNKNOWN"
 
 
 def message_json(message: Message) -> str:
@@ -85,3 +94,44 @@ def spans(numbers: Iterable[int]) -> str:
 
 def number(value: float) -> str:
     return f"{value:g}"
+
+
+# --------------------------------------------------------------------------- plain data
+
+
+def job_status_text(info: Mapping[str, Any]) -> str:
+    """What ``job status`` prints of a ``JobInfo`` as plain data."""
+    config, rt = info.get("config", {}), info.get("runtime", {})
+    stats = {k: v for k, v in rt.get("taskStats", {}).items() if v}
+    rows = [
+        ("job", info.get("id", {}).get("value", "")),
+        ("name", config.get("name", "")),
+        ("state", rt.get("state", UNKNOWN_STATE)),
+        ("goal state", rt.get("goalState", UNKNOWN_STATE)),
+        ("created", short_time(rt.get("creationTime", ""))),
+        ("started", short_time(rt.get("startTime", ""))),
+        ("completed", short_time(rt.get("completionTime", ""))),
+        ("instances", str(config.get("instanceCount", 0))),
+        ("tasks", ", ".join(f"{k} {v}" for k, v in sorted(stats.items())) or "none"),
+    ]
+    return "\n".join(f"{k + ':':<12}{v}" for k, v in rows)
+
+
+def task_rows(infos: Iterable[Mapping[str, Any]]) -> str:
+    """The table of tasks (``TaskInfo`` as plain data) ``task list`` prints."""
+    rows = []
+    for t in infos:
+        rt = t.get("runtime", {})
+        rows.append((t.get("instanceId", 0), t.get("config", {}).get("name") or "-",
+                     rt.get("state", UNKNOWN_STATE), rt.get("host") or "-",
+                     short_time(rt.get("startTime", "")), task_message(rt)))
+    return table(("INSTANCE", "NAME", "STATE", "HOST", "STARTED", "MESSAGE"), rows)
+
+
+def task_message(rt: Mapping[str, Any]) -> str:
+    """A task's message (else its reason), with its exit code if it has one."""
+    message = rt.get("message") or rt.get("reason", "")
+    code = rt.get("terminationStatus", {}).get("exitCode", 0)
+    if code and str(code) not in message:
+        message = f"{message} (exit {code})".strip()
+    return str(message)

@@ -21,12 +21,12 @@ it. Over gRPC, and with ``--json``, the CLI reads the spec itself
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from peloton.cli.common import EXIT_OK, Cli, read_text
-from peloton.cli.output import short_time, table, to_yaml
+from peloton.cli.output import job_status_text, task_rows, to_yaml
 
 if TYPE_CHECKING:
     from peloton.client import PelotonClient
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
 JOB_MANAGER = "peloton.api.v0.job.JobManager"
 TASK_MANAGER = "peloton.api.v0.task.TaskManager"
-# The name of JobState 0 and TaskState 0, which plain data leaves out (a
-# field at its default).
-UNKNOWN_STATE = "UNKNOWN"
 
 
 async def _job_info(c: PelotonClient, job_id: str) -> dict[str, Any]:
@@ -75,24 +72,6 @@ def job_status(cli: Cli) -> int:
     return EXIT_OK
 
 
-def job_status_text(info: Mapping[str, Any]) -> str:
-    """What ``job status`` prints of a ``JobInfo`` as plain data."""
-    config, rt = info.get("config", {}), info.get("runtime", {})
-    stats = {k: v for k, v in rt.get("taskStats", {}).items() if v}
-    rows = [
-        ("job", info.get("id", {}).get("value", "")),
-        ("name", config.get("name", "")),
-        ("state", rt.get("state", UNKNOWN_STATE)),
-        ("goal state", rt.get("goalState", UNKNOWN_STATE)),
-        ("created", short_time(rt.get("creationTime", ""))),
-        ("started", short_time(rt.get("startTime", ""))),
-        ("completed", short_time(rt.get("completionTime", ""))),
-        ("instances", str(config.get("instanceCount", 0))),
-        ("tasks", ", ".join(f"{k} {v}" for k, v in sorted(stats.items())) or "none"),
-    ]
-    return "\n".join(f"{k + ':':<12}{v}" for k, v in rows)
-
-
 def task_list(cli: Cli) -> int:
     a = cli.args
     if cli.json or a.range is not None:
@@ -115,26 +94,6 @@ def task_list(cli: Cli) -> int:
     return EXIT_OK
 
 
-def task_rows(infos: Iterable[Mapping[str, Any]]) -> str:
-    """The table of tasks (``TaskInfo`` as plain data) ``task list`` prints."""
-    rows = []
-    for t in infos:
-        rt = t.get("runtime", {})
-        rows.append((t.get("instanceId", 0), t.get("config", {}).get("name") or "-",
-                     rt.get("state", UNKNOWN_STATE), rt.get("host") or "-",
-                     short_time(rt.get("startTime", "")), task_message(rt)))
-    return table(("INSTANCE", "NAME", "STATE", "HOST", "STARTED", "MESSAGE"), rows)
-
-
-def task_message(rt: Mapping[str, Any]) -> str:
-    """A task's message (else its reason), with its exit code if it has one."""
-    message = rt.get("message") or rt.get("reason", "")
-    code = rt.get("terminationStatus", {}).get("exitCode", 0)
-    if code and str(code) not in message:
-        message = f"{message} (exit {code})".strip()
-    return str(message)
-
-
 def job_create(cli: Cli) -> int:
     """Over HTTP, the spec goes as it is and the jobmgr reads it; without
     HTTP addresses, or with ``--json``, as ``peloton.cli.job.job_create``."""
@@ -147,13 +106,12 @@ def job_create(cli: Cli) -> int:
     if not http:
         from peloton.cli.job import job_create as with_messages
         return with_messages(cli)
-    from peloton.core.ids import new_job_id
     from peloton.spec.paths import split_respool_path
     split_respool_path(a.respool)
     spec = read_text(a.file)
     # The id is chosen here, before the first send, so a create sent again
     # (over HTTP, or over gRPC after an HTTP attempt) is the same create.
-    chosen = a.id or new_job_id()
+    chosen = a.id or cli.new_job_id()
     given = a.id is not None
     headers = {"Peloton-Respool": quote(a.respool), "Peloton-Spec-Name": quote(a.file),
                "Peloton-Job-Id": chosen}

@@ -24,8 +24,8 @@ from peloton.cli.output import (
     short_time,
     spans,
     table,
+    task_rows,
 )
-from peloton.cli.plain import task_rows
 
 if TYPE_CHECKING:
     from peloton.client import PelotonClient

@@ -9,8 +9,11 @@ registry); :func:`exports` gives such a package its ``__getattr__``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: see peloton.cli.output
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 def exports(package: str, where: Mapping[str, str]) -> Callable[[str], Any]:

@@ -8,10 +8,9 @@ quickest paths depend on it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from peloton.core import lazy
 
+TYPE_CHECKING = False  # not typing's: see peloton.cli.output
 if TYPE_CHECKING:
     from peloton.rpc.client import (
         Channels,

@@ -63,6 +63,7 @@ from peloton.core.errors import (
     Unimplemented,
 )
 from peloton.rpc.http1 import BadResponse, Connection, Response
+from peloton.rpc.media import PATH, PLAIN, PLAIN_JSON, PROTO, SPEC, SPEC_READ, WARNINGS
 from peloton.rpc.yarpc import from_status
 
 if TYPE_CHECKING:
@@ -75,13 +76,6 @@ __all__ = ["HttpClient", "NotOverHttp", "Target", "is_transport_error"]
 M = TypeVar("M", bound="Message")
 R = TypeVar("R")
 
-PATH = "/api/v1"
-PROTO = "application/x-protobuf"
-PLAIN = "application/vnd.peloton.plain+yaml"  # peloton.rpc.http_json.PLAIN
-PLAIN_JSON = "application/vnd.peloton.plain+json"  # peloton.rpc.http_json.PLAIN_JSON
-SPEC = "application/vnd.peloton.spec+yaml"  # peloton.rpc.http_json.SPEC
-SPEC_READ = "Peloton-Spec-Read"  # peloton.rpc.http_json.SPEC_READ
-WARNINGS = "Peloton-Warnings"  # peloton.rpc.http_json.WARNINGS
 # How much longer than the client the server lets a call run: the client's
 # own timeout speaks first, in the gRPC client's words.
 TTL_MARGIN = 1.0

@@ -76,6 +76,7 @@ from peloton.core.errors import (
 from peloton.core.security import AUTH_HEADER, SECRET_HEADER, Security
 from peloton.rpc.errorfields import from_response, to_response
 from peloton.rpc.h11serve import Answer, serve_http
+from peloton.rpc.media import PLAIN, PLAIN_JSON, SPEC, SPEC_READ, WARNINGS
 from peloton.rpc.yarpc import CODES, error_text
 from peloton.spec.yamlproto import message_to_dict
 
@@ -86,18 +87,6 @@ log = logging.getLogger(__name__)
 
 # A call without Context-TTL-MS gets this long.
 DEFAULT_TTL = 60.0
-# The content type of answers as the CLI prints them, asked for with Accept.
-PLAIN = "application/vnd.peloton.plain+yaml"
-PLAIN_JSON = "application/vnd.peloton.plain+json"
-# The content type of a request that is a spec file (YAML) as a user wrote it.
-SPEC = "application/vnd.peloton.spec+yaml"
-# The warnings of the spec a SPEC request sent, as a JSON list of strings
-# (JSON's ASCII escapes keep any text a header value).
-WARNINGS = "Peloton-Warnings"
-# Set on every answer to a SPEC request: a server without SPEC_READ took the
-# spec for protobuf JSON, and a client makes the call another way.
-SPEC_READ = "Peloton-Spec-Read"
-
 # Makes a procedure's request from a SPEC request's text. It gets a
 # header's value by its lower-case name ("" when absent), ``call``, which
 # makes another procedure's call as the same caller (``"ResourceManager.

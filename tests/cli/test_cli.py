@@ -24,7 +24,8 @@ from peloton.api.v0.task import task_grpc, task_pb2
 from peloton.api.v0.update import update_pb2
 from peloton.api.v0.update.svc import update_svc_grpc, update_svc_pb2
 from peloton.cli import update as cli_update
-from peloton.cli.main import main, parse_range
+from peloton.cli.common import parse_range
+from peloton.cli.main import main
 from peloton.cli.output import message_json, short_time, spans, table
 from peloton.client.discovery import NO_CLUSTER, find_cluster
 from peloton.config import DEFAULT_MAX_MESSAGE_BYTES

@@ -25,10 +25,10 @@ import yaml
 
 from peloton import config as cluster_config
 from peloton.api.v0.task import task_pb2
-from peloton.cli import commands, plain
+from peloton.cli import commands, output, plain
 from peloton.cli.common import Cli, Handler
-from peloton.cli.main import build_parser
 from peloton.cli.output import short_time
+from peloton.cli.run import build_parser
 from peloton.core.security import Role, Security
 from peloton.ops import minicluster
 from peloton.ops.certs import make_certs
@@ -124,6 +124,23 @@ QUICK = [
 ]
 
 
+def task_listing() -> task_pb2.ListResponse:
+    """Tasks out of order (10 after 2), with times, an exit code and a
+    state at its default (which plain data leaves out)."""
+    reply = task_pb2.ListResponse()
+    reply.result.value[0].runtime.state = task_pb2.RUNNING
+    for i in (2, 10):
+        info = reply.result.value[i]
+        info.instanceId, info.config.name = i, f"t{i}"
+        info.runtime.host, info.runtime.startTime = "local-1", "2026-11-25T10:00:00Z"
+        info.runtime.state = task_pb2.SUCCEEDED
+    failed = reply.result.value[10].runtime
+    failed.state, failed.message = task_pb2.FAILED, "command failed"
+    failed.terminationStatus.exit_code = 3
+    reply.result.value[3].instanceId = 3
+    return reply
+
+
 @pytest.mark.parametrize("argv", QUICK, ids=lambda argv: " ".join(argv[:3]))
 def test_quick_commands_answer_over_http_as_over_grpc(
         capsys: pytest.CaptureFixture[str], tmp_path: pathlib.Path, fake: FakeJobmgr,
@@ -141,17 +158,7 @@ def test_task_list_prints_the_same_table_over_http_and_grpc(
         grpc_used: list[str]) -> None:
     """By instance number (10 after 2), with an exit code, and a state at
     its default (UNKNOWN, which plain data leaves out)."""
-    reply = fake.tasks.listing = task_pb2.ListResponse()
-    reply.result.value[0].runtime.state = task_pb2.RUNNING
-    for i in (2, 10):
-        info = reply.result.value[i]
-        info.instanceId, info.config.name = i, f"t{i}"
-        info.runtime.host, info.runtime.startTime = "local-1", "2026-11-25T10:00:00Z"
-        info.runtime.state = task_pb2.SUCCEEDED
-    failed = reply.result.value[10].runtime
-    failed.state, failed.message = task_pb2.FAILED, "command failed"
-    failed.terminationStatus.exit_code = 3
-    reply.result.value[3].instanceId = 3
+    fake.tasks.listing = task_listing()
     code, out, err = run(capsys, "task", "list", JOB)
     assert code == 0, err
     started = short_time("2026-11-25T10:00:00Z")
@@ -162,7 +169,7 @@ def test_task_list_prints_the_same_table_over_http_and_grpc(
         "3         -     UNKNOWN    -        -",
         f"10        t10   FAILED     local-1  {started}  command failed (exit 3)"]
     assert grpc_used == []
-    assert task_pb2.TaskState.Name(0) == plain.UNKNOWN_STATE
+    assert task_pb2.TaskState.Name(0) == output.UNKNOWN_STATE
     write_cluster(tmp_path / "home", fake.address, None)  # no http: address any more
     assert run(capsys, "task", "list", JOB) == (code, out, err)
     assert grpc_used == ["grpc"]

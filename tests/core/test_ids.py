@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -106,3 +107,33 @@ def test_parse_mesos_task_id_rejects(value: str) -> None:
 def test_parse_task_id_rejects(value: str) -> None:
     with pytest.raises(ValueError, match="not a task id"):
         parse_task_id(value)
+
+
+# The grammar the parsers above were written from (they are by hand, without
+# ``re``, which the CLI's quick path does not import).
+_UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_PIECES = st.sampled_from([JOB, JOB.upper(), "-", "--", "0", "12", "x", "_", " ", "\u0661",
+                           "a", "F", "7c2bd2a8", "5f3e", "0123456789ab"])
+
+
+def _parse_as_regex(value: str) -> tuple[bool, object, object]:
+    run = re.fullmatch(f"({_UUID})-([0-9]+)-([0-9]+)", value)
+    task = re.fullmatch(f"({_UUID})-([0-9]+)", value)
+    return (re.fullmatch(_UUID, value) is not None,
+            run and (run[1], int(run[2]), int(run[3])),
+            task and (task[1], int(task[2])))
+
+
+def _parse(value: str) -> tuple[bool, object, object]:
+    parsed: list[object] = []
+    for parse in (parse_mesos_task_id, parse_task_id):
+        try:
+            parsed.append(parse(value))
+        except ValueError:
+            parsed.append(None)
+    return (is_job_id(value), *parsed)
+
+
+@given(st.lists(_PIECES, max_size=8).map("".join) | st.text(max_size=48))
+def test_ids_are_told_apart_as_by_their_grammar(value: str) -> None:
+    assert _parse(value) == _parse_as_regex(value)
