@@ -151,6 +151,10 @@ class Jobmgr:
         self._pools: Recent[str, respool_pb2.ResourcePoolInfo] = Recent(
             self._pool_info, CHECK_CACHE_S)
         self._largest: Recent[None, Resources] = Recent(self._capacity, CHECK_CACHE_S)
+        # Pools' ids by path: a spec sent as it is (`peloton job create`)
+        # names its pool by path, and each create looked it up at resmgr.
+        self._pool_ids: Recent[str, respool_pb2.LookupResponse] = Recent(
+            self._lookup_pool, CHECK_CACHE_S)
         self._heartbeat_request = cpb.HeartbeatRequest(member=cpb.Member(
             id=name, kind="jobmgr", address=address, numShards=config.num_shards))
         self.owner = ShardOwner(name, config.num_shards, self._heartbeat, self.run_shard,
@@ -612,12 +616,35 @@ class Jobmgr:
         return reply.poolinfo  # type: ignore[no-any-return]
 
     async def respool_call(self, method: str, request: Any) -> Any:
-        """A v0 ResourceManager call, at the resmgr leader."""
+        """A v0 ResourceManager call, at the resmgr leader; a pool found by
+        its path is as of at most CHECK_CACHE_S ago (a pool not found is
+        asked for again), unless changed through this jobmgr."""
+        if method == "LookupResourcePoolID":
+            try:
+                return await self._pool_ids.get(request.path.value)
+            except _NotKept as answer:
+                return answer.reply
         try:
             return await self.respool.call(method, request)
         finally:
-            if method in ("UpdateResourcePool", "DeleteResourcePool"):
+            if method in ("CreateResourcePool", "UpdateResourcePool", "DeleteResourcePool"):
                 self._pools.forget()
+                self._pool_ids.forget()
+
+    async def _lookup_pool(self, path: str) -> respool_pb2.LookupResponse:
+        reply = await self.respool.call("LookupResourcePoolID", respool_pb2.LookupRequest(
+            path=respool_pb2.ResourcePoolPath(value=path)))
+        if not reply.id.value or reply.HasField("error"):
+            raise _NotKept(reply)
+        return reply  # type: ignore[no-any-return]
+
+
+class _NotKept(Exception):
+    """An answer to give once, not to keep (a pool that was not found)."""
+
+    def __init__(self, reply: Any) -> None:
+        super().__init__("not kept")
+        self.reply = reply
 
 
 def _job_id(request_id: peloton_pb2.JobID) -> str:
@@ -1569,7 +1596,7 @@ class JobService:
         config.CopyFrom(request.config)
         if request.pool.value:
             # The pool by its path, as the newer API names it.
-            found = await self.jobs.jm.respool.call(
+            found = await self.jobs.jm.respool_call(
                 "LookupResourcePoolID", respool_pb2.LookupRequest(path=request.pool))
             if config.respoolID.value and config.respoolID.value != found.id.value:
                 raise InvalidArgument(f"config.respoolID {config.respoolID.value} is not the "
