@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 
-from peloton.core.ids import is_job_id, new_job_id
+from peloton.core.jobid import is_job_id, new_job_id
 from peloton.rpc.media import PATH, PLAIN, PLAIN_JSON, SPEC, SPEC_READ, WARNINGS
 
 TYPE_CHECKING = False  # not typing's (see peloton.cli.output)
