@@ -444,7 +444,9 @@ async def test_memory_limit(local: Harness, memory_mb: int, state: TaskState):
     import sys
     s = dataclasses.replace(
         spec(1, sys.executable, shell=False, arguments=(sys.executable, "-c", ALLOCATE_300MB)),
-        resources=Resources(cpu=0.1, memory=memory_mb))
+        # A whole cpu: touching 300 MB under a CFS quota of 0.1 took ~5 s of
+        # the 10 s wait on an idle machine, and over it on a loaded one.
+        resources=Resources(cpu=1.0, memory=memory_mb))
     await local.backend.launch([s])
     done = await local.wait_terminal(s.mesos_task_id)
     assert done.state == state, done
