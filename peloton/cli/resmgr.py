@@ -17,7 +17,7 @@ from peloton.cli.output import (
     table,
 )
 from peloton.client import PelotonClient
-from peloton.spec.respool import split_respool_path
+from peloton.spec.paths import split_respool_path
 
 
 def _gang_instances(task_ids: Sequence[str]) -> str:

@@ -28,7 +28,7 @@ from peloton.cli.common import (
 from peloton.cli.output import message_json, message_yaml, table
 from peloton.cli.task import write_bytes
 from peloton.client import PelotonClient
-from peloton.spec.respool import split_respool_path
+from peloton.spec.paths import split_respool_path
 from peloton.spec.v1alpha import load_stateless_spec
 
 TERMINAL = frozenset({sl.WORKFLOW_STATE_SUCCEEDED, sl.WORKFLOW_STATE_ABORTED,

@@ -19,7 +19,7 @@ from peloton.cli.common import (
 from peloton.cli.output import message_json, message_yaml, table
 from peloton.client import PelotonClient
 from peloton.spec.job import load_job_config
-from peloton.spec.respool import split_respool_path
+from peloton.spec.paths import split_respool_path
 
 TERMINAL = frozenset({update_pb2.SUCCEEDED, update_pb2.ABORTED, update_pb2.FAILED,
                       update_pb2.ROLLED_BACK})

@@ -53,7 +53,7 @@ from peloton.core.ids import CREATE_ATTEMPTS, create_unanswered, new_job_id
 from peloton.core.recent import Recent
 from peloton.rpc import Channels, ServiceClient, open_rpc
 from peloton.shard.partition import SHARD_OWNER_METADATA, shard_of
-from peloton.spec.respool import split_respool_path
+from peloton.spec.paths import split_respool_path
 
 __all__ = ["TERMINAL_JOB_STATES", "ClusterUnreachable", "PelotonClient", "within_rpc"]
 
