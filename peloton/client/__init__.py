@@ -23,24 +23,17 @@ Must run inside ``peloton.rpc.open_rpc()``.
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 import trio
 
-from peloton.api.v0.host.svc import host_svc_grpc
 from peloton.api.v0.job import job_grpc, job_pb2
 from peloton.api.v0.peloton import peloton_pb2
 from peloton.api.v0.respool import respool_grpc, respool_pb2
-from peloton.api.v0.respool.svc import respool_svc_grpc
 from peloton.api.v0.task import task_grpc, task_pb2
-from peloton.api.v0.update.svc import update_svc_grpc
-from peloton.api.v0.volume.svc import volume_svc_grpc
-from peloton.api.v1alpha.host.svc import host_svc_grpc as v1_host_svc_grpc
-from peloton.api.v1alpha.job.stateless.svc import stateless_svc_grpc
-from peloton.api.v1alpha.pod.svc import pod_svc_grpc
-from peloton.api.v1alpha.volume.svc import volume_svc_grpc as v1_volume_svc_grpc
 from peloton.core.errors import (
     AlreadyExists,
     DeadlineExceeded,
@@ -203,6 +196,25 @@ class ShardOwners:
         self._by_shard[shard_of(job_id, self.num_shards)] = address
 
 
+class _Lazy:
+    """A client's service whose stub module is imported when the service is
+    first used; it is then the client's own attribute."""
+
+    def __init__(self, module: str, stub: str) -> None:
+        self.module, self.stub = module, stub
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, client: PelotonClient | None, owner: type | None = None) -> _Service:
+        if client is None:
+            return self  # type: ignore[return-value]  # the class's own attribute
+        service = client._service(getattr(importlib.import_module(self.module), self.stub))
+        client.__dict__[self.name] = service
+        return service
+
+
 class PelotonClient:
     """Calls to the cluster whose jobmgrs listen at ``addresses``.
 
@@ -226,20 +238,28 @@ class PelotonClient:
                             deadline=timeout if deadline is None else deadline,
                             timeout=timeout, contact=contact)
 
+        self._service = service
         self.jobs = service(job_grpc.JobManagerStub)
         self.tasks = service(task_grpc.TaskManagerStub)
         self.respools = service(respool_grpc.ResourceManagerStub)
-        self.hosts = service(host_svc_grpc.HostServiceStub)
-        self.updates = service(update_svc_grpc.UpdateServiceStub)
-        self.respool_service = service(respool_svc_grpc.ResourcePoolServiceStub)
-        # v1alpha: stateless jobs and their pods.
-        self.stateless = service(stateless_svc_grpc.JobServiceStub)
-        self.pods = service(pod_svc_grpc.PodServiceStub)
-        self.volumes = service(volume_svc_grpc.VolumeServiceStub)
-        self.volumes_v1alpha = service(v1_volume_svc_grpc.VolumeServiceStub)
-        self.hosts_v1alpha = service(v1_host_svc_grpc.HostServiceStub)
         self._respool_ids: Recent[str, str] = Recent(self.lookup_respool, RESPOOL_ID_MAX_AGE)
         self._owners = ShardOwners()
+
+    # The other services are made when first used: importing their stubs
+    # (the v1alpha ones bring most of the v1alpha messages) was ~25 ms of
+    # every `peloton` command that goes over gRPC.
+    hosts = _Lazy("peloton.api.v0.host.svc.host_svc_grpc", "HostServiceStub")
+    updates = _Lazy("peloton.api.v0.update.svc.update_svc_grpc", "UpdateServiceStub")
+    respool_service = _Lazy("peloton.api.v0.respool.svc.respool_svc_grpc",
+                            "ResourcePoolServiceStub")
+    volumes = _Lazy("peloton.api.v0.volume.svc.volume_svc_grpc", "VolumeServiceStub")
+    # v1alpha: stateless jobs and their pods, volumes, hosts.
+    stateless = _Lazy("peloton.api.v1alpha.job.stateless.svc.stateless_svc_grpc",
+                      "JobServiceStub")
+    pods = _Lazy("peloton.api.v1alpha.pod.svc.pod_svc_grpc", "PodServiceStub")
+    volumes_v1alpha = _Lazy("peloton.api.v1alpha.volume.svc.volume_svc_grpc",
+                            "VolumeServiceStub")
+    hosts_v1alpha = _Lazy("peloton.api.v1alpha.host.svc.host_svc_grpc", "HostServiceStub")
 
     def close(self) -> None:
         if self._owns_channels:
