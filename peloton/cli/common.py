@@ -240,7 +240,8 @@ class Auth(NamedTuple):
 
 class Cli:
     """What a command needs: its arguments, stdout/stderr, and the cluster.
-    ``job_id``: the id a create the quick path sent had (``new_job_id``)."""
+    ``job_id``: the id of a create the quick path already sent (see
+    :meth:`new_job_id`)."""
 
     def __init__(self, args: argparse.Namespace, stdout: IO[str], stderr: IO[str], *,
                  job_id: str | None = None) -> None:

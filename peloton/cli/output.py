@@ -7,8 +7,8 @@ them: a command that prints a table needs neither.
 from __future__ import annotations
 
 # Not typing's: the CLI's quick path (peloton.cli.quick) prints with this
-# module, and importing typing (with the re and enum it imports) would be a
-# sixth of its cpu. Mypy takes the name as typing's.
+# module, and importing typing (with the re and enum it imports) would add
+# ~9 ms of cpu to its ~13. Mypy takes the name as typing's.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
