@@ -39,7 +39,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``peloton`` command; returns the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
     from peloton.cli import quick
-    answered = quick.run(words, sys.stdout, sys.stderr)
+    try:
+        answered = quick.run(words, sys.stdout, sys.stderr)
+    except KeyboardInterrupt:  # as the whole command says it (peloton.cli.run)
+        print("peloton: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        quick.reader_gone()
+        return 0
     if not isinstance(answered, quick.Declined):
         return answered
     from peloton.cli.run import main as whole

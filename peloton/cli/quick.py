@@ -38,6 +38,7 @@ its success, as ``peloton.cli.plain.created_once`` takes it).
 from __future__ import annotations
 
 import os
+import sys
 
 from peloton.core.jobid import is_job_id, new_job_id
 from peloton.rpc.media import PATH, PLAIN, PLAIN_JSON, SPEC, SPEC_READ, WARNINGS
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import IO, Any
 
-__all__ = ["Declined", "run", "state_file"]
+__all__ = ["Declined", "reader_gone", "run", "state_file"]
 
 JOB_MANAGER = "peloton.api.v0.job.JobManager"
 TASK_MANAGER = "peloton.api.v0.task.TaskManager"
@@ -103,21 +104,22 @@ def run(argv: list[str], stdout: IO[str], stderr: IO[str]) -> int | Declined:
     try:
         if (noun, verb) == ("job", "get"):
             text = _call(JOB_MANAGER, "Get", request, f"{PLAIN}; field=jobInfo").decode()
-            print(text.rstrip("\n"), file=stdout)
+            text = text.rstrip("\n")
         elif (noun, verb) == ("job", "status"):
             from peloton.cli.output import job_status_text
             info = _object(_call(JOB_MANAGER, "Get", request, f"{PLAIN_JSON}; field=jobInfo"))
-            print(job_status_text(info), file=stdout)
+            text = job_status_text(info)
         elif (noun, verb) == ("task", "list"):
             from peloton.cli.output import task_rows
             request = b'{"jobId": {"value": "' + job_id.encode() + b'"}}'
             reply = _object(_call(TASK_MANAGER, "List", request, PLAIN_JSON))
             by_instance = reply.get("result", {}).get("value", {})
-            print(task_rows(by_instance[k] for k in sorted(by_instance, key=int)), file=stdout)
+            text = task_rows(by_instance[k] for k in sorted(by_instance, key=int))
         else:
             return Declined()
     except _FAILURES:
         return Declined()
+    print(text, file=stdout)  # a reader gone is main's to take (reader_gone)
     return 0
 
 
@@ -223,6 +225,16 @@ def _target() -> tuple[str, int, int]:
         raise _Refused("no jobmgr serves HTTP/JSON")
     host, _, port = http.rpartition(":")
     return host.strip("[]"), int(port), int(client["max_message_bytes"])
+
+
+def reader_gone() -> None:
+    """Standard output's reader went away (``peloton ... | head``), which is
+    not an error: what is left to write goes to /dev/null, so the flush at
+    exit says nothing either."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def state_file() -> str:

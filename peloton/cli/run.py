@@ -16,7 +16,6 @@ the quick commands (``job get``, ``task list``, ...) no more than they use.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Collection, Sequence
 
@@ -33,6 +32,7 @@ from peloton.cli.common import (
     add_globals,
     parse_range,
 )
+from peloton.cli.quick import reader_gone
 from peloton.core.errors import PelotonError
 
 __all__ = ["build_parser", "main", "parse_range"]
@@ -138,11 +138,7 @@ def main(argv: Sequence[str] | None = None, *, job_id: str | None = None) -> int
         print("peloton: interrupted", file=stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        # The reader went away (`peloton task logs ... | head`): not an error.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        reader_gone()  # (`peloton task logs ... | head`)
         return EXIT_OK
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""

@@ -209,3 +209,31 @@ def test_a_quick_command_imports_none_of_what_the_whole_command_needs(
         assert done.returncode == 0, done.stderr
         [line] = [ln for ln in done.stderr.splitlines() if ln.startswith("IMPORTED")]
         assert line == "IMPORTED", argv
+
+
+class _GoneReader(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@pytest.mark.parametrize("argv", [["job", "get", JOB], ["job", "create", "/DefaultResPool",
+                                                        TESTJOB]], ids=" ".join)
+def test_a_reader_gone_or_an_interrupt_ends_a_quick_command_as_the_whole_one(
+        capsys: pytest.CaptureFixture[str], fake: FakeJobmgr, monkeypatch: pytest.MonkeyPatch,
+        argv: list[str]) -> None:
+    """``peloton job get ID | head -0`` is not an error, and Ctrl-C says so
+    in one line: neither is a traceback, nor sent again by the whole
+    command."""
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "stdout", _GoneReader())
+        assert main(argv) == 0
+    assert len(fake.jobs.created) == (1 if argv[1] == "create" else 0)
+    capsys.readouterr()  # (the create's warnings)
+
+    def interrupted(*args: object, **kwargs: object) -> bytes:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(quick, "_call", interrupted)
+    assert main(argv) == 130
+    assert capsys.readouterr().err == "peloton: interrupted\n"
+    assert len(fake.jobs.created) == (1 if argv[1] == "create" else 0)
