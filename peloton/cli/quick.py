@@ -6,10 +6,10 @@ A ``peloton`` process is mostly its start: the interpreter, then what it
 imports. The whole command (``peloton.cli.run``) needs argparse, and with
 it ``re`` and ``enum``; its HTTP client ``socket``, ``json`` and
 ``typing`` (each of which imports ``re`` or ``enum`` too) and ``pathlib``:
-~19 ms of cpu of a ``job create``'s ~40 here, against ~6 for the bare
+~19 ms of cpu of a ``job create``'s ~45 here, against ~6 for the bare
 interpreter. This module imports none of them (only ``_socket`` and
 ``_json``, the C halves of ``socket`` and ``json``, and the modules the
-interpreter has loaded anyway), and a command it answers costs ~11 ms.
+interpreter has loaded anyway), and a command it answers costs ~13-15.
 
 It takes a command only when all of these hold, and otherwise leaves it
 to the whole command, which is then as if this module did not exist:

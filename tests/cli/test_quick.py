@@ -194,7 +194,7 @@ def test_a_create_declined_after_its_send_is_sent_again_with_its_id(
 def test_a_quick_command_imports_none_of_what_the_whole_command_needs(
         tmp_path: pathlib.Path, fake: FakeJobmgr) -> None:
     """argparse, re, enum, typing, socket, json, pathlib: ~19 ms of a
-    command's start here, against ~11 for the whole quick command."""
+    command's start here, against ~13-15 for the whole quick command."""
     env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
     script = ("import sys\nfrom peloton.cli.main import main\ncode = main(sys.argv[1:])\n"
               "whole = ('argparse', 're', 'enum', 'typing', 'socket', 'json', 'pathlib', "
