@@ -24,8 +24,9 @@ to the whole command, which is then as if this module did not exist:
 - ``_json`` exists (CPython's).
 
 It makes the whole command's request (``peloton.cli.plain`` over
-``peloton.rpc.http_client``: the same headers, the same body) to the first
-jobmgr the state file names, and prints only a clean answer: HTTP 200 of
+``peloton.rpc.http_client``), by the same pieces (``peloton.rpc.media``'s
+headers, a ``peloton.rpc.http1`` connection over a socket of
+``_socket``'s), to the first jobmgr the state file names, and prints only a clean answer: HTTP 200 of
 the media type it asked for. Anything else (a refusal, an error, a jobmgr
 that cannot be reached or does not answer within ``--timeout``'s default)
 is :class:`Declined`: the whole command then makes the call again, with
@@ -41,7 +42,8 @@ import os
 import sys
 
 from peloton.core.jobid import is_job_id, new_job_id
-from peloton.rpc.media import PATH, PLAIN, PLAIN_JSON, SPEC, SPEC_READ, WARNINGS
+from peloton.rpc.http1 import BadResponse, Connection, Response
+from peloton.rpc.media import PATH, PLAIN, PLAIN_JSON, SPEC, SPEC_READ, WARNINGS, call_headers
 
 TYPE_CHECKING = False  # not typing's (see peloton.cli.output)
 if TYPE_CHECKING:
@@ -55,7 +57,6 @@ TASK_MANAGER = "peloton.api.v0.task.TaskManager"
 # The whole command's defaults (peloton.cli.common.add_globals, HttpClient).
 TIMEOUT = 20.0
 CONNECT_TIMEOUT = 3.0
-TTL_MARGIN = 1.0
 # What a header carries unquoted (urllib.parse.quote's safe characters and
 # "/"); a pool path or file name with anything else goes the whole way.
 _PLAIN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -83,7 +84,8 @@ class _Unsent(Exception):
 
 
 # What a failed call may raise, answer or not.
-_FAILURES = (_Refused, _Unsent, OSError, ValueError, LookupError, TypeError, AttributeError)
+_FAILURES = (_Refused, _Unsent, BadResponse, OSError, ValueError, LookupError, TypeError,
+             AttributeError)
 
 
 def run(argv: list[str], stdout: IO[str], stderr: IO[str]) -> int | Declined:
@@ -136,10 +138,10 @@ def _create(respool: str, path: str, stdout: IO[str], stderr: IO[str]) -> int | 
     headers = {"Peloton-Respool": respool, "Peloton-Spec-Name": path, "Peloton-Job-Id": job_id}
     warnings: list[str] = []
 
-    def inspect(answer: dict[str, str]) -> None:
-        if SPEC_READ.lower() not in answer:
+    def inspect(answer: Response) -> None:
+        if not answer.header(SPEC_READ):
             raise _Refused("a jobmgr that does not read specs")
-        listed = _loads(answer.get(WARNINGS.lower()) or "[]")
+        listed = _loads(answer.header(WARNINGS) or "[]")
         if not isinstance(listed, list) or not all(isinstance(w, str) for w in listed):
             raise _Refused(f"{WARNINGS} is not a list of strings")
         warnings.extend(listed)
@@ -163,12 +165,13 @@ def _create(respool: str, path: str, stdout: IO[str], stderr: IO[str]) -> int | 
 
 def _call(service: str, method: str, body: bytes, accept: str, *, body_type: str = "",
           extra: dict[str, str] | None = None,
-          inspect: Callable[[dict[str, str]], None] | None = None) -> bytes:
+          inspect: Callable[[Response], None] | None = None) -> bytes:
     """The body of a 200 answer of ``accept``'s media type from the first
     jobmgr with an HTTP address, its headers shown to ``inspect`` first.
     _Unsent when the request did not leave; after it did, _Refused or
     whatever the socket or the answer raised."""
     import _socket
+
 
     try:
         host, port, max_bytes = _target()
@@ -179,6 +182,8 @@ def _call(service: str, method: str, body: bytes, accept: str, *, body_type: str
         sock = _socket.socket(family, kind, proto)
     except _FAILURES:
         raise _Unsent() from None
+    # peloton.rpc.http_client's one attempt, over a socket of _socket's.
+    connection = Connection(host, port, timeout=CONNECT_TIMEOUT)
     try:
         try:
             sock.settimeout(CONNECT_TIMEOUT)
@@ -187,24 +192,17 @@ def _call(service: str, method: str, body: bytes, accept: str, *, body_type: str
             raise _Unsent() from None
         sock.settimeout(TIMEOUT)
         sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
-        json_body = accept.startswith((PLAIN, PLAIN_JSON))
-        lines = [f"POST {PATH} HTTP/1.1", f"Host: {host}:{port}", f"Content-Length: {len(body)}",
-                 f"Rpc-Procedure: {service}::{method}",
-                 f"Rpc-Encoding: {'json' if json_body else 'proto'}",
-                 f"Content-Type: {body_type or 'application/json'}", f"Accept: {accept}",
-                 "Rpc-Service: peloton-jobmgr", "Rpc-Caller: peloton-cli",
-                 f"Context-TTL-MS: {int((TIMEOUT + TTL_MARGIN) * 1000)}"]
-        lines += [f"{k}: {v}" for k, v in (extra or {}).items()]
-        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
-        status, headers, answer = _response(sock)
+        connection.sock = sock  # type: ignore[assignment]  # a socket's methods
+        headers = call_headers(service, method, accept, timeout=TIMEOUT, body_type=body_type)
+        answer = connection.request("POST", PATH, body, {**headers, **(extra or {})})
     finally:
         sock.close()
     if inspect is not None:
-        inspect(headers)
-    if status != 200 or "rpc-status" in headers \
-            or not headers.get("content-type", "").startswith(accept.split(";")[0]):
-        raise _Refused(f"HTTP {status}")
-    return answer
+        inspect(answer)
+    if answer.status != 200 or answer.header("Rpc-Status") \
+            or not (answer.header("Content-Type") or "").startswith(accept.split(";")[0]):
+        raise _Refused(f"HTTP {answer.status}")
+    return answer.body
 
 
 def _target() -> tuple[str, int, int]:
@@ -244,32 +242,6 @@ def state_file() -> str:
     base = os.path.expanduser(home) if home else os.path.join(os.path.expanduser("~"),
                                                                 ".peloton")
     return os.path.join(base, "minicluster", "state.json")
-
-
-def _response(sock: Any) -> tuple[int, dict[str, str], bytes]:
-    """A status, headers (lower-case names) and a Content-Length body."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk or len(data) > 65536:
-            raise _Refused("no HTTP answer")
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    status_line, *header_lines = head.decode("latin-1").split("\r\n")
-    version, _, rest = status_line.partition(" ")
-    headers = {}
-    for line in header_lines:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    if not version.startswith("HTTP/1.") or "content-length" not in headers:
-        raise _Refused("not an answer with a length")
-    length = int(headers["content-length"])
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            raise _Refused("the answer was cut short")
-        body += chunk
-    return int(rest[:3]), headers, body[:length]
 
 
 # --------------------------------------------------------------------------- JSON

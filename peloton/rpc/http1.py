@@ -6,15 +6,16 @@ takes 25-35 ms here, against ~7 for this module, and a ``peloton job get``
 has ~150 ms in all. A client that POSTs to Peloton's HTTP/JSON API and reads one answer
 at a time needs much less: a status line, headers, a body by
 ``Content-Length`` or chunked, or up to the close. That is this module,
-on ``socket`` (and ``ssl`` when given a context).
+on ``socket`` (and ``ssl`` when given a context). It imports neither until
+:meth:`Connection.connect`: the CLI's quick path (``peloton.cli.quick``)
+talks over a socket of ``_socket``'s, since ``socket`` imports ``enum``.
 """
 
 from __future__ import annotations
 
-import socket
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # not typing's: see peloton.cli.output
 if TYPE_CHECKING:
+    import socket
     import ssl
 
 __all__ = ["BadResponse", "Connection", "Response"]
@@ -56,6 +57,8 @@ class Connection:
         self._buffer = b""
 
     def connect(self) -> None:
+        import socket
+
         # An ASCII host as bytes: for a str, getaddrinfo encodes it with the
         # "idna" codec, whose import (with stringprep and unicodedata) cost
         # each CLI command 1.2 ms of cpu.

@@ -63,7 +63,16 @@ from peloton.core.errors import (
     Unimplemented,
 )
 from peloton.rpc.http1 import BadResponse, Connection, Response
-from peloton.rpc.media import PATH, PLAIN, PLAIN_JSON, PROTO, SPEC, SPEC_READ, WARNINGS
+from peloton.rpc.media import (
+    PATH,
+    PLAIN,
+    PLAIN_JSON,
+    PROTO,
+    SPEC,
+    SPEC_READ,
+    WARNINGS,
+    call_headers,
+)
 from peloton.rpc.yarpc import from_status
 
 if TYPE_CHECKING:
@@ -76,9 +85,6 @@ __all__ = ["HttpClient", "NotOverHttp", "Target", "is_transport_error"]
 M = TypeVar("M", bound="Message")
 R = TypeVar("R")
 
-# How much longer than the client the server lets a call run: the client's
-# own timeout speaks first, in the gRPC client's words.
-TTL_MARGIN = 1.0
 
 
 class Target(NamedTuple):
@@ -322,12 +328,8 @@ class HttpClient:
         to ``inspect`` first, whatever it says; every failure comes out as
         a PelotonError."""
         connection = self._connection(target)
-        encoding = (("json", "application/json") if accept.startswith((PLAIN, PLAIN_JSON))
-                    else ("proto", PROTO))
-        headers = {"Rpc-Procedure": f"{service}::{method}", "Rpc-Encoding": encoding[0],
-                   "Content-Type": body_type or encoding[1], "Accept": accept,
-                   "Rpc-Service": "peloton-jobmgr", "Rpc-Caller": "peloton-cli",
-                   "Context-TTL-MS": str(int((self.timeout + TTL_MARGIN) * 1000))}
+        headers = call_headers(service, method, accept, timeout=self.timeout,
+                               body_type=body_type)
         headers.update(extra or {})
         headers.update(self.headers)
         try:
