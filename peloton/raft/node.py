@@ -244,15 +244,74 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
         # entries", entries it may have applied) and appended them again.
         # A success never moves the index back (as etcd's raft keeps it);
         # a refusal (``reset``) still sets it wherever the follower says.
-        if (isinstance(message, dict) and message.get("type") == "next_node_idx"
-                and message.get("success") and not message.get("reset")):
+        if not isinstance(message, dict):
+            self._handle_message(node, message)
+            return
+        kind = message.get("type")
+        if kind == "next_node_idx" and message.get("success") and not message.get("reset"):
             next_index = self._SyncObj__raftNextIndex
             sent = next_index.get(node)
             self._handle_message(node, message)
             if sent is not None and next_index.get(node, 0) < sent:
                 next_index[node] = sent
             return
+        if (kind == "append_entries" and "prevLogIdx" in message
+                and "transmission" not in message
+                and message["term"] >= self._SyncObj__raftCurrentTerm):
+            self._append_entries(node, message)
+            return
         self._handle_message(node, message)
+
+    def _append_entries(self, node: Any, message: dict[str, Any]) -> None:
+        """An AppendEntries as Raft (§5.3) has it: delete a follower's
+        entries only where one conflicts with the leader's.
+
+        pysyncobj deletes every entry past the message's previous index
+        whenever the follower holds more, the leader's own among them: a
+        heartbeat or a resend from an older index, crossing appends already
+        received, deleted entries the follower had applied, and appended
+        them again ("truncating already-applied log entries"; the
+        leader-side guard above only takes away the most frequent of those
+        resends). Here the entries the follower already holds (same index,
+        same term: the same entry, by Raft's log matching) are dropped from
+        the message before pysyncobj sees it; if none is left and the
+        follower holds more than the leader's message covers, nothing is
+        deleted and the answer names only what the message proved: the
+        entries past it are not known to match the leader's, so neither the
+        leader's match index nor the follower's commit index may count
+        them."""
+        log = self._SyncObj__raftLog
+        first = log[0][1]
+        last = log[-1][1]
+        previous = message["prevLogIdx"]
+        if not first <= previous <= last or log[previous - first][2] != message["prevLogTerm"]:
+            self._handle_message(node, message)  # pysyncobj's refusal
+            return
+        entries = message.get("entries", ())
+        held = 0
+        for entry in entries:
+            index = entry[1]
+            if index > last or log[index - first][2] != entry[2]:
+                break
+            held += 1
+        if held:
+            previous = entries[held - 1][1]
+            message = dict(message, prevLogIdx=previous, prevLogTerm=entries[held - 1][2],
+                           entries=entries[held:])
+            entries = message["entries"]
+        if entries or previous == last:
+            # A conflict at previous + 1 (deleted from there, as Raft has
+            # it), or nothing past previous: pysyncobj's own handling.
+            self._handle_message(node, message)
+            return
+        # Everything the message carries is held and more follows it: the
+        # leader's term, its lease and commit index (up to what the message
+        # proved) through pysyncobj, with no entries to look at; the answer
+        # here.
+        self._handle_message(node, {
+            "type": "append_entries", "term": message["term"],
+            "commit_index": min(message["commit_index"], previous)})
+        self._SyncObj__sendNextNodeIdx(node, nextNodeIdx=previous + 1, success=True)
 
     def notify_command(self) -> None:
         """Wake a lone member's tick thread for a command just queued (any

@@ -371,6 +371,76 @@ def test_followers_never_truncate_entries_under_pipelined_appends(tmp_path: Any)
             n.close()
 
 
+def _hand_driven_follower(tmp_path: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """A member whose tick thread never runs, its partner, and the
+    messages it sends (recorded, not sent)."""
+    from peloton.ops.layout import free_ports
+    from peloton.raft.node import _KeptAlive, raft_conf
+
+    me, partner = (f"127.0.0.1:{port}" for port in free_ports(2))
+    conf = raft_conf(tmp_path, self_address=me, password="p" * 16)
+    conf.autoTick = False
+    member = _KeptAlive(me, [partner], conf)
+    sent: list[dict[str, Any]] = []
+    member._SyncObj__transport.send = lambda node, message: sent.append(message) or True
+    leader = next(iter(member._SyncObj__otherNodes))
+    return member, leader, sent
+
+
+def _entries(indexes: range, term: int = 1) -> list[tuple[bytes, int, int]]:
+    return [(b"\x00" + b"c%d" % i, i, term) for i in indexes]
+
+
+def test_a_follower_deletes_only_entries_that_conflict_with_the_leaders(tmp_path: Any) -> None:
+    """Raft (§5.3): a follower deletes its entries only from the first that
+    conflicts with the leader's. pysyncobj deleted every entry past the
+    message's previous index: a heartbeat or a resend from an older index,
+    crossing appends already received, deleted entries the follower may
+    have applied ("truncating already-applied log entries")."""
+    member, leader, sent = _hand_driven_follower(tmp_path)
+    log = member._SyncObj__raftLog
+    deleted: list[int] = []
+    delete = member._SyncObj__deleteEntriesFrom
+    member._SyncObj__deleteEntriesFrom = lambda index: (deleted.append(index), delete(index))
+
+    def append(previous: int, entries: list[Any], *, commit: int = 0, term: int = 1) -> Any:
+        sent.clear()
+        member._on_message(leader, {
+            "type": "append_entries", "term": term, "commit_index": commit,
+            "prevLogIdx": previous, "prevLogTerm": log[previous - log[0][1]][2],
+            "entries": entries})
+        (answer,) = sent
+        return answer["next_node_idx"], answer["success"]
+
+    try:
+        assert [e[1] for e in log] == [1]
+        assert append(1, _entries(range(2, 12))) == (12, True)
+        # A resend of entries held (an older append crossing newer ones).
+        assert append(1, _entries(range(2, 7))) == (7, True)
+        # Part held, part new.
+        assert append(6, _entries(range(7, 14))) == (14, True)
+        # A heartbeat from an older index, with the leader's commit index
+        # past it: the answer and the commit stop at what it proved.
+        assert append(5, [], commit=12) == (6, True)
+        assert member._SyncObj__raftCommitIndex == 5
+        assert deleted == [] and [e[1] for e in log] == list(range(1, 14))
+        assert append(13, [], commit=12) == (14, True)
+        assert member._SyncObj__raftCommitIndex == 12
+        # A conflict (another term's entry at 11): deleted from there.
+        assert append(10, _entries(range(11, 12), term=2), term=2) == (12, True)
+        assert deleted == [11]
+        assert [(e[1], e[2]) for e in log][-3:] == [(9, 1), (10, 1), (11, 2)]
+        # A previous entry the follower lacks: refused, as pysyncobj does.
+        assert append(11, [], term=2) == (12, True)
+        sent.clear()
+        member._on_message(leader, {
+            "type": "append_entries", "term": 2, "commit_index": 0,
+            "prevLogIdx": 20, "prevLogTerm": 2, "entries": []})
+        assert sent[0]["success"] is False and sent[0]["reset"] is True
+    finally:
+        member.destroy()
+
+
 def test_an_apply_hands_the_gil_over_when_a_reader_waits_for_the_lock(monkeypatch: Any) -> None:
     """pysyncobj applies a tick's entries back to back: unless the tick
     thread gives up the GIL between them, trio's thread, waiting for the
