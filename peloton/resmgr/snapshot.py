@@ -149,6 +149,13 @@ def load(state: ResmgrState, d: dict[str, Any]) -> None:
             freeing[revocable] = freeing[revocable] + e.resources
     s.queues = {pid: {name: {pr: deque(q) for pr, q in queue} for name, queue in qs.items()}
                 for pid, qs in d["queues"].items()}
+    for qs in s.queues.values():
+        for by_priority in qs.values():
+            for ids in by_priority.values():
+                for gid in ids:
+                    gang = s.gangs.get(gid)
+                    if gang is not None:
+                        gang.queued = True
     s.ready = ReadyQueue(s.gangs)
     s.ready.load(d["ready"])
     s.gone = dict(d["gone"])

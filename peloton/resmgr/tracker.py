@@ -74,6 +74,11 @@ class Gang:
     # placement again (0: not backing off).
     attempts: int = 0
     retry_at: float = 0.0
+    # Whether its id sits in one of its leaf's admission queues or the
+    # READY queue (a queue's head drops the id of a gang that is gone, so
+    # a gang that goes while queued is counted in ``gone``). Not in
+    # snapshots: restored from the queues.
+    queued: bool = False
 
     def kind(self) -> str:
         """The special queue this gang moves to when it fails from pending."""
@@ -119,6 +124,7 @@ class ReadyQueue:
         if not queue:
             self._turn.append(gang.pool)
         queue.append(gang_id)
+        gang.queued = True
         self._size += 1
 
     def pop(self) -> tuple[str, int]:
@@ -126,6 +132,9 @@ class ReadyQueue:
         pool = self._turn.popleft()
         queue = self._by_pool[pool]
         gang_id = queue.popleft()
+        gang = self._gangs.get(gang_id)
+        if gang is not None:
+            gang.queued = False
         self._size -= 1
         if queue:
             self._turn.append(pool)
@@ -187,6 +196,10 @@ class ReadyQueue:
             self._by_pool[pool] = deque(ids)
             self._turn.append(pool)
             self._size += len(ids)
+            for gid in ids:
+                gang = self._gangs.get(gid)
+                if gang is not None:
+                    gang.queued = True
 
 
 class PreemptionQueue:
@@ -362,9 +375,8 @@ class Tracker:
             gang.resources = (gang.resources - entry.resources).clamp_zero()
             if not gang.tasks:
                 del self.gangs[gang.id]
-                if entry.state == TaskState.PENDING or (
-                        entry.state == TaskState.READY and not gang.retry_at):
-                    self._went(gang.pool)  # its id is in a queue (READY: not backing off)
+                if gang.queued:
+                    self._went(gang.pool)
 
     def _went(self, pool_id: str) -> None:
         """A gang whose id sits in one of the leaf's queues is gone."""
@@ -485,6 +497,7 @@ class Tracker:
         if gangs is None:
             gangs = by_priority[gang.priority] = deque()
         gangs.append(gang.id)
+        gang.queued = True
 
     def _to_ready_single(self, entry: TaskEntry) -> None:
         """Place one admitted task again, as a gang of its own."""
@@ -497,6 +510,8 @@ class Tracker:
             old.resources = (old.resources - entry.resources).clamp_zero()
             if not old.tasks:
                 del self.gangs[old.id]
+                if old.queued:
+                    self._went(old.pool)
         gang = Gang(self.next_gang, entry.pool, entry.priority, [entry.mesos_task_id],
                     entry.resources, *flags)
         self.next_gang += 1
@@ -518,8 +533,8 @@ class Tracker:
         new = Gang(self.next_gang, gang.pool, gang.priority, list(gang.tasks), gang.resources,
                    gang.preemptible, gang.controller, gang.revocable)
         self.next_gang += 1
-        if gang.tasks and not gang.retry_at and self.tasks[gang.tasks[0]].state == TaskState.READY:
-            self._went(gang.pool)  # its old id stays in the READY queue
+        if gang.queued:
+            self._went(gang.pool)  # its old id stays in the queue
         del self.gangs[gang.id]
         self.gangs[new.id] = new
         for mid in new.tasks:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgpack
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 
 from peloton.core.states import TaskState
 from peloton.resmgr import snapshot
@@ -123,6 +123,13 @@ def test_a_version_4_snapshot_counts_its_gone_ids_from_its_queues() -> None:
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(command_logs)
+# A READY task reported LAUNCHED, then ended: its gang went with its id
+# still in the READY queue (counted by whether it was READY, it was missed).
+@example(steps=[
+    ("gangs.enqueue", {"pool": "p", "requeue": False, "gangs": [[[
+        "j1-0-1", "j1-0", 1, 0, 0, [0.5, 0.0, 0.0, 0.0], b"task j1-0-1", 1]]]}, 2),
+    ("tasks.update", {"updates": [["j1-0-1", TaskState.LAUNCHED],
+                                  ["j1-0-1", TaskState.SUCCEEDED]]}, 0)])
 def test_every_leafs_count_is_the_gone_ids_its_queues_hold(
         steps: list[tuple[str, Any, int]]) -> None:
     s = seeded()
@@ -131,3 +138,14 @@ def test_every_leafs_count_is_the_gone_ids_its_queues_hold(
         for leaf in set(s.queues) | set(s.gone):
             assert s.gone.get(leaf, 0) == gone_ids(s, leaf), leaf
             assert s.waiting_gangs(leaf) == live_waiting(s, leaf)
+
+
+def test_a_restored_state_knows_which_gangs_are_queued() -> None:
+    """Whether a gang's id is queued is not in snapshots: a restored state
+    reads it from its queues, and counts a queued gang that goes."""
+    s = full_pool(3)  # j0 and j1 admitted (their ids in the READY queue), j2 waits
+    back = ResmgrState()
+    back.restore(s.snapshot())
+    update(back, (mid(0, job="j0"), TaskState.LAUNCHED), (mid(0, job="j0"), TaskState.SUCCEEDED))
+    update(back, (mid(0, job="j2"), TaskState.KILLED))
+    assert back.gone == {"p": 2} == {"p": gone_ids(back, "p")}
