@@ -237,6 +237,53 @@ async def test_an_express_get_takes_only_express_placements() -> None:
     assert [p.hostname for p in got.placements] == ["bulk-h0", "bulk-h1"]
 
 
+async def test_a_small_jobs_placement_wakes_its_shards_express_get_alone(
+        autojump_clock: trio.abc.Clock) -> None:
+    """A jobmgr long-polls GetPlacements twice, express and not. An express
+    placement is the express call's while one waits for its shard: the
+    other call does not wake for it (both did, and each made a Raft
+    command, one of them for nothing); with no express call waiting, it
+    takes it."""
+    node, handler = service()
+    node.commit_s = 0.01  # both calls woken would propose before either applies
+    proposed: list[bool] = []
+    propose = handler.rm.propose
+
+    async def counted(name: str, payload: Any, **kw: Any) -> Any:
+        if name == "placements.get":
+            proposed.append(bool(payload.get("express")))
+        return await propose(name, payload, **kw)
+
+    handler.rm.propose = counted  # type: ignore[method-assign]
+    got: dict[bool, list[str]] = {True: [], False: []}
+
+    async def get(express: bool) -> None:
+        reply = await handler.GetPlacements(rpb.GetPlacementsRequest(
+            shards=[0, 1], limit=100, timeout=1000, express=express))
+        got[express].extend(p.hostname for p in reply.placements)
+
+    async def place(job: str, express: bool) -> None:
+        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                           gangs=gangs(job, 1)))
+        await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=10))
+        await handler.SetPlacements(rpb.SetPlacementsRequest(placements=[rpb.Placement(
+            hostname=f"{job}-h", agentId="a", leaseId=f"{job}-l", cluster="c1",
+            tasks=[rpb.TaskRef(mesosTaskId=f"{job}-0-1")])], express=express))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(get, True)
+        nursery.start_soon(get, False)
+        await trio.testing.wait_all_tasks_blocked()
+        await place("probe", True)
+        await trio.sleep(0.1)
+        assert got == {True: ["probe-h"], False: []} and proposed == [True]
+        await place("bulk", False)  # the waiting bulk call wakes for its own
+    assert got == {True: ["probe-h"], False: ["bulk-h"]} and proposed == [True, False]
+    await place("late", True)  # no express call waits: the other takes it
+    await get(False)
+    assert got[False] == ["bulk-h", "late-h"]
+
+
 async def test_an_enqueues_reply_counts_its_pools_gangs_not_yet_placed() -> None:
     """EnqueueGangsResponse.waiting (the jobmgrs' intake holds large creates
     by it): PENDING and READY gangs of the request's pool; a request without
