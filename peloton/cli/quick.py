@@ -172,7 +172,6 @@ def _call(service: str, method: str, body: bytes, accept: str, *, body_type: str
     whatever the socket or the answer raised."""
     import _socket
 
-
     try:
         host, port, max_bytes = _target()
         if len(body) > max_bytes:
