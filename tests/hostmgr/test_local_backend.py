@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -492,6 +492,46 @@ async def test_a_kill_reaches_a_child_that_left_the_process_group(local: Harness
     assert done.state == TaskState.KILLED
     assert trio.current_time() - start < 10  # the grace is 60 s
     assert _gone(timeout) and _gone(sleep)
+
+
+@pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
+async def test_a_kill_signals_each_process_of_the_run_once(local: Harness,
+                                                           monkeypatch: pytest.MonkeyPatch):
+    """The kill's SIGTERM goes to the run's process group, and through its
+    cgroup only to the processes that left the group. The chaos run's
+    services counted two SIGTERMs in a third of their stops (a trap that
+    writes a line each time), and to many programs a second one means
+    "stop now"."""
+    s = spec(1, "setsid sleep 300 & echo $! > child.pid; sleep 300", kill_grace_seconds=60)
+    await local.backend.launch([s])
+    pgid = local.backend._runs[s.mesos_task_id].pgid
+    pid_file = local.root / "sandboxes" / "local-0" / s.mesos_task_id / "child.pid"
+    while True:  # until setsid has made the child a group of its own
+        text = pid_file.read_text().strip() if pid_file.exists() else ""
+        if text and os.getpgid(int(text)) != pgid:
+            break
+        await trio.sleep(0.05)
+    child = int(text)
+    cgroups = local.backend.cgroups
+    assert cgroups is not None
+    in_group = [pid for pid in cgroups.pids(s.mesos_task_id) if os.getpgid(pid) == pgid]
+    assert in_group  # the shell and its sleep
+    sent: list[tuple[str, int, int]] = []
+
+    def noting(kind: str, send: Callable[[int, int], None]) -> Callable[[int, int], None]:
+        def call(target: int, sig: int) -> None:
+            sent.append((kind, target, sig))
+            send(target, sig)
+        return call
+
+    monkeypatch.setattr(os, "kill", noting("pid", os.kill))
+    monkeypatch.setattr(os, "killpg", noting("group", os.killpg))
+    await local.backend.kill([s.mesos_task_id])
+    assert sorted(sent) == [("group", pgid, signal.SIGTERM), ("pid", child, signal.SIGTERM)]
+    monkeypatch.undo()
+    done = await local.wait_terminal(s.mesos_task_id)
+    assert done.state == TaskState.KILLED and "SIGKILL" not in done.message
+    assert _gone(child)
 
 
 def _children(pid: int) -> list[int]:

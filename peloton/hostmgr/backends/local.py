@@ -794,14 +794,17 @@ class LocalBackend(Backend):
 
     def _signal(self, run: _Run, signum: int) -> None:
         """Signal the run's process group and, with cgroups, every process in
-        its cgroup: a child that left the group (plain `timeout`, setsid)
-        gets the SIGTERM and its grace too. (cgroup.procs is a sysfs read:
-        it does not block.)"""
+        its cgroup that left the group: a child that did (plain `timeout`,
+        setsid) gets the SIGTERM and its grace too. Each process gets the
+        signal once: to many programs a second SIGTERM or SIGINT means "stop
+        now", skipping the graceful stop the grace period is for. (cgroup.procs
+        is a sysfs read: it does not block.)"""
         _killpg(run.pgid, signum)
         if self.cgroups is not None:
             for pid in self.cgroups.pids(run.spec.mesos_task_id):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signum)
+                    if os.getpgid(pid) != run.pgid:
+                        os.kill(pid, signum)
 
     # -- status --------------------------------------------------------------
 
