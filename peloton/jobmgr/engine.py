@@ -50,6 +50,7 @@ from peloton.core.errors import (
     BY_CODE,
     Aborted,
     AlreadyExists,
+    DeadlineExceeded,
     FailedPrecondition,
     Internal,
     InvalidArgument,
@@ -57,7 +58,7 @@ from peloton.core.errors import (
     PelotonError,
     Unavailable,
 )
-from peloton.core.ids import task_id, volume_id
+from peloton.core.ids import parse_mesos_task_id, task_id, volume_id
 from peloton.core.states import (
     ON_HOST_TASK_STATES,
     TERMINAL_JOB_STATES,
@@ -351,7 +352,12 @@ EVENTS_A_STEP = 500
 # write) between two yields to the other tasks.
 ROWS_A_STEP = 1000
 # Tries of one batch of task-state reports to resmgr.
+# A report refused with an error is tried this many times; one that failed
+# with one of REPORT_RETRIED (resmgr could not answer), until it answers.
 REPORT_ATTEMPTS = 10
+REPORT_RETRIED = (Unavailable, DeadlineExceeded, Aborted)
+# How long a recovered shard waits to ask resmgr again which runs it holds.
+AUDIT_RETRY_S = 2.0
 # Reports a call carries at most, and the calls in flight at once.
 REPORT_BATCH = 5000
 REPORT_SENDERS = 2
@@ -368,9 +374,12 @@ class Reports:
     jobs ran (16 shards: 0.69 calls a job, 2.7 updates a command). A
     shard that stops leaves what it put to be sent. Order does not
     matter (resmgr ignores a report of a run it has forgotten), and the
-    writers never wait for resmgr's commit. A failed call is tried again
-    (``REPORT_ATTEMPTS`` times, a second apart), so an end that resmgr
-    missed does not hold its resources."""
+    writers never wait for resmgr's commit. A failed call is tried again a
+    second apart: until resmgr answers while it cannot (an end it missed
+    would hold the run's resources there for ever), ``REPORT_ATTEMPTS``
+    times when it answers with an error. The reports of a jobmgr that dies
+    go with it; the shard's next owner finds their runs
+    (``ShardEngine.audit_resmgr``)."""
 
     def __init__(self, resmgr: ServiceClient) -> None:
         self._resmgr = resmgr
@@ -401,13 +410,22 @@ class Reports:
                         batch.extend(self._recv.receive_nowait())
                     except trio.WouldBlock:
                         break
-                for attempt in range(1, REPORT_ATTEMPTS + 1):
+                attempt = 0
+                while True:
                     try:
                         await self._resmgr.call("UpdateTasksState", _reports(batch))
                         break
                     except PelotonError as error:
-                        log.warning("reporting %d task states to resmgr (attempt %d of %d): %s",
-                                    len(batch), attempt, REPORT_ATTEMPTS, error)
+                        # While resmgr cannot answer (no leader, all down) the
+                        # reports wait: one dropped would hold its run's
+                        # resources there for ever. What it refuses is a bug.
+                        attempt += 1
+                        lasting = not isinstance(error, REPORT_RETRIED)
+                        log.warning("reporting %d task states to resmgr (attempt %d%s): %s",
+                                    len(batch), attempt,
+                                    f" of {REPORT_ATTEMPTS}" if lasting else "", error)
+                        if lasting and attempt >= REPORT_ATTEMPTS:
+                            break
                         await trio.sleep(1.0)
         finally:
             self._serving -= 1
@@ -962,7 +980,55 @@ class ShardEngine:
         """Tell resmgr that runs are RUNNING or ended (it releases what they
         held). While the jobmgr's ``Reports`` are served, queued for them:
         the writer does not wait for resmgr's Raft commit."""
-        updates = [(t.mesos_task_id, t.state) for t in tasks if t.state in RESMGR_STATE_REPORTED]
+        await self._report(
+            [(t.mesos_task_id, t.state) for t in tasks if t.state in RESMGR_STATE_REPORTED])
+
+    async def audit_resmgr(self) -> None:
+        """Report again the runs resmgr holds that this shard knows ended.
+
+        A run's end is written, then its report queued in memory; a jobmgr
+        that dies in between takes the report with it, and resmgr would
+        hold what the run used for ever (a chaos run's cluster stalled so,
+        its pool's 16 cpu held by 14 runs long ended). Run once the shard
+        is recovered, and retried until resmgr answers. A run counts as
+        ended when this shard has its end, has a later run of its task, or
+        no longer has its job or instance (ended and unloaded, or deleted);
+        a report of a run resmgr has forgotten meanwhile is ignored."""
+        request = rpb.GetActiveTasksRequest(shards=[self.shard])
+        while True:
+            try:
+                reply = await self.ctx.resmgr.call("GetActiveTasks", request)
+                break
+            except PelotonError as error:
+                log.info("shard %d: asking resmgr which runs it holds: %s; retrying",
+                         self.shard, error)
+                await trio.sleep(AUDIT_RETRY_S)
+        held = [t.mesosTaskId for t in reply.tasks]
+        ended = await self.submit(self._ended_among, held) if held else []
+        if ended:
+            log.warning("shard %d: resmgr held %d runs that had ended; reported them again",
+                        self.shard, len(ended))
+            await self._report(ended)
+
+    async def _ended_among(self, runs: Sequence[str]) -> list[tuple[str, TaskState]]:
+        """The writer's part of ``audit_resmgr``: which of ``runs`` ended,
+        with their ends (LOST where this shard no longer has them)."""
+        ended: list[tuple[str, TaskState]] = []
+        for mid in runs:
+            task, job = self.find(mid)
+            if task is not None:
+                if task.terminal:
+                    ended.append((mid, task.state))
+                continue
+            try:
+                _, instance, run = parse_mesos_task_id(mid)
+            except ValueError:
+                continue  # (not one of ours)
+            if job is None or instance >= len(job.tasks) or job.tasks[instance].run > run:
+                ended.append((mid, TaskState.LOST))
+        return ended
+
+    async def _report(self, updates: list[tuple[str, TaskState]]) -> None:
         if not updates:
             return
         reports = self.ctx.reports

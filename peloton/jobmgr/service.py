@@ -233,6 +233,7 @@ class Jobmgr:
                 self._engines_changed()
                 nursery.start_soon(self._reconcile_loop, engine)
                 nursery.start_soon(self._deadline_loop, engine)
+                nursery.start_soon(engine.audit_resmgr)
                 # A fenced engine (a newer epoch wrote) ends its shard here;
                 # the owner starts it again if the map still says so.
                 await engine.fenced.wait()

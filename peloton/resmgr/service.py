@@ -709,6 +709,20 @@ class ResmgrServiceHandler:
                                     reason=rpb.PREEMPTION_REASON_REVOKE_RESOURCES)
             for mid, why in got])
 
+    async def GetActiveTasks(self, request: rpb.GetActiveTasksRequest) -> Any:
+        """The runs this resmgr holds of the given jobmgr shards, in any
+        state (a recovered shard reports again those it knows ended)."""
+        self.rm.require_leader()
+        shards = set(request.shards)
+        with self.rm.node.lock:
+            held = [(e.mesos_task_id, e.state) for e in self.rm.state.tasks.values()
+                    if e.shard in shards]
+        reply = rpb.GetActiveTasksResponse()
+        add = reply.tasks.add
+        for mid, state in held:
+            add(mesosTaskId=mid, state=state)  # type: ignore[arg-type]
+        return reply
+
     async def GetWaitReasons(self, request: rpb.GetWaitReasonsRequest) -> Any:
         self.rm.require_leader()
         if len(request.mesosTaskIds) > MAX_WAIT_REASONS:

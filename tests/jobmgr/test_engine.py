@@ -83,9 +83,15 @@ class FakeResmgr:
     def __init__(self) -> None:
         self.requests: list[tuple[str, Any]] = []
         self.unavailable = False
+        self.held: list[str] = []  # the runs GetActiveTasks answers
 
     async def call(self, method: str, request: Any, **kw: Any) -> Any:
         self.requests.append((method, request))
+        if method == "GetActiveTasks":
+            if self.unavailable:
+                raise Unavailable("resmgr has no leader")
+            return rpb.GetActiveTasksResponse(tasks=[
+                rpb.TaskStateUpdate(mesosTaskId=m, state=task_pb2.RUNNING) for m in self.held])
         if method == "EnqueueGangs":
             if self.unavailable:
                 raise Unavailable("resmgr has no leader")
@@ -264,6 +270,36 @@ async def test_full_reconcile_applies_the_events_of_known_runs(
     assert h.states() == [T.RUNNING, T.SUCCEEDED] and job.state == JobState.RUNNING
     assert [(await h.stored(i))[0] for i in range(2)] == [T.RUNNING, T.SUCCEEDED]
     assert h.resmgr.updates() == [(mid(0), T.RUNNING), (mid(1), T.SUCCEEDED)]
+
+
+async def test_a_recovered_shard_reports_again_the_runs_resmgr_holds_that_ended(
+        autojump_clock: trio.testing.MockClock, h: Harness) -> None:
+    """A jobmgr that dies between writing runs' ends and sending their
+    reports takes the reports with it: the shard's next owner asks resmgr
+    which runs it holds and reports the ended ones again."""
+    other = "0b5c7e1e-3f7a-4c8e-9d1a-000000000000"  # a job the shard no longer has
+    job = await new_job(h, 4, max_failures=1)
+    await running(h, 0, 1, 2, 3)
+    await h.engine.on_events([hpb.TaskEvent(mesosTaskId=mid(0), state=T.SUCCEEDED.name),
+                              hpb.TaskEvent(mesosTaskId=mid(1), state=T.FAILED.name)])
+    assert [(t.state, t.run) for t in job.tasks] == [
+        (T.SUCCEEDED, 1), (T.PENDING, 2), (T.RUNNING, 1), (T.RUNNING, 1)]
+    h.resmgr.held = [mid(0), mid(1), mid(1, 2), mid(2), f"{other}-0-1", mid(9), "not-a-run"]
+    h.resmgr.unavailable = True  # at first: asked again until it answers
+    h.resmgr.requests.clear()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(h.engine.serve_inbox)
+        nursery.start_soon(h.engine.audit_resmgr)
+        await trio.sleep(5)
+        h.resmgr.unavailable = False
+        await trio.sleep(5)
+        nursery.cancel_scope.cancel()
+    asked = [r for m, r in h.resmgr.requests if m == "GetActiveTasks"]
+    assert len(asked) >= 2 and all(list(r.shards) == [SHARD] for r in asked)
+    # Ended here (0), a later run started (1's first), no such job or
+    # instance: reported; the ones this shard runs or has placed, not.
+    assert sorted(h.resmgr.updates()) == sorted([
+        (mid(0), T.SUCCEEDED), (mid(1), T.LOST), (f"{other}-0-1", T.LOST), (mid(9), T.LOST)])
 
 
 async def test_full_reconcile_acts_on_runs_unknown_two_rounds_in_a_row(

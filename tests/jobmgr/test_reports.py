@@ -13,7 +13,7 @@ from typing import Any, cast
 import trio
 import trio.testing
 
-from peloton.core.errors import Unavailable
+from peloton.core.errors import Internal, PelotonError, Unavailable
 from peloton.core.states import TaskState
 from peloton.jobmgr import engine
 from peloton.jobmgr.engine import Reports
@@ -24,11 +24,13 @@ RUNNING, SUCCEEDED = TaskState.RUNNING, TaskState.SUCCEEDED
 
 class Resmgr:
     """UpdateTasksState calls, held while ``gate`` is closed; the first
-    ``failures`` of them fail."""
+    ``failures`` of them fail with ``error``."""
 
-    def __init__(self, failures: int = 0) -> None:
+    def __init__(self, failures: int = 0, error: PelotonError | None = None) -> None:
         self.calls: list[list[tuple[str, int]]] = []
         self.failures = failures
+        self.error = error or Unavailable("resmgr is electing a leader")
+        self.attempts = 0
         self.gate: trio.Event | None = None
         self.in_flight = 0
 
@@ -38,9 +40,10 @@ class Resmgr:
         try:
             if self.gate is not None:
                 await self.gate.wait()
+            self.attempts += 1
             if self.failures:
                 self.failures -= 1
-                raise Unavailable("resmgr is electing a leader")
+                raise self.error
             self.calls.append([(u.mesosTaskId, u.state) for u in request.updates])
         finally:
             self.in_flight -= 1
@@ -122,6 +125,34 @@ async def test_a_failed_call_is_tried_again(autojump_clock: Any) -> None:
         assert trio.current_time() - start == 3.5
         nursery.cancel_scope.cancel()
     assert resmgr.calls == [[("a-0-1", SUCCEEDED)]]
+
+
+async def test_reports_wait_out_a_resmgr_that_cannot_answer(autojump_clock: Any) -> None:
+    """However long resmgr has no leader: a dropped end would hold its
+    run's resources there for ever."""
+    failures = engine.REPORT_ATTEMPTS * 6
+    resmgr = Resmgr(failures=failures)
+    reports = Reports(cast(ServiceClient, resmgr))
+    reports.put([("a-0-1", SUCCEEDED)])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve, 1)
+        await trio.sleep(failures + 0.5)
+        assert resmgr.calls == [[("a-0-1", SUCCEEDED)]]
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_report_resmgr_refuses_is_given_up(autojump_clock: Any) -> None:
+    resmgr = Resmgr(failures=100, error=Internal("a bug"))
+    reports = Reports(cast(ServiceClient, resmgr))
+    reports.put([("a-0-1", SUCCEEDED)])
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve, 1)
+        await trio.sleep(60)
+        assert resmgr.attempts == engine.REPORT_ATTEMPTS and not resmgr.calls
+        reports.put([("b-0-1", SUCCEEDED)])  # the sender goes on with the next
+        await trio.sleep(60)
+        assert resmgr.attempts == 2 * engine.REPORT_ATTEMPTS
+        nursery.cancel_scope.cancel()
 
 
 async def test_without_senders_a_report_is_its_own_call(autojump_clock: Any) -> None:

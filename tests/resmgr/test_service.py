@@ -80,3 +80,21 @@ def test_an_api_pool_is_checked_as_a_file_is(config: respool_pb2.ResourcePoolCon
     with pytest.raises(InvalidArgument) as caught:
         pool_payload("id-1", config, "root")
     assert caught.value.field == field
+
+
+async def test_active_tasks_are_the_runs_held_of_the_shards_asked() -> None:
+    """What a recovered jobmgr shard compares with its own runs
+    (``ShardEngine.audit_resmgr``): every run resmgr holds of its shards,
+    in any state, with the state."""
+    from tests.resmgr.test_lanes import service
+
+    _, handler = service()
+    await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "bulk"}, gangs=[
+        rpb.Gang(tasks=[rpb.Task(id=f"{job}-0", jobId=job, mesosTaskId=f"{job}-0-1", shard=shard,
+                                 resource=rpb.Resources(cpu=1.0, memMb=1.0))])
+        for job, shard in (("a", 1), ("b", 2), ("c", 1))]))
+    tasks = handler.rm.state.tasks
+    reply = await handler.GetActiveTasks(rpb.GetActiveTasksRequest(shards=[1, 5]))
+    assert sorted((t.mesosTaskId, t.state) for t in reply.tasks) == [
+        ("a-0-1", tasks["a-0-1"].state), ("c-0-1", tasks["c-0-1"].state)]
+    assert not (await handler.GetActiveTasks(rpb.GetActiveTasksRequest(shards=[4]))).tasks

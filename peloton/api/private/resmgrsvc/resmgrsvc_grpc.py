@@ -50,6 +50,10 @@ class ResourceManagerServiceBase(abc.ABC):
     async def GetPreemptibleTasks(self, stream: 'grpclib.server.Stream[peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksRequest, peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksResponse]') -> None:
         pass
 
+    @abc.abstractmethod
+    async def GetActiveTasks(self, stream: 'grpclib.server.Stream[peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetActiveTasksRequest, peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetActiveTasksResponse]') -> None:
+        pass
+
     def __mapping__(self) -> typing.Dict[str, grpclib.const.Handler]:
         return {
             '/peloton.private.resmgrsvc.ResourceManagerService/EnqueueGangs': grpclib.const.Handler(
@@ -99,6 +103,12 @@ class ResourceManagerServiceBase(abc.ABC):
                 grpclib.const.Cardinality.UNARY_UNARY,
                 peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksRequest,
                 peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksResponse,
+            ),
+            '/peloton.private.resmgrsvc.ResourceManagerService/GetActiveTasks': grpclib.const.Handler(
+                self.GetActiveTasks,
+                grpclib.const.Cardinality.UNARY_UNARY,
+                peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetActiveTasksRequest,
+                peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetActiveTasksResponse,
             ),
         }
 
@@ -153,4 +163,10 @@ class ResourceManagerServiceStub:
             '/peloton.private.resmgrsvc.ResourceManagerService/GetPreemptibleTasks',
             peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksRequest,
             peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetPreemptibleTasksResponse,
+        )
+        self.GetActiveTasks = grpclib.client.UnaryUnaryMethod(
+            channel,
+            '/peloton.private.resmgrsvc.ResourceManagerService/GetActiveTasks',
+            peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetActiveTasksRequest,
+            peloton.api.private.resmgrsvc.resmgrsvc_pb2.GetActiveTasksResponse,
         )

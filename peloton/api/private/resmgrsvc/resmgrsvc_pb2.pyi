@@ -289,3 +289,15 @@ class GetWaitReasonsResponse(_message.Message):
     REASONS_FIELD_NUMBER: _ClassVar[int]
     reasons: _containers.ScalarMap[str, str]
     def __init__(self, reasons: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class GetActiveTasksRequest(_message.Message):
+    __slots__ = ("shards",)
+    SHARDS_FIELD_NUMBER: _ClassVar[int]
+    shards: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, shards: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class GetActiveTasksResponse(_message.Message):
+    __slots__ = ("tasks",)
+    TASKS_FIELD_NUMBER: _ClassVar[int]
+    tasks: _containers.RepeatedCompositeFieldContainer[TaskStateUpdate]
+    def __init__(self, tasks: _Optional[_Iterable[_Union[TaskStateUpdate, _Mapping]]] = ...) -> None: ...
