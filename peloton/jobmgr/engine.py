@@ -351,9 +351,9 @@ EVENTS_A_STEP = 500
 # Tasks a step turns into rows (a group of creates, a launch's record, a
 # write) between two yields to the other tasks.
 ROWS_A_STEP = 1000
-# Tries of one batch of task-state reports to resmgr.
-# A report refused with an error is tried this many times; one that failed
-# with one of REPORT_RETRIED (resmgr could not answer), until it answers.
+# Tries of one batch of task-state reports to resmgr refused with an
+# error; one that failed with one of REPORT_RETRIED (resmgr could not
+# answer) is tried until it answers.
 REPORT_ATTEMPTS = 10
 REPORT_RETRIED = (Unavailable, DeadlineExceeded, Aborted)
 # How long a recovered shard waits to ask resmgr again which runs it holds.
