@@ -820,6 +820,7 @@ class ShardEngine:
         plans: list[tuple[rpb.Placement, list[tuple[Job, Task]]]] = []
         changed: list[Task] = []
         skipped: list[Task] = []
+        running: list[Task] = []
         seen = 0
         for p in placements:
             if seen >= ROWS_A_STEP:  # a bulk get's 100 placements hold thousands
@@ -836,6 +837,11 @@ class ShardEngine:
                 apply(task, action.changes)
                 if action.act == Act.END:  # stopped while waiting: it ends here
                     skipped.append(task)
+                elif task.state == TaskState.RUNNING:
+                    # Placed again: resmgr never had its RUNNING (the report
+                    # died with a jobmgr), timed its launch out and placed
+                    # it anew; told now, or it does so every LAUNCHING_TIMEOUT.
+                    running.append(task)
                 if action.act != Act.LAUNCH:
                     continue
                 cfg = job.run_config(task)
@@ -863,8 +869,8 @@ class ShardEngine:
         for job in touched.values():
             job.refresh_state(now)
         await self.persist(touched.values(), changed + skipped)
-        if skipped:
-            await self.report_states(skipped)
+        if skipped or running:
+            await self.report_states(skipped + running)
         # A stop that came while the placement was being recorded wins; the
         # unused lease simply expires in the host manager.
         by_cluster: LaunchPlan = defaultdict(list)

@@ -302,6 +302,22 @@ async def test_a_recovered_shard_reports_again_the_runs_resmgr_holds_that_ended(
         (mid(0), T.SUCCEEDED), (mid(1), T.LOST), (f"{other}-0-1", T.LOST), (mid(9), T.LOST)])
 
 
+async def test_a_running_run_placed_again_is_reported_running_not_launched(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    """Resmgr that never had a run's RUNNING (the report died with a jobmgr)
+    times its launch out and places it again: the run keeps running where
+    it is, and resmgr is told it runs, or it would place it again every
+    LAUNCHING_TIMEOUT for as long as it runs (for ever, for a service)."""
+    job = await new_job(h, 2)
+    await running(h, 0)
+    launches = len(h.hostmgr.batches)
+    h.resmgr.requests.clear()
+    await h.engine.launch([placement("hB", 0)])
+    assert len(h.hostmgr.batches) == launches  # nothing launched
+    assert (job.tasks[0].state, job.tasks[0].host) == (T.RUNNING, "hA")
+    assert h.resmgr.updates() == [(mid(0), T.RUNNING)]
+
+
 async def test_full_reconcile_acts_on_runs_unknown_two_rounds_in_a_row(
         mock_clock: trio.testing.MockClock, h: Harness) -> None:
     # 0 LAUNCHING, 1 RUNNING (one retry allowed), 2 KILLING (goal KILLED).
