@@ -990,7 +990,7 @@ class ShardEngine:
             [(t.mesos_task_id, t.state) for t in tasks if t.state in RESMGR_STATE_REPORTED])
 
     async def audit_resmgr(self) -> None:
-        """Report again the runs resmgr holds that this shard knows ended.
+        """Report again what resmgr missed of this shard's runs.
 
         A run's end is written, then its report queued in memory; a jobmgr
         that dies in between takes the report with it, and resmgr would
@@ -999,7 +999,9 @@ class ShardEngine:
         is recovered, and retried until resmgr answers. A run counts as
         ended when this shard has its end, has a later run of its task, or
         no longer has its job or instance (ended and unloaded, or deleted);
-        a report of a run resmgr has forgotten meanwhile is ignored."""
+        a report of a run resmgr has forgotten meanwhile is ignored. A run
+        resmgr holds LAUNCHING that runs here is reported RUNNING (a lost
+        RUNNING report; else it would time out and be placed again)."""
         request = rpb.GetActiveTasksRequest(shards=[self.shard])
         while True:
             try:
@@ -1009,30 +1011,36 @@ class ShardEngine:
                 log.info("shard %d: asking resmgr which runs it holds: %s; retrying",
                          self.shard, error)
                 await trio.sleep(AUDIT_RETRY_S)
-        held = [t.mesosTaskId for t in reply.tasks]
-        ended = await self.submit(self._ended_among, held) if held else []
-        if ended:
-            log.warning("shard %d: resmgr held %d runs that had ended; reported them again",
-                        self.shard, len(ended))
-            await self._report(ended)
+        held = [(t.mesosTaskId, TaskState(t.state)) for t in reply.tasks]
+        missed = await self.submit(self._missed_among, held) if held else []
+        if missed:
+            log.warning("shard %d: resmgr missed the state of %d runs (%d ended); reported "
+                        "them again", self.shard, len(missed),
+                        sum(1 for _, state in missed if state != TaskState.RUNNING))
+            await self._report(missed)
 
-    async def _ended_among(self, runs: Sequence[str]) -> list[tuple[str, TaskState]]:
-        """The writer's part of ``audit_resmgr``: which of ``runs`` ended,
-        with their ends (LOST where this shard no longer has them)."""
-        ended: list[tuple[str, TaskState]] = []
-        for mid in runs:
+    async def _missed_among(self, held: Sequence[tuple[str, TaskState]]
+                            ) -> list[tuple[str, TaskState]]:
+        """The writer's part of ``audit_resmgr``: of the runs resmgr holds
+        (with its state of each), those that ended, with their ends (LOST
+        where this shard no longer has them), and those it holds LAUNCHING
+        that run."""
+        missed: list[tuple[str, TaskState]] = []
+        for mid, theirs in held:
             task, job = self.find(mid)
             if task is not None:
                 if task.terminal:
-                    ended.append((mid, task.state))
+                    missed.append((mid, task.state))
+                elif task.state == TaskState.RUNNING and theirs == TaskState.LAUNCHING:
+                    missed.append((mid, TaskState.RUNNING))
                 continue
             try:
                 _, instance, run = parse_mesos_task_id(mid)
             except ValueError:
                 continue  # (not one of ours)
             if job is None or instance >= len(job.tasks) or job.tasks[instance].run > run:
-                ended.append((mid, TaskState.LOST))
-        return ended
+                missed.append((mid, TaskState.LOST))
+        return missed
 
     async def _report(self, updates: list[tuple[str, TaskState]]) -> None:
         if not updates:

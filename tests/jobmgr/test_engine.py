@@ -83,7 +83,8 @@ class FakeResmgr:
     def __init__(self) -> None:
         self.requests: list[tuple[str, Any]] = []
         self.unavailable = False
-        self.held: list[str] = []  # the runs GetActiveTasks answers
+        self.held: list[str] = []  # the runs GetActiveTasks answers (RUNNING there)
+        self.launching: set[str] = set()  # those of them it holds LAUNCHING
 
     async def call(self, method: str, request: Any, **kw: Any) -> Any:
         self.requests.append((method, request))
@@ -91,7 +92,8 @@ class FakeResmgr:
             if self.unavailable:
                 raise Unavailable("resmgr has no leader")
             return rpb.GetActiveTasksResponse(tasks=[
-                rpb.TaskStateUpdate(mesosTaskId=m, state=task_pb2.RUNNING) for m in self.held])
+                rpb.TaskStateUpdate(mesosTaskId=m, state=task_pb2.LAUNCHING if m in self.launching
+                                    else task_pb2.RUNNING) for m in self.held])
         if method == "EnqueueGangs":
             if self.unavailable:
                 raise Unavailable("resmgr has no leader")
@@ -272,7 +274,7 @@ async def test_full_reconcile_applies_the_events_of_known_runs(
     assert h.resmgr.updates() == [(mid(0), T.RUNNING), (mid(1), T.SUCCEEDED)]
 
 
-async def test_a_recovered_shard_reports_again_the_runs_resmgr_holds_that_ended(
+async def test_a_recovered_shard_reports_again_what_resmgr_missed_of_its_runs(
         autojump_clock: trio.testing.MockClock, h: Harness) -> None:
     """A jobmgr that dies between writing runs' ends and sending their
     reports takes the reports with it: the shard's next owner asks resmgr
@@ -284,7 +286,9 @@ async def test_a_recovered_shard_reports_again_the_runs_resmgr_holds_that_ended(
                               hpb.TaskEvent(mesosTaskId=mid(1), state=T.FAILED.name)])
     assert [(t.state, t.run) for t in job.tasks] == [
         (T.SUCCEEDED, 1), (T.PENDING, 2), (T.RUNNING, 1), (T.RUNNING, 1)]
-    h.resmgr.held = [mid(0), mid(1), mid(1, 2), mid(2), f"{other}-0-1", mid(9), "not-a-run"]
+    h.resmgr.held = [mid(0), mid(1), mid(1, 2), mid(2), mid(3), f"{other}-0-1", mid(9),
+                     "not-a-run"]
+    h.resmgr.launching = {mid(3)}  # its RUNNING report was lost too
     h.resmgr.unavailable = True  # at first: asked again until it answers
     h.resmgr.requests.clear()
     async with trio.open_nursery() as nursery:
@@ -297,9 +301,11 @@ async def test_a_recovered_shard_reports_again_the_runs_resmgr_holds_that_ended(
     asked = [r for m, r in h.resmgr.requests if m == "GetActiveTasks"]
     assert len(asked) >= 2 and all(list(r.shards) == [SHARD] for r in asked)
     # Ended here (0), a later run started (1's first), no such job or
-    # instance: reported; the ones this shard runs or has placed, not.
+    # instance: reported; running here while LAUNCHING there (3): RUNNING;
+    # the ones this shard runs or has placed as resmgr has them, not.
     assert sorted(h.resmgr.updates()) == sorted([
-        (mid(0), T.SUCCEEDED), (mid(1), T.LOST), (f"{other}-0-1", T.LOST), (mid(9), T.LOST)])
+        (mid(0), T.SUCCEEDED), (mid(1), T.LOST), (mid(3), T.RUNNING),
+        (f"{other}-0-1", T.LOST), (mid(9), T.LOST)])
 
 
 async def test_a_running_run_placed_again_is_reported_running_not_launched(
