@@ -123,6 +123,16 @@ async def wait_running(client: PelotonClient, job_id: str, config_version: int) 
             await trio.sleep(0.2)
 
 
+async def wait_output(client: PelotonClient, job_id: str, instance: int, text: bytes) -> None:
+    """Until the pod's stdout is ``text``: RUNNING means its process
+    started, not that its shell has run ``echo`` yet (on a loaded machine
+    the read came first once)."""
+    with trio.fail_after(30):
+        while (out := await client.read_task_file(job_id, instance)) != text:
+            assert text.startswith(out), out
+            await trio.sleep(0.1)
+
+
 async def get(client: PelotonClient, job_id: str) -> svc.GetJobResponse:
     return await client.stateless.call("GetJob", svc.GetJobRequest(
         job_id=v1.JobID(value=job_id)))
@@ -168,7 +178,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     assert got.job_info.spec.name == "TestSpec"
     assert got.job_info.spec.sla.maximum_unavailable_instances == 1
     assert got.job_info.status.pod_stats["POD_STATE_RUNNING"] == 3
-    assert await client.read_task_file(job_id, 1) == b"one\n"
+    await wait_output(client, job_id, 1, b"one\n")
     # One store: the v0 view sees a SERVICE job.
     v0 = await client.get_job(job_id)
     assert v0.config.type == job_pb2.SERVICE and v0.runtime.state == job_pb2.RUNNING
@@ -201,7 +211,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     done = await wait_workflow(client, job_id, sl.WORKFLOW_STATE_SUCCEEDED)
     assert done.type == sl.WORKFLOW_TYPE_UPDATE and done.num_instances_completed == 3
     await wait_running(client, job_id, 2)
-    assert await client.read_task_file(job_id, 2) == b"two\n"
+    await wait_output(client, job_id, 2, b"two\n")
     events = await client.stateless.call("GetWorkflowEvents", svc.GetWorkflowEventsRequest(
         job_id=v1.JobID(value=job_id), instance_id=2))
     assert events.events[0].state == sl.WORKFLOW_STATE_SUCCEEDED
@@ -214,7 +224,7 @@ async def test_a_stateless_job_through_its_life(client: PelotonClient) -> None:
     await wait_workflow(client, job_id, sl.WORKFLOW_STATE_SUCCEEDED)
     await wait_running(client, job_id, 3)
     assert len(await pods(client, job_id)) == 4
-    assert await client.read_task_file(job_id, 3) == b"two\n"
+    await wait_output(client, job_id, 3, b"two\n")
     await client.stateless.call("ReplaceJob", svc.ReplaceJobRequest(
         job_id=v1.JobID(value=job_id), spec=spec("two", 3),
         update_spec=sl.UpdateSpec(batch_size=1)))
