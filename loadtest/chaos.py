@@ -283,8 +283,8 @@ class Services:
             out.append({**facts, "start": facts["svcstart"], "end": end})
         return out
 
-    def report(self, end_of_test: float) -> dict[str, Any]:
-        runs = self.runs(end_of_test)
+    def report(self, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The counts, from ``runs`` (``self.runs``) and what was seen."""
         by_instance: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in runs:
             by_instance[r["instance"]].append(r)
@@ -459,9 +459,9 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, markers: pathli
             report["kills_by_kind"] = {k: sum(1 for _, n in kills if n.startswith(k))
                                        for k in KINDS}
             report["jobs"] = len(jobs)
-            end_of_test = time.time()
-            report.update(analyse(markers, jobs, services.runs(end_of_test)))
-            report.update(services.report(end_of_test))
+            service_runs = services.runs(time.time())
+            report.update(analyse(markers, jobs, service_runs))
+            report.update(services.report(service_runs))
         finally:
             client.close()
 

@@ -27,7 +27,7 @@ def test_runs_one_after_another_are_not_doubled(tmp_path: pathlib.Path) -> None:
         f"svcstart {JOB}-0 {JOB}-0-2 local-1 v2 20.5",
     ], seen={f"{JOB}-0-1": (10.1, 19.9)})
     svc.alive_at_end = {f"{JOB}-0-2"}
-    out = svc.report(100.0)
+    out = svc.report(svc.runs(100.0))
     assert (out["instances_doubled"], out["service_runs"]) == (0, 2)
     runs = {r["run"]: r for r in svc.runs(100.0)}
     assert runs[f"{JOB}-0-1"]["end"] == 20.0 and runs[f"{JOB}-0-2"]["end"] == 100.0
@@ -40,7 +40,7 @@ def test_a_run_started_before_the_last_one_stopped_is_doubled(tmp_path: pathlib.
         f"svcstart {JOB}-1 {JOB}-1-2 local-1 v2 20.0",
         f"svcstop {JOB}-1 {JOB}-1-2 local-1 v2 30.0",
     ], seen={f"{JOB}-1-1": (10.0, 25.0)})
-    out = svc.report(100.0)
+    out = svc.report(svc.runs(100.0))
     assert out["instances_doubled"] == 1
     assert out["doubled_examples"][0]["runs"] == [f"{JOB}-1-1", f"{JOB}-1-2"]
 
@@ -48,7 +48,7 @@ def test_a_run_started_before_the_last_one_stopped_is_doubled(tmp_path: pathlib.
 def test_two_runs_seen_alive_together_are_doubled(tmp_path: pathlib.Path) -> None:
     svc = services(tmp_path, [])
     svc.together.append({"instance": f"{JOB}-0", "at": 5.0, "runs": ["a", "b"]})
-    assert svc.report(100.0)["instances_doubled"] == 1
+    assert svc.report(svc.runs(100.0))["instances_doubled"] == 1
 
 
 def test_updates_that_did_not_succeed_and_services_not_converged(
@@ -56,7 +56,7 @@ def test_updates_that_did_not_succeed_and_services_not_converged(
     svc = services(tmp_path, [])
     svc.updates = [(JOB, "u1", "SUCCEEDED"), (JOB, "u2", "ROLLED_BACK"),
                    (JOB, "u3", "NOT_ENDED")]
-    out = svc.report(100.0)
+    out = svc.report(svc.runs(100.0))
     assert out["updates_by_state"] == {"SUCCEEDED": 1, "ROLLED_BACK": 1, "NOT_ENDED": 1}
     assert (out["updates_not_succeeded"], out["services_not_converged"]) == (2, 1)
 
