@@ -24,16 +24,25 @@ from peloton.hostmgr.backends.base import StatusUpdate
 class _Stream:
     events: deque[tuple[int, StatusUpdate]] = field(default_factory=deque)
     next_offset: int = 1
+    last_end: int = 0  # the offset of the last run's end added
 
     def ahead(self, after: int) -> bool:
         """Whether it holds an event with offset above ``after``."""
         return bool(self.events) and self.events[-1][0] > after
 
+    def count_ahead(self, after: int) -> int:
+        return min(len(self.events), self.next_offset - 1 - after)
+
 
 class EventStreams:
-    def __init__(self, on_acknowledged: Callable[[Sequence[str]], None] | None = None) -> None:
+    """``linger``: how long a wait that found only runs' starts (no end)
+    waits on for an end before it answers (``wait_many``)."""
+
+    def __init__(self, on_acknowledged: Callable[[Sequence[str]], None] | None = None, *,
+                 linger: float = 0.0) -> None:
         self._streams: dict[int, _Stream] = {}
         self._on_acknowledged = on_acknowledged
+        self._linger = linger
         # Set (and replaced) at every event: what waits wake for.
         self._added = trio.Event()
         self._rotation = 0
@@ -47,6 +56,8 @@ class EventStreams:
     def add(self, shard: int, update: StatusUpdate) -> None:
         stream = self._stream(shard)
         stream.events.append((stream.next_offset, update))
+        if update.state in TERMINAL_TASK_STATES:
+            stream.last_end = stream.next_offset
         stream.next_offset += 1
         self._added.set()
         self._added = trio.Event()
@@ -75,7 +86,14 @@ class EventStreams:
         its events with offsets above ``after`` (at least ``purge``) are
         answered, as (shard, offset, event) triples, at most ``limit``,
         waiting up to ``timeout`` for one. The shards take turns to come
-        first, so a busy one does not keep the others waiting."""
+        first, so a busy one does not keep the others waiting.
+
+        Found events but no run's end among them (fewer than ``limit``),
+        it waits up to the streams' ``linger`` more for one: a short run's
+        start and end then go in one answer, and the consumer records them
+        in one write and reports one state (not two) to resmgr. When runs
+        come one at a time (small jobs from a CLI), each otherwise cost two
+        answers, two writes, two reports and two Raft commands."""
         streams = []
         for shard, purge, after in cursors:
             self.purge(shard, purge)
@@ -84,6 +102,12 @@ class EventStreams:
         with trio.move_on_after(timeout):
             while not any(stream.ahead(after) for _, after, stream in streams):
                 await self._added.wait()
+            if self._linger > 0:
+                with trio.move_on_after(self._linger):
+                    while not (any(stream.last_end > after for _, after, stream in streams)
+                               or sum(stream.count_ahead(after)
+                                      for _, after, stream in streams) >= limit):
+                        await self._added.wait()
         out: list[tuple[int, int, StatusUpdate]] = []
         if not streams:
             return out

@@ -986,8 +986,10 @@ class ShardEngine:
         """Tell resmgr that runs are RUNNING or ended (it releases what they
         held). While the jobmgr's ``Reports`` are served, queued for them:
         the writer does not wait for resmgr's Raft commit."""
-        await self._report(
-            [(t.mesos_task_id, t.state) for t in tasks if t.state in RESMGR_STATE_REPORTED])
+        # A task whose start and end came in one batch is here twice; its
+        # state is the end's both times.
+        states = {t.mesos_task_id: t.state for t in tasks if t.state in RESMGR_STATE_REPORTED}
+        await self._report(list(states.items()))
 
     async def audit_resmgr(self) -> None:
         """Report again what resmgr missed of this shard's runs.

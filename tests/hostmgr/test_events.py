@@ -113,3 +113,39 @@ async def test_a_wait_of_several_shards_takes_them_in_turn_within_its_limit(
         assert len(got) == 4 and len({s for s, _, _ in got}) == 1  # a busy shard fills it
         firsts.append(got[0][0])
     assert sorted(firsts) == [1, 2, 3]  # each shard came first once
+
+
+async def test_a_wait_that_found_only_starts_lingers_for_an_end(
+        autojump_clock: trio.testing.MockClock) -> None:
+    """With a linger, a wait that found runs' starts but no end waits that
+    much longer: an end that comes meanwhile goes in the same answer (a
+    short run's two states: one answer, one write, one report), and answers
+    at once; so does a full answer; with nothing more, the starts go when
+    the linger is out, and never later than the wait's own timeout."""
+    streams = EventStreams(linger=0.025)
+    got: list[tuple[float, list[str]]] = []
+
+    async def wait(after: int, limit: int = 10, timeout: float = 30.0) -> None:
+        many = await streams.wait_many([(0, after, after)], limit, timeout)
+        got.append((trio.current_time(), [f"{u.mesos_task_id}:{u.state.name}"
+                                          for _, _, u in many]))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(wait, 0)
+        await trio.sleep(1)
+        streams.add(0, update("a-0-1"))
+        await trio.sleep(0.01)
+        streams.add(0, StatusUpdate("a-0-1", TaskState.SUCCEEDED, "h1"))
+    assert got == [(1.01, ["a-0-1:RUNNING", "a-0-1:SUCCEEDED"])]
+
+    streams.add(0, update("b-0-1"))
+    start = trio.current_time()
+    await wait(2)  # a start alone: after the linger
+    assert got[-1] == (start + 0.025, ["b-0-1:RUNNING"])
+    streams.add(0, update("c-0-1"))
+    streams.add(0, update("d-0-1"))
+    await wait(3, limit=2)  # a full answer: at once
+    assert got[-1] == (start + 0.025, ["c-0-1:RUNNING", "d-0-1:RUNNING"])
+    streams.add(0, update("e-0-1"))
+    await wait(5, timeout=0.01)  # the wait's timeout bounds the linger
+    assert got[-1] == (start + 0.035, ["e-0-1:RUNNING"])

@@ -391,6 +391,24 @@ async def test_a_reconcile_answer_older_than_an_event_does_not_undo_it(
     assert job.tasks[0].state == T.RUNNING and (await h.stored(0))[0] == T.RUNNING
 
 
+async def test_a_runs_start_and_end_in_one_batch_are_one_write_and_one_report(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    """The host manager holds a start back a moment for its end
+    (``EventStreams.wait_many``): a short run's two states then cost one
+    write and resmgr one report (its end: it releases what the run held)."""
+    job = await new_job(h, 2)
+    await h.engine.launch([placement("hA", 0, 1)])
+    h.resmgr.requests.clear()
+    writes = len(h.store.writes)
+    await h.engine.on_events([
+        hpb.TaskEvent(mesosTaskId=mid(0), state=T.RUNNING.name, hostname="hA"),
+        hpb.TaskEvent(mesosTaskId=mid(1), state=T.RUNNING.name, hostname="hA"),
+        hpb.TaskEvent(mesosTaskId=mid(0), state=T.SUCCEEDED.name, hostname="hA")])
+    assert h.states() == [T.SUCCEEDED, T.RUNNING] and job.tasks[0].state == T.SUCCEEDED
+    assert len(h.store.writes) == writes + 1
+    assert h.resmgr.updates() == [(mid(0), T.SUCCEEDED), (mid(1), T.RUNNING)]
+
+
 # -- launch --------------------------------------------------------------------------
 
 
