@@ -194,12 +194,16 @@ def test_a_create_declined_after_its_send_is_sent_again_with_its_id(
 def test_a_quick_command_imports_none_of_what_the_whole_command_needs(
         tmp_path: pathlib.Path, fake: FakeJobmgr) -> None:
     """argparse, re, enum, typing, socket, json, pathlib: ~19 ms of a
-    command's start here, against ~13-15 for the whole quick command."""
+    command's start here, against ~13-15 for the whole quick command. Nor
+    does what it imports register an exit handler, which ``script``'s
+    ``os._exit`` would skip."""
     env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
-    script = ("import sys\nfrom peloton.cli.main import main\ncode = main(sys.argv[1:])\n"
+    script = ("import atexit, sys\nfrom peloton.cli.main import main\n"
+              "handlers = atexit._ncallbacks()\ncode = main(sys.argv[1:])\n"
               "whole = ('argparse', 're', 'enum', 'typing', 'socket', 'json', 'pathlib', "
               "'urllib', 'peloton.cli.run', 'peloton.cli.common', 'peloton.rpc.http_client')\n"
               "print('IMPORTED', *sorted(m for m in whole if m in sys.modules), file=sys.stderr)\n"
+              "print('HANDLERS', atexit._ncallbacks() - handlers, file=sys.stderr)\n"
               "sys.exit(code)\n")
     fake.tasks.listing = task_listing()
     for argv in (["job", "get", JOB], ["job", "status", JOB], ["task", "list", JOB],
@@ -209,6 +213,29 @@ def test_a_quick_command_imports_none_of_what_the_whole_command_needs(
         assert done.returncode == 0, done.stderr
         [line] = [ln for ln in done.stderr.splitlines() if ln.startswith("IMPORTED")]
         assert line == "IMPORTED", argv
+        assert "HANDLERS 0" in done.stderr.splitlines(), argv
+
+
+@pytest.mark.parametrize("argv", [["job", "get", JOB], ["job", "create", "/DefaultResPool",
+                                                        TESTJOB], ["job", "get", OTHER]],
+                         ids=" ".join)
+def test_the_installed_script_ends_with_its_output_written_and_its_status(
+        tmp_path: pathlib.Path, fake: FakeJobmgr, capsys: pytest.CaptureFixture[str],
+        argv: list[str]) -> None:
+    """``bin/peloton`` ends a quick command with ``os._exit``: what it
+    printed to a pipe (block-buffered) still reaches the reader, and its
+    exit status is the command's, as the whole command's are (a job that
+    does not exist: the whole command says so)."""
+    env = {**os.environ, "PELOTON_HOME": str(tmp_path / "home")}
+    env.pop("PYTHONUNBUFFERED", None)  # as a user's shell runs it
+    done = subprocess.run([sys.executable, str(ROOT / "bin" / "peloton"), *argv],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    code = main(argv)
+    out, err = capsys.readouterr()
+    if argv[1] == "create":  # a new id each time
+        out = out.replace(fake.jobs.created[-1].id.value, fake.jobs.created[0].id.value)
+    assert (done.returncode, done.stdout, done.stderr) == (code, out, err)
+    assert (code, bool(out)) == ((1, False) if argv[-1] == OTHER else (0, True))
 
 
 class _GoneReader(io.StringIO):
