@@ -350,16 +350,20 @@ class PlacementWorker:
             request.failedPlacements.add(
                 reason=_with_host_counts(reason, key, seen), shortOfResources=short,
                 gang=rpb.Gang(tasks=[by_id[t.mesos_task_id] for t in gang.tasks]))
-        # Tell each host manager which leases were used for which runs (they
-        # then hold the host until every part launched) and which were not,
-        # before resmgr hands the placements to the jobmgr shards.
+        # Tell each host manager which leases were not used, and which were
+        # used for runs of several jobmgr shards (each launches its own part:
+        # the host is held until every part launched), before resmgr hands
+        # the placements to the shards. A lease of one shard's runs is one
+        # launch, which consumes it: a small job's cycle, which uses the one
+        # host it leased, makes no call here (one a job before).
         per_cluster: dict[str, hpb.ReleaseHostsRequest] = defaultdict(hpb.ReleaseHostsRequest)
         for offer in offers:
             if offer.lease_id not in result.used_leases:
                 per_cluster[offer.cluster].leaseIds.append(offer.lease_id)
         for lease_id, placed in by_lease.items():
-            per_cluster[placed[0].cluster].planned.add(
-                leaseId=lease_id, mesosTaskIds=[p.task.mesos_task_id for p in placed])
+            if len({p.task.shard for p in placed}) > 1:
+                per_cluster[placed[0].cluster].planned.add(
+                    leaseId=lease_id, mesosTaskIds=[p.task.mesos_task_id for p in placed])
         t = self._phase("place", t)
 
         async def release(cluster: str, request: hpb.ReleaseHostsRequest) -> None:

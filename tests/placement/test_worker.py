@@ -129,8 +129,8 @@ class ClusterHostmgr:
     """A cluster's host manager: leases its hosts of ``cpu`` each (none if
     ``cpu`` is 0) and records every call."""
 
-    def __init__(self, name: str, cpu: float) -> None:
-        self.name, self.cpu = name, cpu
+    def __init__(self, name: str, cpu: float, hosts: int = 2) -> None:
+        self.name, self.cpu, self.hosts = name, cpu, hosts
         self.calls: list[str] = []
         self.released: list[str] = []
         self.planned: list[str] = []
@@ -141,9 +141,9 @@ class ClusterHostmgr:
             self.released.extend(request.leaseIds)
             self.planned.extend(p.leaseId for p in request.planned)
             return hpb.ReleaseHostsResponse()
-        reply = hpb.AcquireHostsResponse(totalHosts=2)
+        reply = hpb.AcquireHostsResponse(totalHosts=self.hosts)
         if self.cpu:
-            for i in range(2):
+            for i in range(self.hosts):
                 reply.leases.add(leaseId=f"{self.name}-lease-{i}", hostname=f"{self.name}-h{i}",
                                  agentId=f"{self.name}-a{i}", cluster=self.name,
                                  available=rpb.Resources(cpu=self.cpu, memMb=1000.0,
@@ -184,9 +184,10 @@ async def test_an_express_part_asks_the_other_clusters_for_what_the_first_could_
     a, b = hostmgrs["a"], hostmgrs["b"]
     assert a.calls == b.calls == ["AcquireHosts", "ReleaseHosts"]
     assert resmgr.clusters == [{"probe-0-1": "a", "probe-1-1": "b"}]
-    # Each released what it did not use and planned what it did.
-    assert a.planned == ["a-lease-0"] and a.released == ["a-lease-1"]
-    assert b.planned == ["b-lease-0"] and b.released == ["b-lease-1"]
+    # Each released what it did not use (what it used, one shard's runs, is
+    # consumed by their launch).
+    assert a.released == ["a-lease-1"] and b.released == ["b-lease-1"]
+    assert a.planned == b.planned == []
     # Placed nowhere: the reason counts both clusters' hosts.
     huge = rpb.Gang(tasks=[rpb.Task(id="probe-2", jobId="probe", mesosTaskId="probe-2-1",
                                     resource=rpb.Resources(cpu=16.0, memMb=10.0))])
@@ -195,6 +196,27 @@ async def test_an_express_part_asks_the_other_clusters_for_what_the_first_could_
     await w.cycle()
     assert nowhere.failed == [
         ("no host fits cpu 16 (largest free 8); 4 hosts leased (insufficient_cpu 4)", True)]
+
+
+async def test_a_lease_is_planned_only_for_runs_of_several_shards(
+        mock_clock: trio.testing.MockClock) -> None:
+    """Each jobmgr shard launches its own part of a placement: a host leased
+    for runs of two shards is held until both launched (planned), one
+    shard's runs are one launch, which consumes the lease; a cycle that
+    used every host it leased for one shard tells the host manager nothing."""
+    pair = rpb.Gang(tasks=[
+        rpb.Task(id=f"pair-{i}", jobId="pair", mesosTaskId=f"pair-{i}-1", shard=i + 1,
+                 resource=rpb.Resources(cpu=1.0, memMb=10.0)) for i in range(2)])
+    hostmgr = ClusterHostmgr("c1", 4.0, hosts=1)
+    w = worker(FakeResmgr(rpb.DequeueGangsResponse(gangs=[pair], express=[0])), hostmgr)
+    await w.cycle()
+    assert hostmgr.calls == ["AcquireHosts", "ReleaseHosts"]
+    assert (hostmgr.planned, hostmgr.released) == (["c1-lease-0"], [])
+    hostmgr.calls.clear()
+    w.resmgr = FakeResmgr(  # type: ignore[assignment]
+        rpb.DequeueGangsResponse(gangs=[gang("one", 0)], express=[0]))
+    await w.cycle()
+    assert hostmgr.calls == ["AcquireHosts"]
 
 
 async def test_a_bulk_part_asks_every_cluster_at_once() -> None:
