@@ -220,12 +220,20 @@ class Commands(Reclaim):
             self.deadlines[TaskState.PLACING].append((deadline, [m for g in out for m in g]))
         return out
 
-    def set_placements(self, p: dict[str, Any]) -> None:
+    def set_placements(self, p: dict[str, Any]) -> list[list[Any]] | None:
         """Placed runs -> PLACED, queued for their shard's owner; failed
         gangs -> READY after a backoff. Express placements (a small job's,
         placed apart from a bulk batch) have queues of their own, which
-        ``get_placements`` serves first."""
+        ``get_placements`` serves first. Those of the shards in ``take``
+        (whose owners' express ``GetPlacements`` wait at the leader) are
+        taken at once (-> LAUNCHING, as ``get_placements`` takes them) and
+        returned, ``[shard, hostname, agent, lease, cluster, refs]`` each,
+        for the leader to hand over: a command less for each small job."""
         queues = self.express_placements if p.get("express") else self.placements
+        take = frozenset(p.get("take", ()))
+        handed: list[list[Any]] = []
+        launching: list[str] = []
+        deadline = self.now + LAUNCHING_TIMEOUT
         for hostname, agent, lease, cluster, tasks in p["placed"]:
             by_shard: dict[int, list[list[Any]]] = {}
             for mid, ports in tasks:
@@ -236,7 +244,15 @@ class Commands(Reclaim):
                 entry.placement = [hostname, agent, lease, ports, cluster]
                 by_shard.setdefault(entry.shard, []).append([mid, entry.task_id, ports])
             for shard, refs in by_shard.items():
-                queues.setdefault(shard, deque()).append([hostname, agent, lease, cluster, refs])
+                if shard in take:
+                    for mid, _, _ in refs:
+                        self._launching(self.tasks[mid], deadline, launching)
+                    handed.append([shard, hostname, agent, lease, cluster, refs])
+                else:
+                    queues.setdefault(shard, deque()).append(
+                        [hostname, agent, lease, cluster, refs])
+        if launching:
+            self.deadlines[TaskState.LAUNCHING].append((deadline, launching))
         for mids, reason, *rest in p["failed"]:
             short = bool(rest and rest[0])
             for mid in mids:
@@ -255,6 +271,14 @@ class Commands(Reclaim):
                     gang.attempts += 1
                     gang.retry_at = self.now + placement_backoff(gang.attempts, short)
                     heapq.heappush(self.backoff, (gang.retry_at, gid))
+        return handed or None  # (None: as before handing over, for the digest chain)
+
+    def _launching(self, entry: TaskEntry, deadline: float, launching: list[str]) -> None:
+        """A placed run handed to its shard's owner: it must launch by
+        ``deadline`` (``launching`` collects the runs of one deadline)."""
+        self._set_state(entry, TaskState.LAUNCHING)
+        entry.deadline = deadline
+        launching.append(entry.mesos_task_id)
 
     def get_placements(self, p: dict[str, Any]) -> list[list[Any]]:
         """Up to ``limit`` placements of the given shards (-> LAUNCHING),
@@ -295,10 +319,8 @@ class Commands(Reclaim):
                     # further on: skip the stale one.
                     if (entry is not None and entry.state == TaskState.PLACED
                             and entry.placement is not None and entry.placement[2] == lease):
-                        self._set_state(entry, TaskState.LAUNCHING)
-                        entry.deadline = deadline
+                        self._launching(entry, deadline, launching)
                         live.append([mid, tid, ports])
-                        launching.append(mid)
                 if live:
                     out.append([hostname, agent, lease, cluster, live])
                 if queue:

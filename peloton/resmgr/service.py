@@ -226,6 +226,12 @@ class Resmgr:
         self.channels = Channels()
         self.commit_s: collections.deque[float] = collections.deque(maxlen=COMMIT_SAMPLES)
         self.large = trio.CapacityLimiter(LARGE_IN_FLIGHT)  # see LARGE_COMMAND_BYTES
+        # Placements a placements.set command took for the express
+        # GetPlacements waiting here (shard -> lease -> [hostname, agent,
+        # lease, cluster, refs]), until one of them takes them. This
+        # leader's memory only: lost with it, they launch after their
+        # LAUNCHING_TIMEOUT like the answer of a GetPlacements that was lost.
+        self.handed: dict[int, dict[str, list[Any]]] = collections.defaultdict(dict)
 
     def commit_stats(self) -> dict[str, float]:
         """p50, p99 and max of the last commits' latency, in seconds."""
@@ -637,12 +643,46 @@ class ResmgrServiceHandler:
         # Chunk by tasks, not placements: a packed host carries many. The
         # chunks touch different tasks, so they commit in any order, together.
         # Express placements (a small job's) queue apart (commands.set_placements).
-        flags = {"express": True} if request.express else {}
+        flags: dict[str, Any] = {}
+        if request.express:
+            flags["express"] = True
+            # The shards whose owners wait for express placements get them
+            # from this command, not from a placements.get of their own.
+            take = sorted(s for s in {t.shard for p in request.placements for t in p.tasks}
+                          if self._express_waiting[s])
+            if take:
+                flags["take"] = take
         payloads = ([{"placed": c, "failed": [], **flags}
                      for c in _chunks(placed, lambda p: len(p[4]))]
                     + [{"placed": [], "failed": c} for c in _chunks(failed, lambda f: len(f[0]))])
-        await self.rm.propose_all("placements.set", payloads)
+        results = await self.rm.propose_all("placements.set", payloads)
+        handed = [h for result in results if result for h in result]
+        if handed:
+            for shard, hostname, agent, lease, cluster, refs in handed:
+                self.rm.handed[shard][lease] = [hostname, agent, lease, cluster, refs]
+            self.rm.node.nudge()  # the express calls waiting for them
         return rpb.SetPlacementsResponse()
+
+    def _take_handed(self, shards: list[int], limit: int) -> list[list[Any]]:
+        """Up to ``limit`` placements handed over for ``shards`` whose runs
+        are still LAUNCHING there (not timed out, placed again or ended
+        since); the rest of them are dropped."""
+        out: list[list[Any]] = []
+        state = self.rm.state
+        with self.rm.node.lock:
+            for shard in shards:
+                waiting = self.rm.handed.get(shard)
+                while waiting and len(out) < limit:
+                    hostname, agent, lease, cluster, refs = waiting.pop(next(iter(waiting)))
+                    live = [ref for ref in refs
+                            if (e := state.tasks.get(ref[0])) is not None
+                            and e.state == TaskState.LAUNCHING and e.placement is not None
+                            and e.placement[2] == lease]
+                    if live:
+                        out.append([hostname, agent, lease, cluster, live])
+                if not waiting:
+                    self.rm.handed.pop(shard, None)
+        return out
 
     async def GetPlacements(self, request: rpb.GetPlacementsRequest) -> Any:
         self.rm.require_leader()
@@ -651,29 +691,34 @@ class ResmgrServiceHandler:
         express = request.express
 
         express_waiting = self._express_waiting
+        handed = self.rm.handed
 
         def waiting() -> bool:
             if express:
-                return any(state.express_placements.get(s) for s in shards)
-            # A shard's express placements are the express call's to take
-            # while one waits for them: both calls of a jobmgr woke for
-            # each small job's placement and each made a Raft command, one
-            # of them for nothing (~2 GetPlacements a job at 40 one-task
-            # jobs a second).
+                return any(handed.get(s) or state.express_placements.get(s) for s in shards)
+            # A shard's express placements (and those handed over) are the
+            # express call's to take while one waits for them: both calls
+            # of a jobmgr woke for each small job's placement and each made
+            # a Raft command, one of them for nothing (~2 GetPlacements a
+            # job at 40 one-task jobs a second).
             return any(state.placements.get(s)
-                       or (state.express_placements.get(s) and not express_waiting[s])
+                       or ((handed.get(s) or state.express_placements.get(s))
+                           and not express_waiting[s])
                        for s in shards)
 
         if express:  # until its command took them
             express_waiting.update(shards)
+        limit = min(request.limit or 100, 100)
         try:
             if not await self.rm.wait_until(waiting, request.timeout):
                 return rpb.GetPlacementsResponse()
-            payload: dict[str, Any] = {"shards": shards,
-                                       "limit": min(request.limit or 100, 100)}
-            if express:
-                payload["express"] = True
-            got = await self.rm.propose("placements.get", payload)
+            got = self._take_handed(
+                shards if express else [s for s in shards if not express_waiting[s]], limit)
+            if not got:
+                payload: dict[str, Any] = {"shards": shards, "limit": limit}
+                if express:
+                    payload["express"] = True
+                got = await self.rm.propose("placements.get", payload)
         finally:
             if express:
                 express_waiting.subtract(shards)
@@ -817,7 +862,8 @@ class ClusterHandler:
                 commandSeconds=dict(state.command_seconds),
                 tasks=len(state.tasks), readyGangs=len(state.ready),
                 placementsWaiting=sum(len(q) for q in state.placements.values())
-                + sum(len(q) for q in state.express_placements.values()),
+                + sum(len(q) for q in state.express_placements.values())
+                + sum(len(h) for h in self.rm.handed.values()),
                 commitSeconds=self.rm.commit_stats(), replica=self.self_grpc,
                 leading=self.rm.node.is_leader(),
                 digest=cpb.ReplicaDigest(

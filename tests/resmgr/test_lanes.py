@@ -18,6 +18,7 @@ import trio.testing
 
 from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.core.errors import NotFound
+from peloton.core.states import TaskState
 from peloton.resmgr.service import (
     EXPRESS_GANGS,
     LARGE_COMMAND_BYTES,
@@ -242,8 +243,9 @@ async def test_a_small_jobs_placement_wakes_its_shards_express_get_alone(
     """A jobmgr long-polls GetPlacements twice, express and not. An express
     placement is the express call's while one waits for its shard: the
     other call does not wake for it (both did, and each made a Raft
-    command, one of them for nothing); with no express call waiting, it
-    takes it."""
+    command, one of them for nothing), and the call gets it from the
+    placements.set command itself, with no placements.get; with no express
+    call waiting, the other call takes it (with a placements.get)."""
     node, handler = service()
     node.commit_s = 0.01  # both calls woken would propose before either applies
     proposed: list[bool] = []
@@ -276,12 +278,50 @@ async def test_a_small_jobs_placement_wakes_its_shards_express_get_alone(
         await trio.testing.wait_all_tasks_blocked()
         await place("probe", True)
         await trio.sleep(0.1)
-        assert got == {True: ["probe-h"], False: []} and proposed == [True]
+        assert got == {True: ["probe-h"], False: []} and proposed == []
         await place("bulk", False)  # the waiting bulk call wakes for its own
-    assert got == {True: ["probe-h"], False: ["bulk-h"]} and proposed == [True, False]
+    assert got == {True: ["probe-h"], False: ["bulk-h"]} and proposed == [False]
     await place("late", True)  # no express call waits: the other takes it
     await get(False)
-    assert got[False] == ["bulk-h", "late-h"]
+    assert got[False] == ["bulk-h", "late-h"] and proposed == [False, False]
+    state = handler.rm.state
+    assert [state.tasks[f"{j}-0-1"].state for j in ("probe", "bulk", "late")] == [
+        TaskState.LAUNCHING] * 3
+
+
+async def test_a_placement_handed_over_waits_for_the_next_express_call_while_it_holds(
+) -> None:
+    """The express call a placements.set handed placements to may be gone
+    by then (its timeout): the next one takes them, with no placements.get.
+    One whose run ended (or was placed again) meanwhile is dropped."""
+    _, handler = service()
+    proposed: list[str] = []
+    propose = handler.rm.propose
+
+    async def counted(name: str, payload: Any, **kw: Any) -> Any:
+        proposed.append(name)
+        return await propose(name, payload, **kw)
+
+    handler.rm.propose = counted  # type: ignore[method-assign]
+    await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                       gangs=gangs("probe", 2)))
+    await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=10))
+    handler._express_waiting[0] += 1  # a call waits (then goes)
+    await handler.SetPlacements(rpb.SetPlacementsRequest(placements=[
+        rpb.Placement(hostname=f"h{k}", agentId="a", leaseId=f"l{k}", cluster="c1",
+                      tasks=[rpb.TaskRef(mesosTaskId=f"probe-{k}-1")]) for k in range(2)],
+        express=True))
+    handler._express_waiting[0] -= 1
+    state = handler.rm.state
+    assert [state.tasks[f"probe-{k}-1"].state for k in range(2)] == [TaskState.LAUNCHING] * 2
+    assert state.express_placements == {} and len(handler.rm.handed[0]) == 2
+    await handler.UpdateTasksState(rpb.UpdateTasksStateRequest(updates=[
+        rpb.TaskStateUpdate(mesosTaskId="probe-1-1", state=TaskState.KILLED)]))
+    proposed.clear()
+    got = await handler.GetPlacements(rpb.GetPlacementsRequest(shards=[0], express=True,
+                                                               timeout=0))
+    assert [p.hostname for p in got.placements] == ["h0"] and proposed == []
+    assert dict(handler.rm.handed) == {}
 
 
 async def test_an_enqueues_reply_counts_its_pools_gangs_not_yet_placed() -> None:

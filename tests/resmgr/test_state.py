@@ -537,6 +537,29 @@ def test_placements_flow_per_shard(s: ResmgrState) -> None:
     assert s.placements == {}
 
 
+def test_an_express_set_hands_over_the_placements_of_the_shards_it_takes(
+        s: ResmgrState) -> None:
+    """The shards in ``take`` have an express GetPlacements waiting at the
+    leader: their placements go LAUNCHING in the set itself and come back
+    for the leader to hand over (no placements.get); the others queue."""
+    tick(s, 10.0)
+    enqueue(s, "a", [task(0, shard=1)], [task(1, shard=2)], [task(2, shard=1)])
+    dequeue(s)
+    handed = ok(s, "placements.set", {"placed": [
+        ["h1", "agent-h1", "lease-h1", "c1", [[mid(0), []], [mid(1), [31000]]]],
+        ["h2", "agent-h2", "lease-h2", "c1", [[mid(2), []]]]],
+        "failed": [], "express": True, "take": [1]})
+    assert handed == [[1, "h1", "agent-h1", "lease-h1", "c1", [[mid(0), "j1-0", []]]],
+                      [1, "h2", "agent-h2", "lease-h2", "c1", [[mid(2), "j1-2", []]]]]
+    assert [state_of(s, mid(i)) for i in range(3)] == [
+        TaskState.LAUNCHING, TaskState.PLACED, TaskState.LAUNCHING]
+    assert s.tasks[mid(0)].deadline == 10.0 + LAUNCHING_TIMEOUT
+    assert set(s.express_placements) == {2} and get_placements(s, 1) == []
+    assert ok(s, "placements.set", {"placed": [], "failed": []}) is None
+    tick(s, 10.0 + LAUNCHING_TIMEOUT)  # handed but never launched: placed again
+    assert state_of(s, mid(0)) == TaskState.READY
+
+
 def test_get_placements_takes_the_shards_in_turn(s: ResmgrState) -> None:
     """A backlog in one shard does not keep another's placements waiting."""
     enqueue(s, "a", *[[task(i, shard=1)] for i in range(4)], [task(9, shard=3)])
@@ -1178,13 +1201,15 @@ def gangs(draw: st.DrawFn) -> list[list[Any]]:
 
 
 placement_sets = st.builds(
-    lambda placed, failed: {"placed": placed, "failed": failed},
+    lambda placed, failed, flags: {"placed": placed, "failed": failed, **flags},
     st.lists(st.builds(lambda h, ms: [h, "agent-" + h, "lease-" + h, "c1",
                                       [[m, [31000]] for m in ms]],
                        st.sampled_from(["h1", "h2"]),
                        st.lists(st.sampled_from(MIDS), max_size=3)), max_size=2),
     st.lists(st.builds(lambda ms: [ms, "no room"], st.lists(st.sampled_from(MIDS), max_size=3)),
-             max_size=2))
+             max_size=2),
+    st.sampled_from([{}, {"express": True}, {"express": True, "take": [0, 1]},
+                     {"express": True, "take": [2, 3]}]))
 
 
 def commands(*, with_updates: bool = True) -> st.SearchStrategy[tuple[str, Any]]:
