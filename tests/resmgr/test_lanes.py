@@ -79,6 +79,19 @@ def service() -> tuple[FakeNode, ResmgrServiceHandler]:
     return node, ResmgrServiceHandler(Resmgr(node, state, {}))  # type: ignore[arg-type]
 
 
+def proposals(handler: ResmgrServiceHandler) -> list[tuple[str, Any]]:
+    """What the handler proposes from now on, (name, payload) each."""
+    proposed: list[tuple[str, Any]] = []
+    propose = handler.rm.propose
+
+    async def counted(name: str, payload: Any, **kw: Any) -> Any:
+        proposed.append((name, payload))
+        return await propose(name, payload, **kw)
+
+    handler.rm.propose = counted  # type: ignore[method-assign]
+    return proposed
+
+
 def gangs(job: str, count: int, *, name_bytes: int = 0) -> list[rpb.Gang]:
     """``count`` gangs of one task each; ``name_bytes`` pads each task."""
     return [rpb.Gang(tasks=[rpb.Task(id=f"{job}-{k}", jobId=job, mesosTaskId=f"{job}-{k}-1",
@@ -158,14 +171,7 @@ async def test_a_gang_that_comes_wakes_one_dequeue_not_every_waiting_one(
     waiting, and look again when a dequeue in flight is done."""
     node, handler = service()
     node.commit_s = 0.01
-    proposed: list[str] = []
-    propose = handler.rm.propose
-
-    async def counted(name: str, payload: Any, **kw: Any) -> Any:
-        proposed.append(name)
-        return await propose(name, payload, **kw)
-
-    handler.rm.propose = counted  # type: ignore[method-assign]
+    proposed = proposals(handler)
     got: list[int] = []
 
     async def dequeue(limit: int) -> None:
@@ -179,13 +185,13 @@ async def test_a_gang_that_comes_wakes_one_dequeue_not_every_waiting_one(
         await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
                                                            gangs=gangs("probe", 1)))
         await trio.sleep(0.1)  # commits take 0.01 s
-        assert proposed.count("gangs.dequeue") == 1 and got == [1]
+        assert [n for n, _ in proposed].count("gangs.dequeue") == 1 and got == [1]
         # Five gangs: three dequeues of two may take them, one after another
         # or at once; none proposes for nothing.
         await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
                                                            gangs=gangs("more", 5)))
         await trio.sleep(0.1)
-        assert proposed.count("gangs.dequeue") == 4 and sorted(got) == [1, 1, 2, 2]
+        assert [n for n, _ in proposed].count("gangs.dequeue") == 4 and sorted(got) == [1, 1, 2, 2]
     assert sorted(got) == [0, 0, 0, 0, 1, 1, 2, 2]  # the rest timed out, empty
 
 
@@ -248,15 +254,11 @@ async def test_a_small_jobs_placement_wakes_its_shards_express_get_alone(
     call waiting, the other call takes it (with a placements.get)."""
     node, handler = service()
     node.commit_s = 0.01  # both calls woken would propose before either applies
-    proposed: list[bool] = []
-    propose = handler.rm.propose
+    proposed = proposals(handler)
 
-    async def counted(name: str, payload: Any, **kw: Any) -> Any:
-        if name == "placements.get":
-            proposed.append(bool(payload.get("express")))
-        return await propose(name, payload, **kw)
+    def gets() -> list[bool]:  # each placements.get proposed: whether express
+        return [bool(p.get("express")) for name, p in proposed if name == "placements.get"]
 
-    handler.rm.propose = counted  # type: ignore[method-assign]
     got: dict[bool, list[str]] = {True: [], False: []}
 
     async def get(express: bool) -> None:
@@ -278,12 +280,12 @@ async def test_a_small_jobs_placement_wakes_its_shards_express_get_alone(
         await trio.testing.wait_all_tasks_blocked()
         await place("probe", True)
         await trio.sleep(0.1)
-        assert got == {True: ["probe-h"], False: []} and proposed == []
+        assert got == {True: ["probe-h"], False: []} and gets() == []
         await place("bulk", False)  # the waiting bulk call wakes for its own
-    assert got == {True: ["probe-h"], False: ["bulk-h"]} and proposed == [False]
+    assert got == {True: ["probe-h"], False: ["bulk-h"]} and gets() == [False]
     await place("late", True)  # no express call waits: the other takes it
     await get(False)
-    assert got[False] == ["bulk-h", "late-h"] and proposed == [False, False]
+    assert got[False] == ["bulk-h", "late-h"] and gets() == [False, False]
     state = handler.rm.state
     assert [state.tasks[f"{j}-0-1"].state for j in ("probe", "bulk", "late")] == [
         TaskState.LAUNCHING] * 3
@@ -295,14 +297,7 @@ async def test_a_placement_handed_over_waits_for_the_next_express_call_while_it_
     by then (its timeout): the next one takes them, with no placements.get.
     One whose run ended (or was placed again) meanwhile is dropped."""
     _, handler = service()
-    proposed: list[str] = []
-    propose = handler.rm.propose
-
-    async def counted(name: str, payload: Any, **kw: Any) -> Any:
-        proposed.append(name)
-        return await propose(name, payload, **kw)
-
-    handler.rm.propose = counted  # type: ignore[method-assign]
+    proposed = proposals(handler)
     await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
                                                        gangs=gangs("probe", 2)))
     await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=10))
