@@ -109,8 +109,14 @@ class Commands(Reclaim):
         self._stale = True
         self._schedule()
 
-    def enqueue(self, p: dict[str, Any]) -> list[list[str]]:
+    def enqueue(self, p: dict[str, Any]) -> list[list[str]] | dict[str, Any]:
         """Queue gangs in a leaf pool. Idempotent per run; newer runs supersede.
+        Returns the tasks refused, ``[mesos task id, why]`` each; with
+        ``take`` (the limits of the placement workers' DequeueGangs waiting
+        at the leader), ``{"failed": ..., "taken": ...}``: it then dequeues
+        as a ``gangs.dequeue`` of that limit right after it would, and
+        ``taken`` is what that dequeue returns, for the leader to hand over
+        (a command less for each small job).
 
         A gang is a list of task rows ``[mesos task id, task id, run, shard,
         priority, resources, task bytes, flags]`` (flags: TASK_PREEMPTIBLE |
@@ -186,6 +192,8 @@ class Commands(Reclaim):
         if touched:
             self._stale = True
             self._schedule()
+        if p.get("take"):
+            return {"failed": failed, "taken": self.dequeue({"limit": p["take"]})}
         return failed
 
     def dequeue(self, p: dict[str, Any]) -> list[list[str]]:

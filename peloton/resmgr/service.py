@@ -232,6 +232,9 @@ class Resmgr:
         # leader's memory only: lost with it, they launch after their
         # LAUNCHING_TIMEOUT like the answer of a GetPlacements that was lost.
         self.handed: dict[int, dict[str, list[Any]]] = collections.defaultdict(dict)
+        # Gangs (their tasks' ids) a gangs.enqueue command dequeued for the
+        # DequeueGangs calls waiting here, until they take them; the same.
+        self.dequeued: collections.deque[list[str]] = collections.deque()
 
     def commit_stats(self) -> dict[str, float]:
         """p50, p99 and max of the last commits' latency, in seconds."""
@@ -559,8 +562,11 @@ class RespoolHandler:
 class ResmgrServiceHandler:
     def __init__(self, rm: Resmgr) -> None:
         self.rm = rm
-        # Gangs the DequeueGangs commands in flight may take (their limits).
+        # Gangs the DequeueGangs commands in flight may take (their limits),
+        # and the limits of the DequeueGangs calls waiting for gangs.
         self._claimed = 0
+        self._waiting_limits = 0
+        self._taking = 0  # what the enqueues in flight take for them
         # Per shard, the express GetPlacements calls waiting for it.
         self._express_waiting: collections.Counter[int] = collections.Counter()
 
@@ -584,10 +590,32 @@ class ResmgrServiceHandler:
         # make it far more, so commands are cut by size (a gang is never cut),
         # and replicated together: one after another, a large create's
         # commands took a commit each.
-        results = await self.rm.propose_all("gangs.enqueue", [
-            {"pool": pool_id, "gangs": chunk, "requeue": request.requeue}
-            for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES)], gated=True)
-        failed = [f for result in results for f in result]
+        payloads = [{"pool": pool_id, "gangs": chunk, "requeue": request.requeue}
+                    for chunk in _chunks(gangs, _gang_bytes, limit=ENQUEUE_COMMAND_BYTES)]
+        # A small job's gangs go to the placement workers waiting for gangs
+        # in this command, not in a gangs.dequeue of their own (one a small
+        # job). Only a few, and only as many as the waiting calls want and
+        # are not handed already: gangs handed over go first-come, so a
+        # bulk load's there would keep a probe behind them.
+        take = 0 if len(gangs) > EXPRESS_GANGS else min(
+            len(gangs), self._waiting_limits - self._taking - len(self.rm.dequeued))
+        if take > 0:
+            payloads[0]["take"] = take
+            self._taking += take
+        try:
+            results = await self.rm.propose_all("gangs.enqueue", payloads, gated=True)
+        finally:
+            if take > 0:
+                self._taking -= take
+        failed = []
+        for result in results:
+            if isinstance(result, dict):
+                failed.extend(result["failed"])
+                if result["taken"]:
+                    self.rm.dequeued.extend(result["taken"])
+                    self.rm.node.nudge()  # the DequeueGangs calls waiting for them
+            else:
+                failed.extend(result)
         return rpb.EnqueueGangsResponse(
             failed=[rpb.TaskFailure(mesosTaskId=m, message=msg) for m, msg in failed],
             waiting=self._waiting(pool_id))
@@ -605,14 +633,28 @@ class ResmgrServiceHandler:
         self.rm.require_leader()
         limit = min(request.limit or 100, MAX_DEQUEUE)
         deadline = trio.current_time() + (request.timeout or 0) / 1000
+        dequeued = self.rm.dequeued
         while True:
             # Only while more gangs wait than the dequeues in flight may
             # take: every placement cycle long-polls here, and when one
             # small job's gang came, each of them (eight) made a Raft
             # command for it, seven of which found nothing (15,242 commands
             # a minute for ~2,600 dequeues in 10k-hosts-100k-single-task-jobs).
-            if await self.rm.wait_until(lambda: len(self.rm.state.ready) > self._claimed,
-                                        int(max(0.0, deadline - trio.current_time()) * 1000)):
+            # Gangs an enqueue dequeued for the waiting calls come first.
+            self._waiting_limits += limit
+            try:
+                ready = await self.rm.wait_until(
+                    lambda: bool(dequeued) or len(self.rm.state.ready) > self._claimed,
+                    int(max(0.0, deadline - trio.current_time()) * 1000))
+            finally:
+                self._waiting_limits -= limit
+            if ready and dequeued:
+                reply = self._take_dequeued(limit)
+                if reply.gangs:
+                    return reply
+                continue
+            # (Woken for gangs handed over that another call took first.)
+            if ready and len(self.rm.state.ready) > self._claimed:
                 self._claimed += limit
                 try:
                     gangs = await self.rm.propose("gangs.dequeue", {"limit": limit})
@@ -632,6 +674,22 @@ class ResmgrServiceHandler:
                     return _dequeued(taken, more)
             if trio.current_time() >= deadline:
                 return rpb.DequeueGangsResponse()
+
+    def _take_dequeued(self, limit: int) -> rpb.DequeueGangsResponse:
+        """Up to ``limit`` of the gangs an enqueue dequeued for the waiting
+        calls, their tasks still PLACING (not timed out or killed since)."""
+        dequeued = self.rm.dequeued
+        with self.rm.node.lock:
+            state = self.rm.state
+            taken: list[list[TaskEntry]] = []
+            while dequeued and len(taken) < limit:
+                entries = [e for mid in dequeued.popleft()
+                           if (e := state.tasks.get(mid)) is not None
+                           and e.state == TaskState.PLACING]
+                if entries:
+                    taken.append(entries)
+            more = {e.pool: state.ready.holds(e.pool) for g in taken for e in g}
+        return _dequeued(taken, more)
 
     async def SetPlacements(self, request: rpb.SetPlacementsRequest) -> Any:
         self.rm.require_leader()

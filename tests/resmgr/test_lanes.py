@@ -26,6 +26,7 @@ from peloton.resmgr.service import (
     ROWS_A_STEP,
     Resmgr,
     ResmgrServiceHandler,
+    task_row,
 )
 from peloton.resmgr.state import ResmgrState
 from tests.resmgr.test_state import ok, pool
@@ -166,9 +167,11 @@ async def test_a_dequeue_marks_the_gangs_of_small_pools_it_emptied_express() -> 
 
 async def test_a_gang_that_comes_wakes_one_dequeue_not_every_waiting_one(
         autojump_clock: trio.abc.Clock) -> None:
-    """Every placement cycle long-polls DequeueGangs. Only as many propose a
-    dequeue as the gangs waiting could fill (their limits); the rest keep
-    waiting, and look again when a dequeue in flight is done."""
+    """Every placement cycle long-polls DequeueGangs. When gangs become
+    READY otherwise than by an enqueue that hands them over (below: the
+    enqueue commands proposed as they are, with no ``take``), only as many
+    propose a dequeue as the gangs waiting could fill (their limits); the
+    rest keep waiting, and look again when a dequeue in flight is done."""
     node, handler = service()
     node.commit_s = 0.01
     proposed = proposals(handler)
@@ -178,21 +181,71 @@ async def test_a_gang_that_comes_wakes_one_dequeue_not_every_waiting_one(
         reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=limit, timeout=1000))
         got.append(len(reply.gangs))
 
+    async def ready(job: str, count: int) -> None:
+        await handler.rm.propose("gangs.enqueue", {"pool": "probes", "gangs": [
+            [task_row(t) for t in g.tasks] for g in gangs(job, count)]})
+
     async with trio.open_nursery() as nursery:
         for _ in range(8):
             nursery.start_soon(dequeue, 2)
         await trio.testing.wait_all_tasks_blocked()
-        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
-                                                           gangs=gangs("probe", 1)))
+        await ready("probe", 1)
         await trio.sleep(0.1)  # commits take 0.01 s
         assert [n for n, _ in proposed].count("gangs.dequeue") == 1 and got == [1]
         # Five gangs: three dequeues of two may take them, one after another
         # or at once; none proposes for nothing.
-        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
-                                                           gangs=gangs("more", 5)))
+        await ready("more", 5)
         await trio.sleep(0.1)
         assert [n for n, _ in proposed].count("gangs.dequeue") == 4 and sorted(got) == [1, 1, 2, 2]
     assert sorted(got) == [0, 0, 0, 0, 1, 1, 2, 2]  # the rest timed out, empty
+
+
+async def test_an_enqueue_hands_its_gangs_to_the_dequeues_waiting_for_them(
+        autojump_clock: trio.abc.Clock) -> None:
+    """A small enqueue (at most EXPRESS_GANGS gangs) dequeues in its own
+    command for the DequeueGangs calls waiting (up to their limits, less
+    what is handed already), and the leader hands the gangs to them: no
+    gangs.dequeue at all (a small job's gang made one). Gangs a waiter gave
+    up on wait for the next; a task killed meanwhile is not handed; a large
+    enqueue takes nothing (handed gangs go first-come, ahead of a probe)."""
+    node, handler = service()
+    node.commit_s = 0.01
+    proposed = proposals(handler)
+    got: list[list[str]] = []
+
+    async def dequeue(limit: int, timeout: int = 1000) -> None:
+        reply = await handler.DequeueGangs(rpb.DequeueGangsRequest(limit=limit,
+                                                                   timeout=timeout))
+        got.append(sorted(t.mesosTaskId for g in reply.gangs for t in g.tasks))
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(3):
+            nursery.start_soon(dequeue, 2)
+        await trio.testing.wait_all_tasks_blocked()
+        await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                           gangs=gangs("probe", 5)))
+        await trio.sleep(0.1)
+    assert sorted(got) == [["probe-0-1", "probe-1-1"], ["probe-2-1", "probe-3-1"],
+                           ["probe-4-1"]]
+    assert [n for n, _ in proposed] == ["gangs.enqueue"] and proposed[0][1]["take"] == 5
+    state = handler.rm.state
+    assert {state.tasks[f"probe-{k}-1"].state for k in range(5)} == {TaskState.PLACING}
+    # Handed over to a waiter that went: the next call takes what still holds.
+    handler._waiting_limits += 5
+    await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                       gangs=gangs("late", 2)))
+    handler._waiting_limits -= 5
+    await handler.UpdateTasksState(rpb.UpdateTasksStateRequest(updates=[
+        rpb.TaskStateUpdate(mesosTaskId="late-0-1", state=TaskState.KILLED)]))
+    got.clear()
+    await dequeue(10, timeout=0)
+    assert got == [["late-1-1"]] and not handler.rm.dequeued
+    assert "gangs.dequeue" not in [n for n, _ in proposed]
+    handler._waiting_limits += 100
+    proposed.clear()
+    await handler.EnqueueGangs(rpb.EnqueueGangsRequest(respoolID={"value": "probes"},
+                                                       gangs=gangs("big", EXPRESS_GANGS + 1)))
+    assert [("take" in p) for _, p in proposed] == [False] and not handler.rm.dequeued
 
 
 async def test_a_pool_left_with_ready_gangs_is_not_express() -> None:
