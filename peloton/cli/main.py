@@ -34,29 +34,27 @@ if TYPE_CHECKING:
 
 __all__ = ["main", "script"]
 
-# Whether the last ``main`` was answered by the quick path.
-_answered_quickly = False
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``peloton`` command; returns the exit status."""
-    global _answered_quickly
-    _answered_quickly = False
-    words = list(sys.argv[1:] if argv is None else argv)
+    return _run(list(sys.argv[1:] if argv is None else argv))[0]
+
+
+def _run(words: list[str]) -> tuple[int, bool]:
+    """The command's exit status, and whether the quick path answered it."""
     from peloton.cli import quick
     try:
         answered = quick.run(words, sys.stdout, sys.stderr)
     except KeyboardInterrupt:  # as the whole command says it (peloton.cli.run)
         print("peloton: interrupted", file=sys.stderr)
-        return 130
+        return 130, False
     except BrokenPipeError:
         quick.reader_gone()
-        return 0
+        return 0, False
     if not isinstance(answered, quick.Declined):
-        _answered_quickly = True
-        return answered
+        return answered, True
     from peloton.cli.run import main as whole
-    return whole(words, job_id=answered.job_id)
+    return whole(words, job_id=answered.job_id), False
 
 
 def script() -> None:
@@ -67,8 +65,8 @@ def script() -> None:
     object one by one) was ~1.4 ms of cpu of the ~11 such a command costs,
     and nothing it imports registers an exit handler (a test holds it to
     that). The whole command exits as any program does."""
-    status = main()
-    if _answered_quickly:
+    status, quickly = _run(sys.argv[1:])
+    if quickly:
         import os
 
         from peloton.cli.quick import reader_gone
