@@ -6,7 +6,8 @@ Three parts, kept apart:
   cumulative admitted/placed/launched/running/completed counts from one
   snapshot of resmgr and jobmgr state counts), :func:`overcommit_sweep`
   (is any instant of a host's timeline over its capacity?), :func:`rate`.
-- **/proc readers**: :func:`read_proc` (a daemon's CPU seconds and RSS).
+- **/proc readers**: :func:`read_proc` (a daemon's CPU seconds and RSS),
+  :func:`machine_cpu_s` (the whole machine's).
 - **The store reader**: :func:`analyse_store` opens the jobmgrs' SQLite file
   read-only *after* the run and computes correctness and latency in a
   streaming pass (a million tasks in a few seconds and tens of MB).
@@ -51,6 +52,7 @@ __all__ = [
     "analyse_store",
     "derive_counters",
     "file_create_us",
+    "machine_cpu_s",
     "overcommit_sweep",
     "percentiles",
     "rate",
@@ -185,6 +187,15 @@ def own_cpu_s() -> float:
     """Cpu seconds this process has used (all its threads), user and system."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def machine_cpu_s(stat: str = "/proc/stat") -> float:
+    """Cpu seconds the whole machine has been busy (every process's and the
+    kernel's): user, nice, system, irq, softirq and steal, not idle or
+    iowait."""
+    with open(stat) as f:
+        ticks = [int(v) for v in f.readline().split()[1:]]
+    return sum(ticks[i] for i in (0, 1, 2, 5, 6, 7) if i < len(ticks)) / CLK_TCK
 
 
 def file_create_us(directory: str | os.PathLike[str], files: int = 200) -> float:

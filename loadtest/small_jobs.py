@@ -41,7 +41,7 @@ from typing import Any
 import trio
 
 from loadtest.cli_latency import cli_env, peloton_command
-from loadtest.measure import CLK_TCK, file_create_us, read_proc
+from loadtest.measure import file_create_us, machine_cpu_s, read_proc
 from peloton.api.v0.job import job_pb2
 from peloton.client import PelotonClient
 from peloton.rpc import open_rpc
@@ -193,11 +193,7 @@ def _cpu(cluster: LocalCluster) -> dict[str, float]:
         if sample is not None:
             kind = name.rsplit("-", 1)[0]
             out[kind] = out.get(kind, 0.0) + sample.cpu_s
-    with open("/proc/stat") as f:
-        ticks = [int(v) for v in f.readline().split()[1:]]
-    # user, nice, system, irq, softirq, steal: not idle or iowait
-    busy = sum(ticks[i] for i in (0, 1, 2, 5, 6, 7) if i < len(ticks))
-    out["machine"] = busy / CLK_TCK
+    out["machine"] = machine_cpu_s()
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import math
 import os
 import shutil
@@ -147,6 +148,27 @@ async def test_echo_succeeds_with_output_and_environment(local: Harness):
         b"", 0, files)
     assert (await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 10**6, 10))[0] == (
         b"")
+
+
+@pytest.mark.parametrize("shell", [True, False])
+async def test_a_run_starts_as_sh_c_would_start_it(local: Harness, shell: bool):
+    """A shell command runs in the keeper's trampoline shell, an exec'd one
+    in a fork of the keeper: either way it sees what ``sh -c COMMAND`` sees
+    (``$0`` /bin/sh, no positional parameters, none of the trampoline's
+    variables), stdin /dev/null, only stdin, stdout and stderr open, and
+    it leads its session."""
+    script = ('echo "[$0] [$#] [${PELOTON_GO-unset}]"; readlink /proc/$$/fd/0; '
+              'ls /proc/$$/fd | sort -n | tr "\\n" " "; echo; ps -o sid= -o pid= -p $$')
+    s = (spec(1, script) if shell
+         else spec(1, "/bin/sh", shell=False, arguments=("/bin/sh", "-c", script)))
+    await local.backend.launch([s])
+    assert (await local.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
+    out = (await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0].decode()
+    head, stdin, fds, session = out.splitlines()
+    assert (head, stdin) == ("[/bin/sh] [0] [unset]", "/dev/null")
+    assert fds.split() == ["0", "1", "2"]
+    sid, pid = session.split()
+    assert sid == pid == str(local.backend._runs[s.mesos_task_id].pgid)
 
 
 async def test_exec_without_shell_uses_arguments_as_argv(local: Harness):
@@ -417,12 +439,18 @@ OPEN_100 = ("import sys\nfiles = []\ntry:\n    for _ in range(100):\n"
             "        files.append(open('/dev/null'))\nexcept OSError:\n    sys.exit(len(files) % 250 + 1)\n")
 
 
-@pytest.mark.parametrize(("fd_limit", "state"), [(20, TaskState.FAILED), (0, TaskState.SUCCEEDED)])
-async def test_fd_limit(local: Harness, fd_limit: int, state: TaskState):
-    """resource.fdLimit caps what the task may open (RLIMIT_NOFILE)."""
+@pytest.mark.parametrize(("fd_limit", "state", "shell"), [
+    (20, TaskState.FAILED, False), (0, TaskState.SUCCEEDED, False),
+    (20, TaskState.FAILED, True), (5, TaskState.FAILED, True), (0, TaskState.SUCCEEDED, True)])
+async def test_fd_limit(local: Harness, fd_limit: int, state: TaskState, shell: bool):
+    """resource.fdLimit caps what the task may open (RLIMIT_NOFILE), run
+    with or without a shell (a limit under 10, where dash cannot redirect,
+    included)."""
+    import shlex
     import sys
-    s = spec(1, sys.executable, shell=False, arguments=(sys.executable, "-c", OPEN_100),
-             fd_limit=fd_limit)
+    s = (spec(1, f"exec {sys.executable} -c {shlex.quote(OPEN_100)}", fd_limit=fd_limit)
+         if shell else spec(1, sys.executable, shell=False,
+                            arguments=(sys.executable, "-c", OPEN_100), fd_limit=fd_limit))
     await local.backend.launch([s])
     done = await local.wait_terminal(s.mesos_task_id)
     assert done.state == state, done
@@ -435,14 +463,18 @@ HAVE_CGROUPS, WHY_NO_CGROUPS = MemoryCgroups.detect()
 
 
 @pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
-@pytest.mark.parametrize(("memory_mb", "state"), [(64, TaskState.FAILED),
-                                                  (1024, TaskState.SUCCEEDED)])
-async def test_memory_limit(local: Harness, memory_mb: int, state: TaskState):
+@pytest.mark.parametrize(("memory_mb", "state", "shell"), [
+    (64, TaskState.FAILED, False), (1024, TaskState.SUCCEEDED, False),
+    (64, TaskState.FAILED, True)])
+async def test_memory_limit(local: Harness, memory_mb: int, state: TaskState, shell: bool):
     """resource.memLimitMb is the run's memory cgroup limit: a task that
     touches 300 MB under a 64 MB limit is killed by the OOM killer and ends
-    FAILED saying so; under 1 GB it succeeds. Its cgroup is gone after."""
+    FAILED saying so; under 1 GB it succeeds. Its cgroup is gone after.
+    A shell command is moved into it as an exec'd one is."""
+    import shlex
     import sys
     s = dataclasses.replace(
+        spec(1, f"{sys.executable} -c {shlex.quote(ALLOCATE_300MB)}") if shell else
         spec(1, sys.executable, shell=False, arguments=(sys.executable, "-c", ALLOCATE_300MB)),
         # A whole cpu: touching 300 MB under a CFS quota of 0.1 took ~5 s of
         # the 10 s wait on an idle machine, and over it on a loaded one.
@@ -475,7 +507,8 @@ async def test_a_kill_reaches_a_child_that_left_the_process_group(local: Harness
     """`timeout 600 sleep 600` runs in a process group of its own: the kill's
     SIGTERM reaches it through the run's cgroup, so it ends at once, not
     after the grace period's SIGKILL."""
-    s = spec(1, "echo $$ > timeout.pid; exec timeout 600 sleep 600", kill_grace_seconds=60)
+    # (Not exec'd: the run leads its session, where timeout cannot make a group.)
+    s = spec(1, "timeout 600 sleep 600 & echo $! > timeout.pid; wait", kill_grace_seconds=60)
     await local.backend.launch([s])
     pid_file = local.root / "sandboxes" / "local-0" / s.mesos_task_id / "timeout.pid"
     while True:  # until timeout runs sleep (and has left the group)
@@ -605,13 +638,18 @@ async def test_a_restarted_backend_adopts_live_runs_and_knows_how_the_others_end
 async def test_an_adopted_run_that_ends_reports_its_real_end(tmp_path: Path,
                                                              nursery: trio.Nursery):
     s, proc = _left_behind(tmp_path, 1, "sleep 0.5; exit 7")
-    backend = LocalBackend(tmp_path, hosts=2)
-    harness = Harness(backend, tmp_path)
+    await _adopted_and_ended_7(tmp_path, s, nursery)
+    proc.wait()
+
+
+async def _adopted_and_ended_7(root: Path, s: LaunchSpec, nursery: trio.Nursery) -> None:
+    """A backend started on ``root`` adopts ``s``, which ends with exit code 7."""
+    backend = LocalBackend(root, hosts=2)
+    harness = Harness(backend, root)
     await nursery.start(backend.run, harness.report)
     assert [a.mesos_task_id for a in backend.adopted()] == [s.mesos_task_id]
     ended = await harness.wait_terminal(s.mesos_task_id)
     assert (ended.state, ended.exit_code) == (TaskState.FAILED, 7)
-    proc.wait()
 
 
 async def test_a_kill_marked_before_a_crash_ends_killed_not_lost(tmp_path: Path,
@@ -705,6 +743,32 @@ async def test_a_run_whose_host_manager_died_as_it_started_is_adopted_not_run_tw
             os.killpg(os.getpgid(pid), signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+async def test_a_run_whose_host_manager_died_ends_as_it_ended_and_its_keeper_with_it(
+        tmp_path: Path, nursery: trio.Nursery):
+    """The keeper outlives its host manager (SIGKILLed as the run starts):
+    it reaps the run and writes its end, a moment after the run is gone,
+    which the next host manager waits for (not LOST); then, its last run
+    ended, the keeper ends too."""
+    root = tmp_path / "hostmgr"
+    s = spec(1, "kill -KILL $HOSTMGR; sleep 0.5; exit 7")
+    with trio.fail_after(20):
+        hostmgr = await trio.run_process(
+            [sys.executable, "-c", HOSTMGR_KILLED_BY_ITS_RUN, str(root), s.mesos_task_id,
+             s.command], check=False)
+    assert hostmgr.returncode == -signal.SIGKILL
+    claim = json.loads((root / "runs" / f"{s.mesos_task_id}.pid").read_text())
+    await _adopted_and_ended_7(root, s, nursery)
+    try:
+        keeper = os.pidfd_open(claim["keeper"])
+    except ProcessLookupError:
+        return  # it has ended already
+    try:
+        with trio.fail_after(10):
+            await trio.lowlevel.wait_readable(keeper)  # it ends
+    finally:
+        os.close(keeper)
 
 
 def _supervise(root: Path, s: LaunchSpec) -> list[str]:

@@ -16,15 +16,16 @@ sets it) and ``MESOS_SANDBOX`` (later ones win).
 Each virtual host hands out its own block of ports (``ports_per_host`` from
 ``first_port`` on), so runs on different virtual hosts never collide.
 
-**Runs outlive a host manager that dies.** Each run is started through a
-small supervisor (``supervise.py``) that waits for the task and writes how
-it ended to ``<root>/runs/<mesos_task_id>.status``; the run's record
-(``.json``: its spec) is written once, before the supervisor starts, the
-supervisor claims the run (``.pid``: its pid and start time) before it
-starts the task, and a kill first leaves a ``.kill`` mark. So a host manager killed
-at any moment of a launch leaves no run that the next one neither knows
-nor counts: a record without a pid or a claim is given up (the run is
-LOST, and its supervisor, should it come late, starts nothing). A
+**Runs outlive a host manager that dies.** Each run is started by the
+keeper (``supervise.py --serve``, one process per backend, in a session of
+its own, outliving the backend until its last run ends), which reaps it
+and writes how it ended to ``<root>/runs/<mesos_task_id>.status``; the
+run's record (``.json``: its spec) is written once, before the keeper is
+asked, the keeper claims the run (``.pid``: its pid and start time) before
+it lets it run, and a kill first leaves a ``.kill`` mark. So a host manager
+killed at any moment of a launch leaves no run that the next one neither
+knows nor counts: a record without a pid or a claim is given up (the run
+is LOST, and a keeper that comes late kills it before it runs anything). A
 ``run()`` that starts reads the records: a run still alive (same pid,
 same start time) is adopted (RUNNING, watched through a pidfd, killable,
 its usage sampled; ``adopted`` lists them for the host pool), and one that
@@ -98,6 +99,7 @@ from peloton.hostmgr.hostpool import HostSpec
 
 log = logging.getLogger(__name__)
 SUPERVISOR = spawner.SUPERVISOR
+KEEPER_STATUS_S = 10.0  # the longest an ended run's end is waited for from its keeper
 # The most processes a run may have at once (its pids cgroup); the cluster
 # file's pids_max on a local hostmgr says otherwise.
 DEFAULT_PIDS_MAX = 8192
@@ -171,7 +173,7 @@ class _Run:
     sandbox: Path
     status: StatusUpdate
     process: trio.Process | Spawned | None = None
-    pgid: int = 0  # the supervisor's pid: it leads the run's process group
+    pgid: int = 0  # its first process's pid: it leads the run's session and group
     kill_requested: bool = False
     unhealthy: str = ""  # why its health check ended it
     over_disk: str = ""  # why its disk check ended it
@@ -366,7 +368,7 @@ class LocalBackend(Backend):
                 self._runs[mid] = run
                 self._live[mid] = record.pid
                 self._adopted.append(spec)
-                nursery.start_soon(self._watch_adopted, run, record.pidfd)
+                nursery.start_soon(self._watch_adopted, run, record.pidfd, record.keeper)
                 if spec.health is not None:
                     nursery.start_soon(self._health_loop, run, spec.health)
             else:
@@ -392,9 +394,11 @@ class LocalBackend(Backend):
         found, self._found_ended = self._found_ended, []
         return found
 
-    async def _watch_adopted(self, run: _Run, pidfd: int) -> None:
-        """Wait for an adopted run's supervisor to exit (it is not our child:
-        a pidfd says when); its status file says how the task ended."""
+    async def _watch_adopted(self, run: _Run, pidfd: int,
+                             keeper: tuple[int, int] | None) -> None:
+        """Wait for an adopted run to exit (it is not our child: a pidfd
+        says when); its status file, written by its keeper (or its own
+        supervisor), says how it ended."""
         mid = run.spec.mesos_task_id
         try:
             await self._adopted_taken.wait()
@@ -414,14 +418,14 @@ class LocalBackend(Backend):
             self._live.pop(mid, None)
             self._samples.pop(mid, None)
         _killpg(run.pgid, signal.SIGKILL)  # whatever the task left in its group
-        ended = await trio.to_thread.run_sync(_read_status, self._runs_dir, run.spec,
-                                              run.kill_requested)
+        ended = await trio.to_thread.run_sync(_kept_status, self._runs_dir, run.spec,
+                                              run.kill_requested, keeper)
         ended = _limited(run) or ended
         if self.cgroups is not None:
             await trio.to_thread.run_sync(self._end_cgroup, self.cgroups, mid)
         self._finish(run, ended or _status(
             run.spec, TaskState.KILLED if run.kill_requested else TaskState.LOST,
-            message="its supervisor ended without saying how the task ended"))
+            message="it ended without a word of how from its keeper or supervisor"))
 
     # -- launch --------------------------------------------------------------
 
@@ -492,8 +496,8 @@ class LocalBackend(Backend):
         make_cgroups = None if self.cgroups is None else partial(
             self.cgroups.create, spec.mesos_task_id, spec.resources.memory,
             spec.resources.cpu, self._pids_max)
-        # Recorded before its supervisor exists (which claims it before the
-        # task starts): a host manager that dies from here on leaves the next
+        # Recorded before the keeper is asked (which claims it before it
+        # lets it run): a host manager that dies from here on leaves the next
         # one the run to adopt, or to give up before it ever starts; never a
         # run it neither knows nor counts (see supervise.py).
         record = partial(_write_record, self._runs_dir, spec, None, run.gpus, run.uid)
@@ -507,7 +511,7 @@ class LocalBackend(Backend):
                 str(run.uid), exe, *argv]
         process: trio.Process | Spawned
         try:
-            try:  # forked by the spawner: ~1 ms of cpu, not an interpreter's start
+            try:  # started by the keeper: a vfork, not an interpreter's start
                 process = await self._spawner.spawn(
                     args, cwd=run.sandbox, env=env, stdout=stdout.fileno(),
                     stderr=stderr.fileno(), status_file=status_file)
@@ -990,11 +994,14 @@ class _Record:
 
     spec: LaunchSpec
     pid: int
-    pidfd: int | None  # open on its live supervisor; None when it ended
+    pidfd: int | None  # open on its live process (or supervisor); None when it ended
     killed: bool
     ended: StatusUpdate | None  # how it ended, if it did and that is known
     gpus: tuple[int, ...] = ()  # the GPU device indexes it held
     uid: int = 0  # the user it ran as
+    # The keeper (pid, start time) that writes its end, when a keeper
+    # started it (its claim says); None: its own supervisor writes it.
+    keeper: tuple[int, int] | None = None
 
 
 _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname", "shell",
@@ -1005,28 +1012,19 @@ _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname",
 def _write_record(runs: Path, spec: LaunchSpec, pid: int | None, gpus: Sequence[int] = (),
                   uid: int = 0) -> None:
     """The run's record: enough of its spec to account for it and watch it
-    after a restart, and its supervisor's pid and start time (a reused pid
-    has another), or None: written before the supervisor starts, whose
-    claim then holds them (supervise.py). Not its environment (it may hold
+    after a restart, and its process's pid and start time (a reused pid
+    has another), or None: written before the run starts, whose claim then
+    holds them (supervise.py). Not its environment (it may hold
     secrets)."""
     data = {name: getattr(spec, name) for name in _SPEC_FIELDS}
     data["resources"] = list(spec.resources)
     data["health"] = asdict(spec.health) if spec.health is not None else None
     data["gpus"] = list(gpus)
     data["uid"] = uid
-    data["pid"], data["start"] = pid, _start_ticks(pid) if pid is not None else None
+    data["pid"], data["start"] = pid, supervise.start_ticks(pid) if pid is not None else None
     tmp = runs / f"{spec.mesos_task_id}.json.tmp"
     tmp.write_text(json.dumps(data))
     tmp.replace(runs / f"{spec.mesos_task_id}.json")
-
-
-def _start_ticks(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks after boot), or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rpartition(b")")[2].split()[19])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def _mark(path: Path) -> None:
@@ -1042,7 +1040,8 @@ def _launch_error(status_file: Path) -> str | None:
 
 
 def _read_status(runs: Path, spec: LaunchSpec, killed: bool) -> StatusUpdate | None:
-    """How a run ended, from the status its supervisor wrote (None: none written)."""
+    """How a run ended, from the status its keeper (or supervisor) wrote
+    (None: none written)."""
     try:
         data = json.loads((runs / f"{spec.mesos_task_id}.status").read_text())
     except (OSError, ValueError):
@@ -1056,8 +1055,22 @@ def _read_status(runs: Path, spec: LaunchSpec, killed: bool) -> StatusUpdate | N
     return _ended(spec, killed, code)
 
 
+def _kept_status(runs: Path, spec: LaunchSpec, killed: bool,
+                 keeper: tuple[int, int] | None) -> StatusUpdate | None:
+    """How a run that has ended ended (None: nothing says). A keeper writes
+    it once it has reaped the run, a moment after the run is gone: waited
+    for while that keeper lives (at most ``KEEPER_STATUS_S``). Blocking."""
+    deadline = time.monotonic() + KEEPER_STATUS_S
+    while True:
+        ended = _read_status(runs, spec, killed)
+        if (ended is not None or keeper is None or supervise.start_ticks(keeper[0]) != keeper[1]
+                or time.monotonic() > deadline):
+            return ended
+        time.sleep(0.005)
+
+
 def _read_records(runs: Path) -> list[_Record]:
-    """Every run record under ``runs``, with its supervisor opened (pidfd)
+    """Every run record under ``runs``, with its process opened (pidfd)
     when it still runs. Blocking: call it in a thread."""
     out: list[_Record] = []
     if not runs.is_dir():
@@ -1080,38 +1093,44 @@ def _read_records(runs: Path) -> list[_Record]:
             continue
         mid = spec.mesos_task_id
         killed = (runs / f"{mid}.kill").exists()
-        ended = _read_status(runs, spec, killed)
+        lost = (runs / f"{mid}.lost").exists()
+        # Killed when its host manager stopped: LOST, whatever its keeper wrote of it.
+        ended = (_status(spec, TaskState.LOST, message="killed when its host manager stopped")
+                 if lost and not killed else _read_status(runs, spec, killed))
         given_up = False
+        keeper: tuple[int, int] | None = None
         if ended is None and pid is None:
-            # Recorded before its supervisor started: the supervisor's claim
+            # Recorded before it started: its keeper's (or supervisor's) claim
             # says which process it is, or, with none, the launch is given up
-            # here, atomically against a supervisor claiming it just now.
+            # here, atomically against a keeper claiming it just now.
             try:
                 claim = supervise.abandon(str(runs / f"{mid}.status"))
                 if claim is not None:
                     pid, start = int(claim["pid"]), claim.get("start")
+                if claim is not None and "keeper" in claim:
+                    keeper = int(claim["keeper"]), int(claim["keeper_start"])
             except (OSError, ValueError, KeyError, TypeError) as error:
                 log.warning("the claim of run %s is unreadable (%s); left alone", mid, error)
                 continue
             given_up = claim is None
         pidfd = None
-        if ended is None and pid is not None and start is not None and _start_ticks(pid) == start:
+        if (ended is None and pid is not None and start is not None
+                and supervise.start_ticks(pid) == start):
             try:
                 pidfd = os.pidfd_open(pid)
             except OSError:
                 pidfd = None
         if ended is None and pidfd is None:
+            ended = _kept_status(runs, spec, killed, keeper)
+        if ended is None and pidfd is None:
             if killed:
                 ended = _status(spec, TaskState.KILLED, reason=REASON_KILLED_ON_REQUEST,
                                 message="Killed on request; it ended while no host manager "
                                         "watched it")
-            elif (runs / f"{mid}.lost").exists():
-                ended = _status(spec, TaskState.LOST,
-                                message="killed when its host manager stopped")
             elif given_up:
                 ended = _status(spec, TaskState.LOST,
                                 message="its host manager died while starting it; it never ran")
-        out.append(_Record(spec, pid or 0, pidfd, killed, ended, gpus, uid))
+        out.append(_Record(spec, pid or 0, pidfd, killed, ended, gpus, uid, keeper))
     return out
 
 
@@ -1133,7 +1152,7 @@ def _not_executable(exe: str, path: str | None) -> str | None:
 
 
 def _killpg(pgid: int, signum: int) -> None:
-    # start_new_session made the supervisor a group leader: the run's group id is its pid.
+    # A run's first process (or its supervisor) leads its session: the group id is its pid.
     if not pgid:
         return
     try:
@@ -1222,7 +1241,7 @@ def _prepare_run(sandbox: Path, command: str, exe: str, path: str | None,
                  record: Callable[[], None]
                  ) -> tuple[tuple[BinaryIO, ...], list[Path], str | None]:
     """In a worker thread, in one hop (each costs ~0.2 ms of cpu), what a
-    run needs before its supervisor starts, in order: its output files
+    run needs before it starts, in order: its output files
     (stdout, stderr), a check that ``exe`` can be executed, its cgroups and
     its record. Returns the files (``()`` if they could not be opened), the
     cgroups, and why the run cannot start (None if it can)."""

@@ -1,16 +1,17 @@
-"""The local backend's side of the spawner (``supervise.py --serve``).
+"""The local backend's side of the keeper (``supervise.py --serve``).
 
-One spawner process per local backend forks each run's supervisor, so a
-run costs a fork instead of an interpreter start (~1 ms of cpu instead of
-~19 ms). :class:`Spawner` sends it requests and reads its answers; a
+One keeper process per local backend starts, claims, reaps and records
+each run (see ``supervise.py``), so a run costs a vfork and an exec, not
+an interpreter start (~19 ms of cpu) nor a supervisor forked per run
+(~3.5 ms). :class:`Spawner` sends it requests and reads its answers; a
 :class:`Spawned` is what :func:`trio.lowlevel.open_process` would have
-given: the supervisor's ``pid``, ``await wait()`` and ``returncode``
-(negative: the signal that ended it).
+given: the run's ``pid``, ``await wait()`` and ``returncode`` (negative:
+the signal that ended it).
 
-If the spawner dies while runs it forked are alive (they carry on in their
-own sessions), each such run is watched through a pidfd and its end read
-from the status file its supervisor writes, and the next launch starts a
-new spawner.
+If the keeper dies while runs it started are alive (they carry on in their
+own sessions), each such run is watched through a pidfd, its end read from
+its status file if one is there (none: as killed), and the next launch
+starts a new keeper.
 """
 
 from __future__ import annotations
@@ -34,15 +35,16 @@ from peloton.hostmgr.backends import supervise
 log = logging.getLogger(__name__)
 
 SUPERVISOR = str(Path(supervise.__file__))
+KEEPER_END_S = 5.0
 
 
 class SpawnFailed(OSError):
-    """The spawner could not take the request (too large, or it is gone):
-    start the supervisor the slow way."""
+    """The keeper could not take the request (too large, or it is gone):
+    start a supervisor of the run's own (the slow way)."""
 
 
 class Spawned:
-    """A supervisor the spawner forked."""
+    """A run the keeper started."""
 
     def __init__(self, pid: int, status_file: Path) -> None:
         self.pid = pid
@@ -60,7 +62,7 @@ class Spawned:
         return self.returncode
 
     async def _watch_orphaned(self) -> None:
-        """The spawner died: learn the end through a pidfd and the status file."""
+        """The keeper died: learn the end through a pidfd and the status file."""
         try:
             pidfd = os.pidfd_open(self.pid)
         except ProcessLookupError:
@@ -70,7 +72,7 @@ class Spawned:
                 await trio.lowlevel.wait_readable(pidfd)
             finally:
                 os.close(pidfd)
-        code = -signal.SIGKILL  # no status: as a supervisor killed outright
+        code = -signal.SIGKILL  # no status: as a run killed outright
         try:
             status = json.loads(await trio.to_thread.run_sync(self._status_file.read_text))
             if "exit_code" in status:
@@ -86,7 +88,7 @@ class Spawned:
 
 
 class Spawner:
-    """Forks supervisors through one long-lived spawner process."""
+    """Starts runs through one long-lived keeper process."""
 
     def __init__(self) -> None:
         self._sock: trio.socket.SocketType | None = None
@@ -123,15 +125,17 @@ class Spawner:
         if self._sock is not None:
             return self._sock
         if self._nursery is None or self._closed:
-            raise SpawnFailed("the spawner is not running")
+            raise SpawnFailed("the keeper is not running")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         for s in (ours, theirs):
             s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, supervise.MAX_REQUEST)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, supervise.MAX_REQUEST)
         try:
+            # In a session of its own: a kill of the host manager's group
+            # leaves it keeping the runs.
             self._process = await trio.lowlevel.open_process(
                 [sys.executable, "-S", "-E", SUPERVISOR, "--serve", str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, start_new_session=True)
         finally:
             theirs.close()
         sock = trio.socket.from_stdlib_socket(ours)
@@ -141,12 +145,12 @@ class Spawner:
 
     async def spawn(self, args: list[str], *, cwd: Path, env: dict[str, str],
                     stdout: int, stderr: int, status_file: Path) -> Spawned:
-        """Fork a supervisor with ``args`` (supervise.py's); raises SpawnFailed
-        when the spawner cannot (start it the slow way then)."""
+        """Start a run with ``args`` (supervise.py's); raises SpawnFailed
+        when the keeper cannot (start a supervisor the slow way then)."""
         ident = next(self._ids)
         request = json.dumps({"id": ident, "args": args, "cwd": str(cwd), "env": env}).encode()
         if len(request) > supervise.MAX_REQUEST:
-            raise SpawnFailed(f"a {len(request)}-byte request is too large for the spawner")
+            raise SpawnFailed(f"a {len(request)}-byte request is too large for the keeper")
         answered = trio.Event()
         answer: list[Any] = []
         self._asked[ident] = (answered, answer, status_file)
@@ -158,12 +162,12 @@ class Spawner:
                     await sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                                     fds.tobytes())])
                 except OSError as error:
-                    raise SpawnFailed(f"cannot reach the spawner: {error}") from None
+                    raise SpawnFailed(f"cannot reach the keeper: {error}") from None
             await answered.wait()
         finally:
             self._asked.pop(ident, None)
         if not answer:
-            raise SpawnFailed("the spawner ended before it answered")
+            raise SpawnFailed("the keeper ended before it answered")
         reply = answer[0]
         if "error" in reply:
             raise OSError(reply["error"])
@@ -195,7 +199,7 @@ class Spawner:
                     continue
                 event, answer, status_file = waiting
                 if "pid" in message:
-                    # Registered here, before the spawner's word of its exit.
+                    # Registered here, before the keeper's word of its exit.
                     message["spawned"] = self._running[message["pid"]] = Spawned(
                         message["pid"], status_file)
                 answer.append(message)
@@ -204,15 +208,17 @@ class Spawner:
             if self._sock is sock:
                 self._sock = None
             sock.close()
-            with trio.CancelScope(shield=True):
-                if process.returncode is None:
-                    process.kill()
+            # The keeper ends once its runs have (at once when it has none,
+            # as at a clean stop, which kills the runs first); one that keeps
+            # runs of a stopped backend is not waited for.
+            with trio.move_on_after(KEEPER_END_S) as ending:
+                ending.shield = True
                 await process.wait()
             for event, _, _ in list(self._asked.values()):
                 event.set()  # (unanswered: SpawnFailed)
             orphans, self._running = self._running, {}
             if orphans and not self._closed:
-                log.warning("the spawner ended (%s) with %d runs alive; watching them "
+                log.warning("the keeper ended (%s) with %d runs alive; watching them "
                             "through pidfds", process.returncode, len(orphans))
             if self._nursery is not None:
                 for spawned in orphans.values():

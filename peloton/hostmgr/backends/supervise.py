@@ -1,55 +1,72 @@
-"""The supervisor of one local run: it outlives a host manager that dies.
+"""What keeps the local runs: it outlives a host manager that dies.
 
-The ``local`` backend starts every run as ``python -S -E supervise.py STATUS
-CGROUPS FD_LIMIT UID EXE ARGV...`` in a session of its own, with the run's
-sandbox, environment and outputs. The supervisor forks the task (which
-joins each cgroup of ``CGROUPS``, directories joined by ``os.pathsep``
-(memory, cpu, pids), gets RLIMIT_NOFILE ``FD_LIMIT``, if not 0, and
-becomes user and group ``UID``, if not 0, before it executes ``EXE`` with
-``ARGV``; the supervisor stays root, to write STATUS), waits for
-it, writes how it ended to ``STATUS`` (JSON, written to a temporary file
-and renamed: ``{"exit_code": n}``, ``{"signal": n}`` or ``{"launch_error":
-"..."}``) and ends the way the task ended (the same exit status, or killed
-by the same signal), so the host manager that started it sees what it would
-have seen of the task itself.
+**The keeper.** The ``local`` backend starts ONE process, ``python -S -E
+supervise.py --serve FD`` (the keeper, in a session of its own), and asks
+it, over the Unix SEQPACKET socket ``FD``, to start each run. A request is
+one message, JSON ``{"id", "args": [STATUS, CGROUPS, FD_LIMIT, UID, EXE,
+ARGV...], "cwd", "env"}`` with the run's stdout and stderr passed as
+descriptors (SCM_RIGHTS); the answer is ``{"id", "pid"}`` (or ``{"id",
+"error"}``), and when the run ends, ``{"exit": PID, "status":
+WAITSTATUS}``: the keeper is the run's parent and reaps it. For each run
+it:
 
-Why: a host manager that is killed leaves its runs running (they are in
-sessions of their own); the one that starts next adopts them from their
-records, and learns how the ones that ended meanwhile ended from
-``STATUS`` (it cannot wait for a process it did not start).
+1. starts the run's first process, waiting to be let go, as a session
+   leader with the run's sandbox (``cwd``), environment and outputs: for
+   ``/bin/sh -c COMMAND`` (a shell command), ``/bin/sh`` running
+   ``TRAMPOLINE``, through ``posix_spawn`` (a vfork: no copy of the
+   keeper); for a command without a shell (its own ``argv[0]``, a launch
+   error when it cannot be executed) or a run as a user of its own, a fork
+   of the keeper that becomes the task with ``execvp`` (after
+   ``setgroups``/``setgid``/``setuid`` to ``UID``);
+2. *claims* the run (below) for that process;
+3. moves it into each cgroup of ``CGROUPS`` (directories joined by
+   ``os.pathsep``: memory, cpu, pids) and gives it RLIMIT_NOFILE
+   ``FD_LIMIT``, if not 0;
+4. lets it go (a line on its stdin; it then runs the command, its stdin
+   /dev/null);
+5. when it ends, writes how to ``STATUS`` (JSON, written to a temporary
+   file and renamed: ``{"exit_code": n}``, ``{"signal": n}`` or
+   ``{"launch_error": "..."}``) and sends its exit.
 
-**The claim.** The host manager writes a run's record before it starts the
-supervisor, so it cannot know the supervisor's pid, and may die before it
-learns it. So before it forks the task, the supervisor *claims* the run:
-it makes ``<run>.pid`` beside ``STATUS`` (``claim_path``) holding its pid
-and start time, atomically (a hard link of a complete file, which fails if
-the name exists). A host manager that starts and finds a record with no
-pid reads the claim, or, finding none, makes it itself as given up
-(``abandon``, the same atomic way): a supervisor that comes after that
-exits without starting the task. Either way exactly one of them wins, so
-a run is adopted by the next host manager or never runs at all; it never
+A run that cannot be claimed, joined to its cgroups or limited is killed
+before it runs anything (a launch error in ``STATUS``, or nothing when a
+later host manager gave it up). When the host manager goes (the socket
+closes), the keeper takes no more requests and ends once its last run has
+ended, writing each end: the next host manager adopts the runs from their
+records and claims, watches each through a pidfd and reads its end from
+``STATUS``, which the keeper writes a moment after the run is gone.
+
+Why one keeper and not a supervisor per run: a run's supervisor was a fork
+of a Python interpreter that forked again for the task; the page tables,
+copy-on-write faults and teardown of those two copies cost ~3.5 ms of cpu
+a run on the development machine, more than the rest of a short task's
+life in the local backend (``loadtest.bench_local``: 6.6 ms of the
+machine's cpu a run of ``true`` with supervisors, 3.3 with the keeper).
+
+**The claim.** The host manager writes a run's record before it asks for
+the run, so it cannot know the run's pid, and may die before it learns
+it. So before it lets the run go, the keeper *claims* it: it makes
+``<run>.pid`` beside ``STATUS`` (``claim_path``) holding the run's pid and
+start time and its own, atomically (a hard link of a complete file, which
+fails if the name exists). A host manager that starts and finds a record
+with no pid reads the claim, or, finding none, makes it itself as given up
+(``abandon``, the same atomic way): a keeper that comes after that kills
+the run before it runs anything. Either way exactly one of them wins, so a
+run is adopted by the next host manager or never runs at all; it never
 runs unknown (uncounted on its host, and started again under the same id).
 
 Signals sent to the run's process group (the host manager's kill, a
-terminal's ^C) reach the task; the supervisor only notes them and goes on
-waiting. It uses the standard library alone and runs without ``site``
-(``-S``), and adds ~8 MB per run.
+terminal's ^C) reach the task, and not the keeper. The keeper uses the
+standard library alone and runs without ``site`` (``-S``).
 
-**The spawner.** Starting a Python interpreter costs ~19 ms of cpu on the
-development machine, more than the rest of a short task's life in Peloton
-put together (1,000 one-instance jobs of ``true`` spent 19 cpu s in
-interpreter start-ups alone). So the host manager starts ONE interpreter,
-``python -S -E supervise.py --serve FD`` (the spawner), and asks it, over
-the Unix SEQPACKET socket ``FD``, to fork a supervisor per run: a fork of
-an interpreter already running costs ~1 ms. A request is one message, JSON
-``{"id", "args": [STATUS, CGROUPS, FD_LIMIT, UID, EXE, ARGV...], "cwd",
-"env"}`` with the run's stdout and stderr passed as descriptors
-(SCM_RIGHTS); the answer is ``{"id", "pid"}`` (or ``{"id", "error"}``), and
-when a supervisor ends, ``{"exit": PID, "status": WAITSTATUS}`` (the
-spawner is its parent and reaps it). The forked supervisor becomes a
-session leader and runs :func:`main` exactly as a started one does. When
-the host manager goes (the socket closes), the spawner ends; the
-supervisors it forked carry on, in their own sessions, and are adopted.
+**The supervisor** (``python -S -E supervise.py STATUS CGROUPS FD_LIMIT UID
+EXE ARGV...``, :func:`main`) does the same for one run as a process of its
+own: it claims the run for itself, forks the task (which joins the
+cgroups, takes the limit and the user itself), waits for it, writes
+``STATUS`` and ends the way the task ended (the same exit status, or
+killed by the same signal). The backend starts one when the keeper cannot
+take a request (too large, or the keeper is gone), and runs started by
+supervisors (an earlier version's) are adopted as the keeper's are.
 """
 
 from __future__ import annotations
@@ -126,17 +143,22 @@ def _make_once(path: str, data: dict[str, int]) -> dict[str, int] | None:
     return None
 
 
-def _start_ticks() -> int:
-    """When this process started (clock ticks after boot): with the pid, it
-    tells this process from a later one that reuses the pid."""
-    with open("/proc/self/stat", "rb") as f:
-        return int(f.read().rpartition(b")")[2].split()[19])
+def start_ticks(pid: int | str = "self") -> int | None:
+    """When process ``pid`` started (clock ticks after boot), or None if it
+    is gone: with the pid, it tells the process from a later one that
+    reuses the pid."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return int(f.read().rpartition(b")")[2].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def claim(status: str) -> bool:
     """Claim the run (see the module docstring) for this process: False if
     it was given up (``abandon``) and the task must never start."""
-    return _make_once(claim_path(status), {"pid": os.getpid(), "start": _start_ticks()}) is None
+    return _make_once(claim_path(status),
+                      {"pid": os.getpid(), "start": start_ticks() or 0}) is None
 
 
 def abandon(status: str) -> dict[str, int] | None:
@@ -153,8 +175,6 @@ def main(args: list[str]) -> None:
     noted: list[int] = []
     for signum in NOTED:
         signal.signal(signum, lambda signum, _: noted.append(signum))
-    # Forked by the spawner, they came blocked (_fork_supervisor): one sent
-    # meanwhile is noted now.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, NOTED)
     try:
         claimed = claim(status)
@@ -190,89 +210,208 @@ def main(args: list[str]) -> None:
 # The largest request the spawner reads (the socket's buffers are raised to it).
 MAX_REQUEST = 4 << 20
 
+# The shell a shell-form run (``/bin/sh -c COMMAND``) starts as, under the
+# keeper, with ``$1`` COMMAND and ``$2`` its open files limit (0: none): it
+# waits for the keeper's go (a line on its stdin), takes /dev/null as its
+# stdin and the limit (dash cannot redirect under a limit of 10 or less:
+# it saves descriptors above 9), then runs COMMAND itself as ``sh -c
+# COMMAND`` would ($0 ``/bin/sh``, no positional parameters: the ``shift``
+# runs inside the eval, after ``$1`` is expanded). If the keeper dies
+# before the go, it ends (127) having run nothing.
+TRAMPOLINE = ('IFS= read -r PELOTON_GO || exit 127; unset PELOTON_GO; exec </dev/null; '
+              '[ "$2" = 0 ] || ulimit -n "$2" || exit 127; eval "shift 2; $1"')
+SHELL = "/bin/sh"
 
-def _fork_supervisor(request: dict[str, object], fds: list[int]) -> int:
-    """Fork a supervisor for ``request``; its pid (in the spawner), once it
-    leads its own process group.
 
-    A kill can come as soon as the host manager has the pid. So the pid is
-    answered only after the child's ``setsid`` (before it, the group the
-    host manager signals does not exist), and the noted signals stay
-    blocked in the child until ``main`` has its handlers (before them it
-    has the spawner's SIG_IGN): one that comes in between waits, and is
-    then passed on to the task, where it used to be lost and the run lived
-    until the SIGKILL a grace period later."""
-    ready_r, ready_w = os.pipe()
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, NOTED)
+def _go(go: int) -> None:
     try:
-        pid = os.fork()
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        os.close(ready_r)
-        os.close(ready_w)
-        raise
-    if pid != 0:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        os.close(ready_w)
-        try:
-            os.read(ready_r, 1)  # b"": the child made its session (or died)
-        finally:
-            os.close(ready_r)
-        return pid
-    try:  # the child: a supervisor, as if started on its own
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        os.setsid()
-        os.close(ready_w)
-        os.close(ready_r)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(fds[0], 1)
-        os.dup2(fds[1], 2)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 4096)
-        os.chdir(str(request["cwd"]))
-        env = request["env"]
-        assert isinstance(env, dict)
-        os.environ.clear()
-        os.environ.update(env)
+        os.write(go, b"\n")
+    except OSError:  # it is gone already (a kill): its end says how
+        pass
+    finally:
+        os.close(go)
+
+
+class Keeper:
+    """The spawner's runs: each started, claimed, let go, reaped, and its
+    end written (see the module docstring). Single-threaded; the spawner's
+    loop calls :meth:`start` and :meth:`reap`."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.started = start_ticks(self.pid)
+        self.status: dict[int, str] = {}  # live runs: pid -> status file
+        self.given_up: set[int] = set()  # started, then found given up: not run
+
+    def start(self, request: dict[str, object], fds: list[int]) -> int:
+        """Start the run of ``request`` (its stdout and stderr ``fds``);
+        its pid once it is claimed and let go (or killed: given up)."""
         args = request["args"]
-        assert isinstance(args, list)
-        main([str(a) for a in args])
-    except BaseException as error:
+        env = request["env"]
+        assert isinstance(args, list) and isinstance(env, dict)
+        status, cgroup, fd_limit, uid, exe, *argv = (str(a) for a in args)
+        go_r, go_w = os.pipe()
         try:
-            os.write(2, f"supervisor: {error}\n".encode())
+            shell = exe == SHELL and len(argv) == 3 and argv[:2] == [SHELL, "-c"]
+            if shell and uid == "0":
+                pid = self._spawn_shell(argv[2], int(fd_limit), str(request["cwd"]), env,
+                                        fds, go_r)
+                fd_limit = "0"  # its own, once let go
+            else:
+                pid = self._fork(exe, argv, int(uid), status, str(request["cwd"]), env, fds,
+                                 go_r)
+        except BaseException:
+            os.close(go_w)
+            raise
         finally:
-            os._exit(LAUNCH_FAILED)
-    os._exit(LAUNCH_FAILED)  # main() never returns
+            os.close(go_r)
+        self.status[pid] = status
+        try:
+            claimed = _make_once(claim_path(status), {
+                "pid": pid, "start": start_ticks(pid) or 0, "keeper": self.pid,
+                "keeper_start": self.started or 0}) is None
+        except (OSError, ValueError) as error:
+            self._fail(pid, go_w, status, f"cannot claim the run: {error}")
+            return pid
+        if not claimed:  # a later host manager gave the launch up: it never runs
+            self.given_up.add(pid)
+            self._kill(pid, go_w)
+            return pid
+        try:
+            for path in cgroup.split(os.pathsep) if cgroup else ():
+                with open(os.path.join(path, "cgroup.procs"), "w") as f:
+                    f.write(str(pid))
+            if int(fd_limit):
+                import resource
+                resource.prlimit(pid, resource.RLIMIT_NOFILE, (int(fd_limit), int(fd_limit)))
+        except OSError as error:
+            self._fail(pid, go_w, status,
+                       f"Failed to launch {exe!r}: {error.strerror or error}")
+            return pid
+        _go(go_w)
+        return pid
+
+    @staticmethod
+    def _spawn_shell(command: str, fd_limit: int, cwd: str, env: dict[str, str],
+                     fds: list[int], go: int) -> int:
+        """The trampoline shell (vfork and exec: no copy of this process)."""
+        here = os.open(".", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.chdir(cwd)
+            return os.posix_spawn(
+                SHELL, [SHELL, "-c", TRAMPOLINE, SHELL, command, str(fd_limit)], env,
+                file_actions=[(os.POSIX_SPAWN_DUP2, go, 0), (os.POSIX_SPAWN_DUP2, fds[0], 1),
+                              (os.POSIX_SPAWN_DUP2, fds[1], 2)],
+                setsid=True, setsigmask=(), setsigdef=(*NOTED, signal.SIGPIPE, signal.SIGXFSZ,
+                                                       signal.SIGCHLD))
+        finally:
+            os.fchdir(here)
+            os.close(here)
+
+    @staticmethod
+    def _fork(exe: str, argv: list[str], uid: int, status: str, cwd: str,
+              env: dict[str, str], fds: list[int], go: int) -> int:
+        """A copy of this process that waits for the go, then becomes the
+        task: for a command run without a shell (its own argv[0], and a
+        launch error when it cannot be executed) or as a user of its own."""
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, NOTED)
+        try:
+            pid = os.fork()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            raise
+        if pid != 0:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            return pid
+        try:
+            signal.set_wakeup_fd(-1)
+            for signum in (*NOTED, signal.SIGCHLD):
+                signal.signal(signum, signal.SIG_DFL)
+            os.setsid()
+            os.dup2(go, 0)
+            os.dup2(fds[0], 1)
+            os.dup2(fds[1], 2)
+            os.closerange(3, os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 4096)
+            os.chdir(cwd)
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            if os.read(0, 1) != b"\n":  # the keeper is gone, or it was given up
+                os._exit(LAUNCH_FAILED)
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
+            os.environ.clear()
+            os.environ.update(env)
+            _child("", 0, uid, exe, argv, status)
+        except BaseException as error:
+            try:
+                os.write(2, f"supervisor: {error}\n".encode())
+            finally:
+                os._exit(LAUNCH_FAILED)
+        os._exit(LAUNCH_FAILED)  # _child() never returns
+
+    def _kill(self, pid: int, go: int) -> None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.close(go)
+
+    def _fail(self, pid: int, go: int, status: str, message: str) -> None:
+        """It cannot start: killed before it runs anything, FAILED to launch."""
+        self._kill(pid, go)
+        _write(status, {"launch_error": message})
+
+    def reap(self) -> list[dict[str, int]]:
+        """Each run that ended since: its end written (unless given up, or
+        its launch error is there already); ``{"exit": pid, "status"}``."""
+        ended: list[dict[str, int]] = []
+        while True:
+            try:
+                pid, code = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            status = self.status.pop(pid, None)
+            # (Not over a launch error, the task's own or the keeper's.)
+            if status is not None and pid not in self.given_up and not os.path.exists(status):
+                try:
+                    _write(status, {"signal": os.WTERMSIG(code)} if os.WIFSIGNALED(code)
+                           else {"exit_code": os.WEXITSTATUS(code)})
+                except OSError as error:
+                    os.write(2, f"keeper: cannot write {status}: {error}\n".encode())
+            self.given_up.discard(pid)
+            ended.append({"exit": pid, "status": code})
+        return ended
 
 
 def serve(fd: int) -> None:
-    """The spawner: a supervisor forked per request on socket ``fd``."""
+    """The spawner, the keeper of the runs it starts: a run started per
+    request on socket ``fd``. When the host manager goes (the socket
+    closes), it takes no more and ends once its last run has ended."""
     sock = socket.socket(fileno=fd)
+    sock.set_inheritable(False)
     sock.setblocking(False)
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
     os.set_blocking(wake_w, False)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.set_wakeup_fd(wake_w)
-    for signum in NOTED:  # a ^C or a kill of the host manager's group: go on
-        signal.signal(signum, signal.SIG_IGN)
+    # A ^C or a kill of the host manager's group: go on. Handlers, not
+    # SIG_IGN: an exec resets them (an ignored signal would stay ignored).
+    for signum in NOTED:
+        signal.signal(signum, lambda *_: None)
+    keeper = Keeper()
     selector = selectors.DefaultSelector()
     selector.register(sock, selectors.EVENT_READ)
     selector.register(wake_r, selectors.EVENT_READ)
     out: list[bytes] = []
+    connected = True
 
-    def reap() -> None:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            out.append(json.dumps({"exit": pid, "status": status}).encode())
+    def ended() -> None:
+        out.extend(json.dumps(message).encode() for message in keeper.reap())
 
-    while True:
+    while connected or keeper.status:
         for key, _ in selector.select():
             if key.fileobj == wake_r:
                 while True:
@@ -281,7 +420,7 @@ def serve(fd: int) -> None:
                             break
                     except BlockingIOError:
                         break
-                reap()
+                ended()
                 continue
             fds = array.array("i")
             try:
@@ -289,29 +428,44 @@ def serve(fd: int) -> None:
                     2 * fds.itemsize))
             except BlockingIOError:
                 continue
-            if not data:
-                return  # the host manager is gone
+            except OSError:
+                data, ancillary = b"", []
             for level, kind, payload in ancillary:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                     fds.frombytes(payload[:len(payload) - len(payload) % fds.itemsize])
+            for f in fds:  # (a run gets them as its stdout and stderr only)
+                os.set_inheritable(f, False)
+            if not data:  # the host manager is gone: keep the runs to their ends
+                for f in fds:
+                    os.close(f)
+                selector.unregister(sock)
+                connected = False
+                break
             request = json.loads(data)
             try:
                 if len(fds) != 2:
                     raise OSError(f"expected 2 descriptors, got {len(fds)}")
-                answer = {"id": request["id"], "pid": _fork_supervisor(request, list(fds))}
+                answer = {"id": request["id"], "pid": keeper.start(request, list(fds))}
             except OSError as error:
                 answer = {"id": request["id"], "error": str(error.strerror or error)}
             finally:
                 for f in fds:
                     os.close(f)
             out.append(json.dumps(answer).encode())
-            reap()  # (a child may already be gone: its exit after its pid)
+            ended()  # (a run may already be gone: its exit after its pid)
+        if not connected:
+            out.clear()
+            continue
         sock.setblocking(True)  # answers are small; the host manager reads them
         try:
             for message in out:
                 sock.send(message)
         except OSError:
-            return
+            connected = False
+            try:
+                selector.unregister(sock)
+            except (KeyError, ValueError):
+                pass
         finally:
             out.clear()
             sock.setblocking(False)
