@@ -30,6 +30,7 @@ from peloton.core.states import TaskState
 from peloton.hostmgr.backends import local as local_module
 from peloton.hostmgr.backends.base import (
     REASON_KILLED_ON_REQUEST,
+    REASON_LAUNCH_FAILED,
     REASON_UNHEALTHY,
     HealthCheck,
     LaunchSpec,
@@ -185,6 +186,24 @@ async def test_nonzero_exit_fails_with_exit_code(local: Harness):
     done = await local.wait_terminal(s.mesos_task_id)
     assert (done.state, done.exit_code) == (TaskState.FAILED, 3)
     assert "status 3" in done.message
+
+
+async def test_a_command_that_cannot_be_executed_fails_to_launch(local: Harness):
+    """Not there: found before the run starts. There, executable, but not a
+    program the kernel runs: the keeper's child cannot exec it, and the
+    keeper says so with the run's exit. Either way FAILED with Mesos's
+    launch-failed reason and why, never RUNNING."""
+    odd = local.root / "odd"
+    odd.write_bytes(b"\x7fELF not really")
+    odd.chmod(0o755)
+    missing = spec(1, "/nowhere/tool", shell=False)
+    unrunnable = spec(2, str(odd), shell=False)
+    await local.backend.launch([missing, unrunnable])
+    for s, why in ((missing, "No such file or directory"), (unrunnable, "Exec format error")):
+        done = await local.wait_terminal(s.mesos_task_id)
+        assert (done.state, done.reason) == (TaskState.FAILED, REASON_LAUNCH_FAILED), done
+        assert done.message == f"Failed to launch {s.command!r}: {why}"
+    assert TaskState.RUNNING not in local.states(missing.mesos_task_id)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGUSR1, signal.SIGKILL])

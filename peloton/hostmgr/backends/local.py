@@ -573,9 +573,14 @@ class LocalBackend(Backend):
             self._live.pop(run.spec.mesos_task_id, None)
             self._samples.pop(run.spec.mesos_task_id, None)
         _killpg(run.pgid, signal.SIGKILL)  # whatever the task left in its group
-        launch_error, oom = await trio.to_thread.run_sync(
-            self._ended, self._runs_dir / f"{run.spec.mesos_task_id}.status", self.cgroups,
-            run.spec.mesos_task_id)
+        mid, cgroups = run.spec.mesos_task_id, self.cgroups
+        if isinstance(process, Spawned):  # the keeper said why it could not start, if so
+            launch_error = process.launch_error
+            oom = cgroups is not None and await trio.to_thread.run_sync(
+                self._end_cgroup, cgroups, mid)
+        else:
+            launch_error, oom = await trio.to_thread.run_sync(
+                self._ended, self._runs_dir / f"{mid}.status", cgroups, mid)
         status = (_status(run.spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
                           message=launch_error) if launch_error
                   else _exit_status(run, process.returncode))
@@ -590,9 +595,9 @@ class LocalBackend(Backend):
     @classmethod
     def _ended(cls, status_file: Path, cgroups: MemoryCgroups | None,
                run: str) -> tuple[str | None, bool]:
-        """In a worker thread, once for an ended run (a hop costs ~0.2 ms
-        of cpu): why it could not start, if it could not, and whether the
-        OOM killer struck (its cgroup ended)."""
+        """In a worker thread, once for an ended run its own supervisor
+        started (a hop costs ~0.2 ms of cpu): why it could not start, if it
+        could not, and whether the OOM killer struck (its cgroup ended)."""
         launch_error = _launch_error(status_file)
         return launch_error, cgroups is not None and cls._end_cgroup(cgroups, run)
 

@@ -49,11 +49,13 @@ class Spawned:
     def __init__(self, pid: int, status_file: Path) -> None:
         self.pid = pid
         self.returncode: int | None = None
+        self.launch_error: str | None = None  # why it could not start, if it could not
         self._status_file = status_file
         self._ended = trio.Event()
 
-    def _exited(self, waitstatus: int) -> None:
+    def _exited(self, waitstatus: int, launch_error: str | None = None) -> None:
         self.returncode = os.waitstatus_to_exitcode(waitstatus)
+        self.launch_error = launch_error
         self._ended.set()
 
     async def wait(self) -> int:
@@ -81,6 +83,7 @@ class Spawned:
                 code = -int(status["signal"])
             elif "launch_error" in status:
                 code = supervise.LAUNCH_FAILED
+                self.launch_error = str(status["launch_error"])
         except (OSError, ValueError):
             pass
         self.returncode = code
@@ -187,7 +190,7 @@ class Spawner:
                 if "exit" in message:
                     spawned = self._running.pop(message["exit"], None)
                     if spawned is not None:
-                        spawned._exited(message["status"])
+                        spawned._exited(message["status"], message.get("launch_error"))
                     continue
                 waiting = self._asked.get(message["id"])
                 if waiting is None:  # its caller is gone: a run nobody would know of

@@ -7,7 +7,8 @@ one message, JSON ``{"id", "args": [STATUS, CGROUPS, FD_LIMIT, UID, EXE,
 ARGV...], "cwd", "env"}`` with the run's stdout and stderr passed as
 descriptors (SCM_RIGHTS); the answer is ``{"id", "pid"}`` (or ``{"id",
 "error"}``), and when the run ends, ``{"exit": PID, "status":
-WAITSTATUS}``: the keeper is the run's parent and reaps it. For each run
+WAITSTATUS}`` (and ``"launch_error"`` when it could not start): the keeper
+is the run's parent and reaps it. For each run
 it:
 
 1. starts the run's first process, waiting to be let go, as a session
@@ -361,10 +362,11 @@ class Keeper:
         self._kill(pid, go)
         _write(status, {"launch_error": message})
 
-    def reap(self) -> list[dict[str, int]]:
+    def reap(self) -> list[dict[str, object]]:
         """Each run that ended since: its end written (unless given up, or
-        its launch error is there already); ``{"exit": pid, "status"}``."""
-        ended: list[dict[str, int]] = []
+        its launch error is there already); ``{"exit": pid, "status"}``,
+        with ``"launch_error"`` when the run could not start."""
+        ended: list[dict[str, object]] = []
         while True:
             try:
                 pid, code = os.waitpid(-1, os.WNOHANG)
@@ -373,15 +375,20 @@ class Keeper:
             if pid == 0:
                 break
             status = self.status.pop(pid, None)
-            # (Not over a launch error, the task's own or the keeper's.)
-            if status is not None and pid not in self.given_up and not os.path.exists(status):
+            message: dict[str, object] = {"exit": pid, "status": code}
+            if status is not None and pid not in self.given_up:
                 try:
-                    _write(status, {"signal": os.WTERMSIG(code)} if os.WIFSIGNALED(code)
-                           else {"exit_code": os.WEXITSTATUS(code)})
-                except OSError as error:
-                    os.write(2, f"keeper: cannot write {status}: {error}\n".encode())
+                    # (Not over a launch error, the task's own or the keeper's.)
+                    with open(status) as f:
+                        message["launch_error"] = str(json.load(f)["launch_error"])
+                except (OSError, ValueError, KeyError, TypeError):
+                    try:
+                        _write(status, {"signal": os.WTERMSIG(code)} if os.WIFSIGNALED(code)
+                               else {"exit_code": os.WEXITSTATUS(code)})
+                    except OSError as error:
+                        os.write(2, f"keeper: cannot write {status}: {error}\n".encode())
             self.given_up.discard(pid)
-            ended.append({"exit": pid, "status": code})
+            ended.append(message)
         return ended
 
 
