@@ -510,6 +510,34 @@ async def test_memory_limit(local: Harness, memory_mb: int, state: TaskState, sh
 
 
 @pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
+async def test_empty_run_cgroups_left_behind_are_swept(local: Harness):
+    """A run cgroup nobody removed (its host manager's runs directory
+    deleted under it) goes once it is old and empty; a live run's, one a
+    run of ours holds, and a young one (another host manager's, about to
+    be joined) stay."""
+    import time
+    cgroups = local.backend.cgroups
+    assert cgroups is not None
+    s = spec(1, "sleep 30")
+    await local.backend.launch([s])
+    left, kept = f"{JOB}-7-1", f"{JOB}-8-1"
+    for run in (left, kept):
+        for path in cgroups.paths(run):
+            path.mkdir()
+    try:
+        assert await local.backend.sweep_cgroups() == 0  # all young
+        gone = await trio.to_thread.run_sync(cgroups.sweep, {kept}, 600, time.time() + 601)
+        assert gone == len(cgroups.paths(left))
+        assert not any(p.exists() for p in cgroups.paths(left))
+        assert all(p.exists() for p in cgroups.paths(kept) + cgroups.paths(s.mesos_task_id))
+    finally:
+        cgroups.remove(kept)
+        cgroups.remove(left)
+    await local.backend.kill([s.mesos_task_id], 0)
+    await local.wait_terminal(s.mesos_task_id)
+
+
+@pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
 async def test_a_child_that_leaves_the_process_group_ends_with_its_run(local: Harness):
     """Plain `timeout` or setsid puts a child in a process group of its own;
     the run's cgroup still holds it, so the run's end takes it too."""

@@ -23,6 +23,8 @@ child between fork and exec.
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,6 +171,37 @@ class MemoryCgroups:
             return [int(p) for p in (self.path(run) / "cgroup.procs").read_text().split()]
         except (OSError, ValueError):
             return []
+
+    def sweep(self, keep: Collection[str], older_than: float,
+              now: float | None = None) -> int:
+        """Remove every empty run cgroup (``peloton-*``) made ``older_than``
+        seconds ago or more, but those of the runs in ``keep``: ones a host
+        manager left behind (its runs' directory deleted under it, a
+        removal that failed). A run's cgroup is empty only for the moments
+        between its making and the run's start: younger ones are another
+        host manager's, about to be joined. Returns how many went."""
+        cutoff = (time.time() if now is None else now) - older_than
+        gone = 0
+        for base in dict.fromkeys(b for b in (self.base, self.cpu_base, self.pids_base) if b):
+            try:
+                entries = list(os.scandir(base))
+            except OSError:
+                continue
+            for entry in entries:
+                name = entry.name
+                if not name.startswith("peloton-") or name[len("peloton-"):] in keep:
+                    continue
+                try:
+                    if entry.stat().st_mtime > cutoff:
+                        continue
+                    with open(os.path.join(entry.path, "cgroup.procs")) as f:
+                        if f.read().strip():
+                            continue
+                    os.rmdir(entry.path)
+                    gone += 1
+                except OSError:
+                    continue
+        return gone
 
     def remove(self, run: str) -> None:
         """Remove the run's cgroups once its processes are gone (ignored if

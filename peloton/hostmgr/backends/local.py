@@ -126,6 +126,7 @@ GC_DELAY = 86400.0
 GC_DELAY_MIN = 600.0
 # How often the runs past their gc_delay go (a tenth of the least delay).
 GC_PERIOD = 60.0
+CGROUP_SWEEP_AGE = 600.0  # an empty run cgroup this old is one left behind
 
 MAX_LISTED_FILES = 1000
 """``read_sandbox_file`` lists at most this many sandbox files."""
@@ -338,6 +339,7 @@ class LocalBackend(Backend):
                     async with trio.open_nursery() as nursery:
                         self._nursery = nursery
                         self._take_over(found, nursery)
+                        nursery.start_soon(self.sweep_cgroups)
                         nursery.start_soon(self._usage_loop)
                         nursery.start_soon(self._disk_loop)
                         nursery.start_soon(self._gc_loop)
@@ -692,6 +694,20 @@ class LocalBackend(Backend):
         while True:
             await trio.sleep(GC_PERIOD)
             await self.collect_garbage()
+            await self.sweep_cgroups()
+
+    async def sweep_cgroups(self) -> int:
+        """Remove the empty run cgroups older than ``CGROUP_SWEEP_AGE``
+        that no run of ours holds (see ``MemoryCgroups.sweep``); how many
+        went."""
+        cgroups = self.cgroups
+        if cgroups is None:
+            return 0
+        keep = {mid for mid, run in self._runs.items() if not run.exited.is_set()}
+        gone = await trio.to_thread.run_sync(cgroups.sweep, keep, CGROUP_SWEEP_AGE)
+        if gone:
+            log.info("removed %d empty run cgroups left behind", gone)
+        return gone
 
     def acknowledged(self, mesos_task_ids: Sequence[str]) -> None:
         self._unacknowledged.difference_update(mesos_task_ids)
