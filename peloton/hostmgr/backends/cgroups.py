@@ -97,6 +97,11 @@ class MemoryCgroups:
                        _v1_base(root, own, "pids", ("pids",))), ""
         return None, why
 
+    @property
+    def _bases(self) -> list[Path]:
+        """Each hierarchy's base once (v2: one)."""
+        return list(dict.fromkeys(b for b in (self.base, self.cpu_base, self.pids_base) if b))
+
     def path(self, run: str) -> Path:
         return self.base / f"peloton-{run}"
 
@@ -115,60 +120,62 @@ class MemoryCgroups:
         where the kernel accounts swap), its cpu shares and CFS quota for
         ``cpus`` (when > 0), its ``pids_max`` (when > 0). Returns them all:
         the task joins each."""
-        path = self.path(run)
-        path.mkdir(exist_ok=True)
+        # (Strings, not Paths: this runs for every run's start.)
+        name = f"peloton-{run}"
+        path = f"{self.base}/{name}"
+        made = [path]
+        _mkdir(path)
         if self.cpu_base is not None and cpus > 0:
-            cpu = self.cpu_base / path.name
-            cpu.mkdir(exist_ok=True)
+            cpu = f"{self.cpu_base}/{name}"
+            if cpu != path:
+                _mkdir(cpu)
+                made.append(cpu)
             shares = max(MIN_CPU_SHARES, int(cpus * 1024))
             quota = max(MIN_CFS_QUOTA_US, int(cpus * CFS_PERIOD_US))
             if self.v2:  # weight 1..10000 from shares 2..262144, as the kernel maps them
-                (cpu / "cpu.weight").write_text(str(1 + (shares - 2) * 9999 // 262142))
-                (cpu / "cpu.max").write_text(f"{quota} {CFS_PERIOD_US}")
+                _write(f"{cpu}/cpu.weight", str(1 + (shares - 2) * 9999 // 262142))
+                _write(f"{cpu}/cpu.max", f"{quota} {CFS_PERIOD_US}")
             else:
-                (cpu / "cpu.shares").write_text(str(shares))
-                (cpu / "cpu.cfs_period_us").write_text(str(CFS_PERIOD_US))
-                (cpu / "cpu.cfs_quota_us").write_text(str(quota))
+                _write(f"{cpu}/cpu.shares", str(shares))
+                _write(f"{cpu}/cpu.cfs_period_us", str(CFS_PERIOD_US))
+                _write(f"{cpu}/cpu.cfs_quota_us", str(quota))
         if self.pids_base is not None and pids_max > 0:
-            pids = self.pids_base / path.name
-            pids.mkdir(exist_ok=True)
-            (pids / "pids.max").write_text(str(pids_max))
+            pids = f"{self.pids_base}/{name}"
+            if pids not in made:
+                _mkdir(pids)
+                made.append(pids)
+            _write(f"{pids}/pids.max", str(pids_max))
         limit = str(int(max(limit_mb, MIN_MEMORY_MB) * 1024 * 1024))
         if self.v2:
-            (path / "memory.max").write_text(limit)
-            swap = path / "memory.swap.max"
-            if swap.exists():
-                swap.write_text("0")
+            _write(f"{path}/memory.max", limit)
+            _write(f"{path}/memory.swap.max", "0", missing_ok=True)
         else:
-            (path / "memory.limit_in_bytes").write_text(limit)
-            memsw = path / "memory.memsw.limit_in_bytes"
-            if memsw.exists():
-                memsw.write_text(limit)
-        return [p for p in self.paths(run) if p.is_dir()]
+            _write(f"{path}/memory.limit_in_bytes", limit)
+            _write(f"{path}/memory.memsw.limit_in_bytes", limit, missing_ok=True)
+        return [Path(p) for p in made]
 
     def oom_killed(self, run: str) -> bool:
         """Whether the OOM killer killed a process of the run (its counter)."""
-        path = self.path(run)
+        # (Strings, not Paths: this and pids() run for every run's end.)
+        path = f"{self.base}/peloton-{run}"
         try:
-            if self.v2:
-                text = (path / "memory.events").read_text()
-                key = "oom_kill"
-            else:
-                text = (path / "memory.oom_control").read_text()
-                key = "oom_kill"
+            with open(f"{path}/memory.events" if self.v2 else f"{path}/memory.oom_control") as f:
+                text = f.read()
             for line in text.splitlines():
                 name, _, value = line.partition(" ")
-                if name == key:
+                if name == "oom_kill":
                     return int(value) > 0
             if not self.v2:  # old kernels: no oom_kill line; the limit was hit
-                return int((path / "memory.failcnt").read_text()) > 0
+                with open(f"{path}/memory.failcnt") as f:
+                    return int(f.read()) > 0
         except (OSError, ValueError):
             pass
         return False
 
     def pids(self, run: str) -> list[int]:
         try:
-            return [int(p) for p in (self.path(run) / "cgroup.procs").read_text().split()]
+            with open(f"{self.base}/peloton-{run}/cgroup.procs") as f:
+                return [int(p) for p in f.read().split()]
         except (OSError, ValueError):
             return []
 
@@ -182,7 +189,7 @@ class MemoryCgroups:
         host manager's, about to be joined. Returns how many went."""
         cutoff = (time.time() if now is None else now) - older_than
         gone = 0
-        for base in dict.fromkeys(b for b in (self.base, self.cpu_base, self.pids_base) if b):
+        for base in self._bases:
             try:
                 entries = list(os.scandir(base))
             except OSError:
@@ -206,11 +213,33 @@ class MemoryCgroups:
     def remove(self, run: str) -> None:
         """Remove the run's cgroups once its processes are gone (ignored if
         one is not empty yet, or gone)."""
-        for path in self.paths(run):
+        for base in self._bases:
             try:
-                path.rmdir()
+                os.rmdir(f"{base}/peloton-{run}")
             except OSError:
                 pass
+
+
+def _mkdir(path: str) -> None:
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        pass
+
+
+def _write(path: str, value: str, *, missing_ok: bool = False) -> None:
+    """Write a cgroup file; one that is not there (swap not accounted) is
+    skipped when ``missing_ok``."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except FileNotFoundError:
+        if missing_ok:
+            return
+        raise
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
 
 
 def _v1_base(root: Path, own: dict[str, str], controller: str,

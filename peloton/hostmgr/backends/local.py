@@ -243,6 +243,7 @@ class LocalBackend(Backend):
                 f"{hosts} hosts x {ports_per_host} ports from {first_port} exceed 65535",
                 field="ports_per_host")
         self._root = Path(root).absolute()
+        self._runs_dir = self._root / "runs"
         capacity = Resources(cpu=cpu, memory=memory_mb, disk=disk_mb, gpu=gpu)
         # Hosts are named after their cluster: local-0, local-1, ...; local1-0, ...
         names = [f"{cluster}-{i}" for i in range(hosts)]
@@ -261,6 +262,7 @@ class LocalBackend(Backend):
             for i, name in enumerate(names)
         ]
         self._hostnames = frozenset(h.hostname for h in self._hosts)
+        self._sandboxes = {name: self._root / "sandboxes" / name for name in names}
         # Each host's free GPU device indexes (0..gpu-1): a run holds
         # ceil(its gpu) of them, lowest first, named in CUDA_VISIBLE_DEVICES.
         self._free_gpus: dict[str, list[int]] = {name: list(range(int(gpu))) for name in names}
@@ -351,9 +353,6 @@ class LocalBackend(Backend):
             self._nursery = None
             self._report = None
 
-    @property
-    def _runs_dir(self) -> Path:
-        return self._root / "runs"
 
     def _take_over(self, found: list[_Record], nursery: trio.Nursery) -> None:
         """Know the runs of earlier host managers: adopt the live ones, and
@@ -449,8 +448,7 @@ class LocalBackend(Backend):
             if spec.mesos_task_id in self._runs:
                 continue
             # Registered before any await, so a concurrent duplicate is skipped too.
-            run = _Run(spec=spec,
-                       sandbox=self._root / "sandboxes" / spec.hostname / spec.mesos_task_id,
+            run = _Run(spec=spec, sandbox=self._sandboxes[spec.hostname] / spec.mesos_task_id,
                        status=_status(spec, TaskState.STARTING))
             self._runs[spec.mesos_task_id] = run
             wanted = math.ceil(spec.resources.gpu - 1e-9)
