@@ -17,8 +17,9 @@ and measures, submit -> every job SUCCEEDED, for one-cpu jobs running
 These are the rows of issue 15's table (Slurm 22.05 tuned: 56/s for the
 array, 66/s for separate jobs from ``sbatch``, ~1 s for a lone job). It
 prints one line per
-row, with what a job cost in cpu ms: each kind of daemon, the rest (the
-tasks' own processes, this harness, the CLI's processes) and the machine,
+row, with what a job cost in cpu ms: each kind of daemon, this harness
+(its API clients), the rest (the runs' keeper, the tasks' own processes,
+the CLI's processes) and the machine,
 then a JSON summary (``--out`` writes it), and stops the cluster.
 
 The cluster lives in a new directory under ``$TMPDIR`` (``/tmp``). First it
@@ -41,7 +42,7 @@ from typing import Any
 import trio
 
 from loadtest.cli_latency import cli_env, peloton_command
-from loadtest.measure import file_create_us, machine_cpu_s, read_proc
+from loadtest.measure import file_create_us, machine_cpu_s, own_cpu_s, read_proc
 from peloton.api.v0.job import job_pb2
 from peloton.client import PelotonClient
 from peloton.rpc import open_rpc
@@ -184,10 +185,10 @@ async def lone(client: PelotonClient, jobs: int) -> dict[str, Any]:
 
 
 def _cpu(cluster: LocalCluster) -> dict[str, float]:
-    """Cpu seconds so far: each kind of daemon's (summed), and the
-    machine's (``/proc/stat``: every process, the tasks' and this one's
-    included)."""
-    out: dict[str, float] = {}
+    """Cpu seconds so far: each kind of daemon's (summed), this harness's,
+    and the machine's (``/proc/stat``: every process, the tasks' and this
+    one's included)."""
+    out: dict[str, float] = {"harness": own_cpu_s()}
     for name in cluster.names():
         sample = read_proc(cluster.pid(name))
         if sample is not None:
@@ -198,8 +199,9 @@ def _cpu(cluster: LocalCluster) -> dict[str, float]:
 
 
 def _per_job(before: dict[str, float], after: dict[str, float], jobs: int) -> dict[str, float]:
-    """What one job cost each kind of daemon, the rest (the tasks' own
-    processes, this harness, the CLI's), and the machine, in cpu ms."""
+    """What one job cost each kind of daemon, this harness, the rest (the
+    runs' keeper, the tasks' own processes, the CLI's), and the machine, in
+    cpu ms."""
     per = {k: round(1000 * (after[k] - before.get(k, 0.0)) / jobs, 1) for k in after}
     per["rest"] = round(per["machine"] - sum(v for k, v in per.items() if k != "machine"), 1)
     return per
