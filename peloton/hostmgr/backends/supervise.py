@@ -345,7 +345,7 @@ class Keeper:
             _child("", 0, uid, exe, argv, status)
         except BaseException as error:
             try:
-                os.write(2, f"supervisor: {error}\n".encode())
+                os.write(2, f"keeper: cannot start the run: {error}\n".encode())
             finally:
                 os._exit(LAUNCH_FAILED)
         os._exit(LAUNCH_FAILED)  # _child() never returns
