@@ -28,6 +28,7 @@ from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import Resources
 from peloton.core.states import TaskState
 from peloton.hostmgr.backends import local as local_module
+from peloton.hostmgr.backends import supervise
 from peloton.hostmgr.backends.base import (
     REASON_KILLED_ON_REQUEST,
     REASON_LAUNCH_FAILED,
@@ -823,6 +824,33 @@ def _supervise(root: Path, s: LaunchSpec) -> list[str]:
     return [sys.executable, "-S", "-E", local_module.SUPERVISOR,
             str(root / "runs" / f"{s.mesos_task_id}.status"), "", "0", "0", "/bin/sh",
             "/bin/sh", "-c", s.command]
+
+
+async def test_ends_a_live_keeper_has_not_written_yet_are_waited_for_once(
+        tmp_path: Path, nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch):
+    """Runs a keeper claimed whose processes are gone: their ends are read
+    from what the keeper wrote, and, while the keeper lives, waited for
+    (one wait for the whole start, KEEPER_STATUS_S); none by then: LOST."""
+    monkeypatch.setattr(local_module, "KEEPER_STATUS_S", 0.2)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    # The keeper: this process. Each run's: this pid with another start
+    # time, a process that is gone.
+    keeper = {"keeper": os.getpid(), "keeper_start": supervise.start_ticks(os.getpid())}
+    written, unwritten = spec(1, "exit 4"), spec(2, "exit 5")
+    for s in (written, unwritten):
+        local_module._write_record(runs, s, None)
+        claim = supervise.claim_path(str(runs / f"{s.mesos_task_id}.status"))
+        (runs / os.path.basename(claim)).write_text(
+            json.dumps({"pid": os.getpid(), "start": 1, **keeper}))
+    (runs / f"{written.mesos_task_id}.status").write_text('{"exit_code": 4}')
+    backend = LocalBackend(tmp_path, hosts=2)
+    await nursery.start(backend.run, Harness(backend, tmp_path).report)
+    assert backend.adopted() == []
+    done = backend.known(written.mesos_task_id)
+    assert done is not None and (done.state, done.exit_code) == (TaskState.FAILED, 4)
+    lost = backend.known(unwritten.mesos_task_id)
+    assert lost is not None and lost.state == TaskState.LOST
 
 
 async def test_a_launch_recorded_but_not_started_is_given_up_and_never_starts_later(

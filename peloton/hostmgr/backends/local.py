@@ -1076,11 +1076,14 @@ def _read_status(runs: Path, spec: LaunchSpec, killed: bool) -> StatusUpdate | N
 
 
 def _kept_status(runs: Path, spec: LaunchSpec, killed: bool,
-                 keeper: tuple[int, int] | None) -> StatusUpdate | None:
+                 keeper: tuple[int, int] | None,
+                 deadline: float | None = None) -> StatusUpdate | None:
     """How a run that has ended ended (None: nothing says). A keeper writes
     it once it has reaped the run, a moment after the run is gone: waited
-    for while that keeper lives (at most ``KEEPER_STATUS_S``). Blocking."""
-    deadline = time.monotonic() + KEEPER_STATUS_S
+    for while that keeper lives, until ``deadline`` (``time.monotonic()``;
+    default ``KEEPER_STATUS_S`` from now). Blocking."""
+    if deadline is None:
+        deadline = time.monotonic() + KEEPER_STATUS_S
     while True:
         ended = _read_status(runs, spec, killed)
         if (ended is not None or keeper is None or supervise.start_ticks(keeper[0]) != keeper[1]
@@ -1095,6 +1098,9 @@ def _read_records(runs: Path) -> list[_Record]:
     out: list[_Record] = []
     if not runs.is_dir():
         return out
+    # One wait for keepers' ends for the whole scan: a keeper that is stuck
+    # costs a start KEEPER_STATUS_S at most, not that much a run.
+    deadline = time.monotonic() + KEEPER_STATUS_S
     for path in sorted(runs.glob("*.json")):
         try:
             data = json.loads(path.read_text())
@@ -1141,7 +1147,7 @@ def _read_records(runs: Path) -> list[_Record]:
             except OSError:
                 pidfd = None
         if ended is None and pidfd is None:
-            ended = _kept_status(runs, spec, killed, keeper)
+            ended = _kept_status(runs, spec, killed, keeper, deadline)
         if ended is None and pidfd is None:
             if killed:
                 ended = _status(spec, TaskState.KILLED, reason=REASON_KILLED_ON_REQUEST,
