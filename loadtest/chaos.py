@@ -75,6 +75,7 @@ from peloton.spec.respool import load_respool_config
 from peloton.testing.cluster import LocalCluster
 
 KINDS = ("resmgr", "jobmgr", "placement", "hostmgr")
+LOG_TAIL = 40  # lines of each daemon's log a failed run prints
 HOSTS, CPU, TASK_CPU, SERVICE_CPU = 4, 4.0, 1.0, 0.5
 UPDATE_ENDS = {update_pb2.SUCCEEDED: "SUCCEEDED", update_pb2.ABORTED: "ABORTED",
                update_pb2.FAILED: "FAILED", update_pb2.ROLLED_BACK: "ROLLED_BACK"}
@@ -498,12 +499,17 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         if args.out is not None:
             args.out.write_text(text + "\n")
+        bad = any(report.get(count, 1) for count in (
+            "lost", "run_again_after_success", "overcommitted_hosts", "jobs_not_terminal",
+            "instances_doubled", "updates_not_succeeded", "services_not_converged",
+            "cpu_held_by_ended_runs"))
+        if bad:  # what the daemons said last, for a failure seen where the run is gone
+            for log_file in sorted((top / "cluster" / "logs").glob("*.log")):
+                lines = log_file.read_text(errors="replace").splitlines()[-LOG_TAIL:]
+                print(f"--- the last {len(lines)} lines of {log_file.name}", *lines,
+                      sep="\n", file=sys.stderr)
         if not os.environ.get("PELOTON_CHAOS_KEEP"):
             shutil.rmtree(top, ignore_errors=True)
-    bad = any(report.get(count, 1) for count in (
-        "lost", "run_again_after_success", "overcommitted_hosts", "jobs_not_terminal",
-        "instances_doubled", "updates_not_succeeded", "services_not_converged",
-        "cpu_held_by_ended_runs"))
     return 1 if bad else 0
 
 

@@ -18,8 +18,11 @@ pytestmark = pytest.mark.cluster
 def test_kills_lose_nothing_run_nothing_twice_and_updates_finish(
         tmp_path: pathlib.Path) -> None:
     out = tmp_path / "chaos.json"
+    # (--settle-s: a service update or a job stuck after the kills ends the
+    # run with its report and the daemons' last log lines, well inside
+    # pytest's timeout; they settle in seconds.)
     code = main(["--kills", "6", "--every", "2", "--jobs", "6", "--instances", "4",
-                 "--submit-every", "1", "--seed", "3", "--out", str(out)])
+                 "--submit-every", "1", "--seed", "3", "--settle-s", "90", "--out", str(out)])
     report = json.loads(out.read_text())
     assert code == 0, report
     assert report["kills"] == 6 and report["jobs_succeeded"] == 6
