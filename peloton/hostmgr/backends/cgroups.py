@@ -107,12 +107,7 @@ class MemoryCgroups:
 
     def paths(self, run: str) -> list[Path]:
         """Every cgroup of the run (one in v2; memory, cpu, pids in v1)."""
-        name = f"peloton-{run}"
-        out = [self.base / name]
-        for extra in (self.cpu_base, self.pids_base):
-            if extra is not None and extra / name not in out:
-                out.append(extra / name)
-        return out
+        return [base / f"peloton-{run}" for base in self._bases]
 
     def create(self, run: str, limit_mb: float, cpus: float = 0.0,
                pids_max: int = 0) -> list[Path]:

@@ -489,7 +489,8 @@ class LocalBackend(Backend):
         spec = run.spec
         env = _environment(spec, run.sandbox, run.gpus)
         if spec.shell:
-            exe, argv = "/bin/sh", ["/bin/sh", "-c", spec.command]
+            # (The keeper starts this form through its trampoline.)
+            exe, argv = supervise.SHELL, [supervise.SHELL, "-c", spec.command]
         else:
             # Mesos's exec convention: arguments are the whole argv, argv[0] included.
             exe, argv = spec.command, list(spec.arguments) or [spec.command]

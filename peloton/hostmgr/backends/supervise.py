@@ -155,11 +155,17 @@ def start_ticks(pid: int | str = "self") -> int | None:
         return None
 
 
-def claim(status: str) -> bool:
-    """Claim the run (see the module docstring) for this process: False if
-    it was given up (``abandon``) and the task must never start."""
-    return _make_once(claim_path(status),
-                      {"pid": os.getpid(), "start": start_ticks() or 0}) is None
+def claim(status: str, pid: int | None = None,
+          keeper: tuple[int, int] | None = None) -> bool:
+    """Claim the run (see the module docstring) for process ``pid`` (this
+    one when None), started by ``keeper`` (its pid and start time) if one
+    did: False if it was given up (``abandon``) and the task must never
+    start."""
+    pid = os.getpid() if pid is None else pid
+    data = {"pid": pid, "start": start_ticks(pid) or 0}
+    if keeper is not None:
+        data.update(keeper=keeper[0], keeper_start=keeper[1])
+    return _make_once(claim_path(status), data) is None
 
 
 def abandon(status: str) -> dict[str, int] | None:
@@ -239,8 +245,7 @@ class Keeper:
     loop calls :meth:`start` and :meth:`reap`."""
 
     def __init__(self) -> None:
-        self.pid = os.getpid()
-        self.started = start_ticks(self.pid)
+        self.identity = os.getpid(), start_ticks() or 0  # as claims name it
         self.status: dict[int, str] = {}  # live runs: pid -> status file
         self.given_up: set[int] = set()  # started, then found given up: not run
 
@@ -268,9 +273,7 @@ class Keeper:
             os.close(go_r)
         self.status[pid] = status
         try:
-            claimed = _make_once(claim_path(status), {
-                "pid": pid, "start": start_ticks(pid) or 0, "keeper": self.pid,
-                "keeper_start": self.started or 0}) is None
+            claimed = claim(status, pid, keeper=self.identity)
         except (OSError, ValueError) as error:
             self._fail(pid, go_w, status, f"cannot claim the run: {error}")
             return pid
