@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -690,13 +691,19 @@ async def test_an_adopted_run_that_ends_reports_its_real_end(tmp_path: Path,
     proc.wait()
 
 
-async def _adopted_and_ended_7(root: Path, s: LaunchSpec, nursery: trio.Nursery) -> None:
-    """A backend started on ``root`` adopts ``s``, which ends with exit code 7."""
+async def _adopted_and_ended(root: Path, s: LaunchSpec, nursery: trio.Nursery) -> StatusUpdate:
+    """A backend started on ``root`` adopts ``s``; how it ends."""
     backend = LocalBackend(root, hosts=2)
     harness = Harness(backend, root)
     await nursery.start(backend.run, harness.report)
     assert [a.mesos_task_id for a in backend.adopted()] == [s.mesos_task_id]
-    ended = await harness.wait_terminal(s.mesos_task_id)
+    with trio.fail_after(10):
+        return await harness.wait_terminal(s.mesos_task_id)
+
+
+async def _adopted_and_ended_7(root: Path, s: LaunchSpec, nursery: trio.Nursery) -> None:
+    """A backend started on ``root`` adopts ``s``, which ends with exit code 7."""
+    ended = await _adopted_and_ended(root, s, nursery)
     assert (ended.state, ended.exit_code) == (TaskState.FAILED, 7)
 
 
@@ -709,6 +716,27 @@ async def test_a_kill_marked_before_a_crash_ends_killed_not_lost(tmp_path: Path,
     backend = LocalBackend(tmp_path, hosts=2)
     await nursery.start(backend.run, Harness(backend, tmp_path).report)
     assert backend.known(s.mesos_task_id).state == TaskState.KILLED  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("marked", ["with its due time", "empty, by an older version"])
+async def test_a_kill_its_host_manager_died_in_the_grace_of_is_finished_by_the_next(
+        tmp_path: Path, nursery: trio.Nursery, marked: str):
+    """The last host manager marked the kill, sent SIGTERM, which the run
+    ignores, and died before the grace ran out: the next one sends SIGKILL
+    when the mark says it is due (an empty mark: a whole grace from now)."""
+    s, proc = _left_behind(tmp_path, 1, "trap '' TERM; while :; do sleep 0.05; done")
+    runs = tmp_path / "runs"
+    if marked == "with its due time":
+        local_module._write_kill_mark(runs, s.mesos_task_id, time.time() + 0.3)
+    else:
+        local_module._write_record(runs, dataclasses.replace(s, kill_grace_seconds=0.3),
+                                   proc.pid)
+        (runs / f"{s.mesos_task_id}.kill").touch()
+    done = await _adopted_and_ended(tmp_path, s, nursery)
+    # (Its supervisor, an older version's, leads its process group: it died
+    # with it and wrote nothing, so the end is the kill's, not the signal's.)
+    assert done.state == TaskState.KILLED and done.reason == REASON_KILLED_ON_REQUEST
+    assert await trio.to_thread.run_sync(proc.wait) == -signal.SIGKILL
 
 
 async def test_a_clean_stop_kills_its_runs_and_the_next_start_knows_them_lost(
@@ -758,6 +786,15 @@ trio.run(main)
 """
 
 
+async def _hostmgr_killed_by_its_run(root: Path, s: LaunchSpec) -> None:
+    """A host manager on ``root`` launches ``s``, whose command SIGKILLs it."""
+    with trio.fail_after(20):
+        hostmgr = await trio.run_process(
+            [sys.executable, "-c", HOSTMGR_KILLED_BY_ITS_RUN, str(root), s.mesos_task_id,
+             s.command], check=False)
+    assert hostmgr.returncode == -signal.SIGKILL
+
+
 async def test_a_run_whose_host_manager_died_as_it_started_is_adopted_not_run_twice(
         tmp_path: Path, nursery: trio.Nursery):
     """A host manager SIGKILLed the moment its run started leaves the next
@@ -769,11 +806,7 @@ async def test_a_run_whose_host_manager_died_as_it_started_is_adopted_not_run_tw
     second time beside it (the chaos test's over-committed host)."""
     started, root = tmp_path / "started", tmp_path / "hostmgr"
     s = spec(1, f"echo $$ >> {started}; kill -KILL $HOSTMGR; exec sleep 30")
-    with trio.fail_after(20):
-        hostmgr = await trio.run_process(
-            [sys.executable, "-c", HOSTMGR_KILLED_BY_ITS_RUN, str(root), s.mesos_task_id,
-             s.command], check=False)
-    assert hostmgr.returncode == -signal.SIGKILL
+    await _hostmgr_killed_by_its_run(root, s)
     [pid] = [int(p) for p in started.read_text().split()]
     try:
         backend = LocalBackend(root, hosts=2)
@@ -801,11 +834,7 @@ async def test_a_run_whose_host_manager_died_ends_as_it_ended_and_its_keeper_wit
     ended, the keeper ends too."""
     root = tmp_path / "hostmgr"
     s = spec(1, "kill -KILL $HOSTMGR; sleep 0.5; exit 7")
-    with trio.fail_after(20):
-        hostmgr = await trio.run_process(
-            [sys.executable, "-c", HOSTMGR_KILLED_BY_ITS_RUN, str(root), s.mesos_task_id,
-             s.command], check=False)
-    assert hostmgr.returncode == -signal.SIGKILL
+    await _hostmgr_killed_by_its_run(root, s)
     claim = json.loads((root / "runs" / f"{s.mesos_task_id}.pid").read_text())
     await _adopted_and_ended_7(root, s, nursery)
     try:
@@ -817,6 +846,22 @@ async def test_a_run_whose_host_manager_died_ends_as_it_ended_and_its_keeper_wit
             await trio.lowlevel.wait_readable(keeper)  # it ends
     finally:
         os.close(keeper)
+
+
+async def test_a_keepers_run_killed_as_its_host_manager_died_gets_its_sigkill_when_due(
+        tmp_path: Path, nursery: trio.Nursery):
+    """A run the keeper started, whose host manager marked its kill and died
+    in the grace (the run ignores SIGTERM): the next one sends the SIGKILL
+    when the mark says, and the keeper's end says so. Before, the run went
+    on, KILLING at its job manager for ever (a service update that never
+    ended)."""
+    root = tmp_path / "hostmgr"
+    s = spec(1, "trap '' TERM; kill -KILL $HOSTMGR; while :; do sleep 0.05; done")
+    await _hostmgr_killed_by_its_run(root, s)
+    local_module._write_kill_mark(root / "runs", s.mesos_task_id, time.time() + 0.3)
+    done = await _adopted_and_ended(root, s, nursery)
+    assert done.state == TaskState.KILLED and done.reason == REASON_KILLED_ON_REQUEST
+    assert "signal 9 (SIGKILL)" in done.message
 
 
 def _supervise(root: Path, s: LaunchSpec) -> list[str]:

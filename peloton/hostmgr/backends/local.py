@@ -22,7 +22,9 @@ its own, outliving the backend until its last run ends), which reaps it
 and writes how it ended to ``<root>/runs/<mesos_task_id>.status``; the
 run's record (``.json``: its spec) is written once, before the keeper is
 asked, the keeper claims the run (``.pid``: its pid and start time) before
-it lets it run, and a kill first leaves a ``.kill`` mark. So a host manager
+it lets it run, and a kill first leaves a ``.kill`` mark (which says when
+its SIGKILL is due: a host manager that dies in a kill's grace leaves the
+next one to finish it). So a host manager
 killed at any moment of a launch leaves no run that the next one neither
 knows nor counts: a record without a pid or a claim is given up (the run
 is LOST, and a keeper that comes late kills it before it runs anything). A
@@ -371,6 +373,18 @@ class LocalBackend(Backend):
                 self._live[mid] = record.pid
                 self._adopted.append(spec)
                 nursery.start_soon(self._watch_adopted, run, record.pidfd, record.keeper)
+                if record.killed:
+                    # Killed by the last host manager, which died in the
+                    # kill's grace: its SIGTERM went (it marks just before it
+                    # signals; one that died in between leaves the run only
+                    # the SIGKILL), and the SIGKILL is this one's to send,
+                    # when due. (A mark without a time, from an older
+                    # version: a whole grace from now.)
+                    due = record.kill_due if record.kill_due is not None else (
+                        time.time() + spec.grace)
+                    run.kill_scope = trio.CancelScope(
+                        deadline=trio.current_time() + max(0.0, due - time.time()))
+                    nursery.start_soon(self._escalate, run)
                 if spec.health is not None:
                     nursery.start_soon(self._health_loop, run, spec.health)
             else:
@@ -425,9 +439,12 @@ class LocalBackend(Backend):
         ended = _limited(run) or ended
         if self.cgroups is not None:
             await trio.to_thread.run_sync(self._end_cgroup, self.cgroups, mid)
-        self._finish(run, ended or _status(
-            run.spec, TaskState.KILLED if run.kill_requested else TaskState.LOST,
-            message="it ended without a word of how from its keeper or supervisor"))
+        self._finish(run, ended or (_status(
+            run.spec, TaskState.KILLED, reason=REASON_KILLED_ON_REQUEST,
+            message="Killed on request; it ended without a word of how from its keeper or "
+                    "supervisor") if run.kill_requested else _status(
+            run.spec, TaskState.LOST,
+            message="it ended without a word of how from its keeper or supervisor")))
 
     # -- launch --------------------------------------------------------------
 
@@ -543,7 +560,7 @@ class LocalBackend(Backend):
         if spec.health is not None:
             nursery.start_soon(self._health_loop, run, spec.health)
         if run.kill_requested:  # kill() came while the process was starting
-            await trio.to_thread.run_sync(_mark, self._runs_dir / f"{spec.mesos_task_id}.kill")
+            await self._mark_kill(run)
             self._begin_kill(run)
 
     def _launch_failed(self, run: _Run, files: tuple[BinaryIO, ...], message: str) -> None:
@@ -800,10 +817,19 @@ class LocalBackend(Backend):
             run.kill_scope = trio.CancelScope(deadline=now + grace)
             if run.pgid:
                 # Marked first: a host manager that dies mid-kill leaves the
-                # next one knowing the run was killed, not lost.
-                await trio.to_thread.run_sync(_mark, self._runs_dir / f"{mesos_task_id}.kill")
+                # next one knowing the run was killed, not lost, and when to
+                # end it if its SIGTERM did not.
+                await self._mark_kill(run)
                 self._begin_kill(run)
         await trio.lowlevel.checkpoint()
+
+    async def _mark_kill(self, run: _Run) -> None:
+        """The run's ``.kill`` mark, holding the wall-clock time its
+        SIGKILL is due (its kill scope's deadline)."""
+        assert run.kill_scope is not None
+        due = time.time() + max(0.0, run.kill_scope.deadline - trio.current_time())
+        await trio.to_thread.run_sync(_write_kill_mark, self._runs_dir, run.spec.mesos_task_id,
+                                      due)
 
     def _begin_kill(self, run: _Run) -> None:
         self._signal(run, signal.SIGTERM)
@@ -1023,6 +1049,9 @@ class _Record:
     # The keeper (pid, start time) that writes its end, when a keeper
     # started it (its claim says); None: its own supervisor writes it.
     keeper: tuple[int, int] | None = None
+    # When its kill's SIGKILL is due (wall clock), as its ``.kill`` mark
+    # says; None: not killed, or a mark without a time.
+    kill_due: float | None = None
 
 
 _SPEC_FIELDS = ("mesos_task_id", "task_id", "job_id", "instance_id", "hostname", "shell",
@@ -1050,6 +1079,23 @@ def _write_record(runs: Path, spec: LaunchSpec, pid: int | None, gpus: Sequence[
 
 def _mark(path: Path) -> None:
     path.touch()
+
+
+def _write_kill_mark(runs: Path, mesos_task_id: str, due: float) -> None:
+    (runs / f"{mesos_task_id}.kill").write_text(repr(due))
+
+
+def _read_kill_mark(runs: Path, mesos_task_id: str) -> tuple[bool, float | None]:
+    """Whether the run was killed, and when its SIGKILL is due (None: the
+    mark holds no time)."""
+    try:
+        text = (runs / f"{mesos_task_id}.kill").read_text()
+    except FileNotFoundError:
+        return False, None
+    try:
+        return True, float(text)
+    except ValueError:
+        return True, None
 
 
 def _launch_error(status_file: Path) -> str | None:
@@ -1119,7 +1165,7 @@ def _read_records(runs: Path) -> list[_Record]:
             log.warning("run record %s is unreadable (%s); left alone", path, error)
             continue
         mid = spec.mesos_task_id
-        killed = (runs / f"{mid}.kill").exists()
+        killed, kill_due = _read_kill_mark(runs, mid)
         lost = (runs / f"{mid}.lost").exists()
         # Killed when its host manager stopped: LOST, whatever its keeper wrote of it.
         ended = (_status(spec, TaskState.LOST, message="killed when its host manager stopped")
@@ -1157,7 +1203,7 @@ def _read_records(runs: Path) -> list[_Record]:
             elif given_up:
                 ended = _status(spec, TaskState.LOST,
                                 message="its host manager died while starting it; it never ran")
-        out.append(_Record(spec, pid or 0, pidfd, killed, ended, gpus, uid, keeper))
+        out.append(_Record(spec, pid or 0, pidfd, killed, ended, gpus, uid, keeper, kill_due))
     return out
 
 
