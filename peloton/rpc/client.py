@@ -28,7 +28,7 @@ from grpclib.exceptions import GRPCError
 
 from peloton.core.errors import DeadlineExceeded, Internal, NotLeader, PelotonError, Unavailable
 from peloton.core.security import Credentials
-from peloton.rpc import wire
+from peloton.rpc import lean, wire
 from peloton.rpc.errorfields import from_response
 from peloton.rpc.errors import from_grpc
 
@@ -85,10 +85,21 @@ class _Call:
 
 LAST_STREAM_ID = 2**31 - 2**20  # a client's streams are odd numbers below 2**31
 
+# Which wire this process's calls go on: "auto", HTTP/2 to an address until
+# its server says (in its HTTP/2 settings) that it speaks the short wire
+# (``peloton.rpc.lean``), which the connections after that one take; "http2"
+# only; "lean" only (tests: it is "auto" after the first connection).
+WIRE = "auto"
+# The addresses known to speak it. One whose short-wire connection closes
+# before its server answered the preface (an older version serves there now)
+# is HTTP/2's again.
+_LEAN: set[str] = set()
+
 
 class _ClientWire(wire.Wire):
-    def __init__(self, stream: trio.abc.Stream, address: str, scheme: bytes) -> None:
-        super().__init__(stream, client_side=True)
+    def __init__(self, stream: trio.abc.Stream, address: str, scheme: bytes, *,
+                 lean_wire: bool = False) -> None:
+        super().__init__(stream, client_side=True, lean_wire=lean_wire)
         self.address = address
         self._authority = address.encode()
         self._scheme = scheme
@@ -129,7 +140,18 @@ class _ClientWire(wire.Wire):
         if self.going_away and not self.calls:
             self.abort()  # replaced by another connection, and its last call is over
 
+    def on_settings(self, event: Any) -> None:
+        if WIRE == "auto" and not self.lean and lean.speaks_lean(event):
+            # This connection's calls finish on it; the next ones go on the
+            # short wire (Channels.get opens it).
+            _LEAN.add(self.address)
+            self.going_away = True
+            if not self.calls:
+                self.abort()
+
     def on_lost(self) -> None:
+        if self.lean and not self.h2.confirmed:  # type: ignore[union-attr]
+            _LEAN.discard(self.address)
         for call in self.calls.values():
             if call.error is None:
                 call.error = Unavailable(f"cannot reach {self.address}: its connection closed")
@@ -145,10 +167,14 @@ class _ClientWire(wire.Wire):
             await self._stream_freed.wait()
         if self.closed or self.going_away:
             raise Unavailable(f"cannot reach {self.address}: its connection closed")
-        headers = [(b":method", b"POST"), (b":scheme", self._scheme), (b":path", path),
-                   (b":authority", self._authority), (b"te", b"trailers"),
-                   (b"content-type", wire.CONTENT_TYPE),
-                   (b"grpc-timeout", wire.format_timeout(timeout)), *self._metadata]
+        if self.lean:  # what our servers read of a request's headers
+            headers = [(b":path", path), (b"grpc-timeout", wire.format_timeout(timeout)),
+                       *self._metadata]
+        else:
+            headers = [(b":method", b"POST"), (b":scheme", self._scheme), (b":path", path),
+                       (b":authority", self._authority), (b"te", b"trailers"),
+                       (b"content-type", wire.CONTENT_TYPE),
+                       (b"grpc-timeout", wire.format_timeout(timeout)), *self._metadata]
         try:
             stream_id = h2conn.get_next_available_stream_id()
             h2conn.send_headers(stream_id, headers)
@@ -253,7 +279,8 @@ async def _connect(address: str) -> _ClientWire:
             await stream.do_handshake()
     except (OSError, trio.BrokenResourceError) as error:
         raise Unavailable(f"cannot reach {address}: {error}") from None
-    channel = _ClientWire(stream, address, b"https" if _SSL is not None else b"http")
+    channel = _ClientWire(stream, address, b"https" if _SSL is not None else b"http",
+                          lean_wire=WIRE == "lean" or (WIRE == "auto" and address in _LEAN))
     nursery.start_soon(channel.run, name=f"grpc connection to {address}")
     return channel
 

@@ -35,7 +35,7 @@ from grpclib.const import Status
 from peloton.config import DEFAULT_MAX_MESSAGE_BYTES
 from peloton.core.errors import PelotonError
 from peloton.core.security import Security
-from peloton.rpc import wire
+from peloton.rpc import lean, wire
 from peloton.rpc.errorfields import to_response
 from peloton.rpc.errors import to_grpc
 
@@ -96,6 +96,11 @@ def methods(services: list[tuple[type, object]], *,
     return table
 
 
+# A client says which wire it speaks in its first bytes; one that says
+# nothing for this long is dropped.
+PREFACE_TIMEOUT = 10.0
+
+
 class _Call:
     __slots__ = ("data", "ended", "method", "replying", "scope", "stream_id", "timeout")
 
@@ -111,8 +116,9 @@ class _Call:
 
 class _ServerWire(wire.Wire):
     def __init__(self, stream: trio.abc.Stream, table: dict[bytes, Method],
-                 security: Security | None, nursery: trio.Nursery) -> None:
-        super().__init__(stream, client_side=False)
+                 security: Security | None, nursery: trio.Nursery, *, lean_wire: bool = False,
+                 received: bytes = b"") -> None:
+        super().__init__(stream, client_side=False, lean_wire=lean_wire, received=received)
         self.table = table
         self.security = security
         self.nursery = nursery
@@ -313,8 +319,22 @@ async def _serve_connection(stream: trio.abc.Stream, table: dict[bytes, Method],
             log.info("TLS handshake failed: %r", error)
             await trio.aclose_forcefully(stream)
             return
+    # HTTP/2 or the short wire (our own clients'): the preface says which.
+    received = b""
+    preface = lean.CLIENT_PREFACE
+    try:
+        with trio.fail_after(PREFACE_TIMEOUT):
+            while len(received) < len(preface) and preface.startswith(received):
+                data = await stream.receive_some(wire.READ_BYTES)
+                if not data:
+                    break
+                received += data
+    except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+        await trio.aclose_forcefully(stream)
+        return
     async with trio.open_nursery() as nursery:
-        connection = _ServerWire(stream, table, security, nursery)
+        connection = _ServerWire(stream, table, security, nursery,
+                                 lean_wire=received.startswith(preface), received=received)
         await connection.run()
         nursery.cancel_scope.cancel()
 

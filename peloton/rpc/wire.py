@@ -17,6 +17,10 @@ their stubs name the method a client calls.
 One task reads and hands events out; one task writes, sending whatever h2
 has queued each time it is woken, so the replies of many calls finished
 in one pass of the event loop leave in one ``send``.
+
+Between two programs of ours a connection is the short wire instead
+(``peloton.rpc.lean``): the same calls and events without HTTP/2, which
+was most of a call's cpu.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ import h2.settings
 import trio
 from grpclib.metadata import decode_grpc_message, encode_grpc_message
 from h2.settings import SettingCodes
+
+from peloton.rpc import lean
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +103,17 @@ def format_timeout(seconds: float) -> bytes:
 
 
 class Wire(abc.ABC):
-    """One HTTP/2 connection over a trio stream; ``run`` until it closes."""
+    """One HTTP/2 connection over a trio stream, or, with ``lean``, one of
+    the short wire between our own programs (``peloton.rpc.lean``: the same
+    calls and events, without HTTP/2's cost); ``run`` until it closes.
+    ``received``: what was read of the stream before (a server's look at
+    which wire a client speaks)."""
 
-    def __init__(self, stream: trio.abc.Stream, *, client_side: bool) -> None:
+    def __init__(self, stream: trio.abc.Stream, *, client_side: bool, lean_wire: bool = False,
+                 received: bytes = b"") -> None:
         self.stream = stream
-        self.h2 = h2.connection.H2Connection(_configuration(client_side))
+        self.lean = lean_wire
+        self._received = received
         self.closed = False
         self.going_away = False  # the peer said GOAWAY: no new calls on it
         self._wake = trio.Event()
@@ -109,18 +121,30 @@ class Wire(abc.ABC):
         self._scope = trio.CancelScope()  # ``run``'s: ``abort`` cancels it
         self._closing = False  # ``close``: the writer ends the connection once it sent GOAWAY
         self._finished = trio.Event()
+        self.h2: h2.connection.H2Connection | lean.LeanConnection
+        if lean_wire:
+            self.h2 = lean.LeanConnection(client_side=client_side, max_frame=MAX_FRAME,
+                                          window=WINDOW, max_headers=MAX_HEADERS,
+                                          max_streams=MAX_STREAMS)
+            self.h2.initiate_connection()
+            self.kick()
+            return
+        self.h2 = conn = h2.connection.H2Connection(_configuration(client_side))
         # Our settings hold from the first byte (not from the peer's ack): a
         # client may open many calls before it reads our SETTINGS frame.
-        settings = {SettingCodes.INITIAL_WINDOW_SIZE: WINDOW,
-                    SettingCodes.MAX_FRAME_SIZE: MAX_FRAME,
-                    SettingCodes.MAX_CONCURRENT_STREAMS: MAX_STREAMS,
-                    SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADERS}
+        settings: dict[SettingCodes | int, int] = {
+            SettingCodes.INITIAL_WINDOW_SIZE: WINDOW, SettingCodes.MAX_FRAME_SIZE: MAX_FRAME,
+            SettingCodes.MAX_CONCURRENT_STREAMS: MAX_STREAMS,
+            SettingCodes.MAX_HEADER_LIST_SIZE: MAX_HEADERS}
         if client_side:
             settings[SettingCodes.ENABLE_PUSH] = 0
-        self.h2.local_settings = h2.settings.Settings(client=client_side, initial_values=settings)
-        self.h2.max_inbound_frame_size = self.h2.incoming_buffer.max_frame_size = MAX_FRAME
-        self.h2.initiate_connection()
-        self.h2.increment_flow_control_window(WINDOW - self.h2.inbound_flow_control_window)
+        else:
+            settings[lean.LEAN_SETTING] = lean.LEAN_MAGIC  # our clients take the short wire
+        conn.local_settings = h2.settings.Settings(client=client_side,
+                                                   initial_values=settings)  # type: ignore[arg-type]
+        conn.max_inbound_frame_size = conn.incoming_buffer.max_frame_size = MAX_FRAME
+        conn.initiate_connection()
+        conn.increment_flow_control_window(WINDOW - conn.inbound_flow_control_window)
         self.kick()
 
     # -- what the two sides add -------------------------------------------
@@ -133,6 +157,10 @@ class Wire(abc.ABC):
     @abc.abstractmethod
     def on_lost(self) -> None:
         """The connection is gone: fail or cancel what is still open."""
+
+    def on_settings(self, event: Any) -> None:  # noqa: B027
+        """The peer's HTTP/2 settings (a client learns the short wire here);
+        nothing by default."""
 
     # -- moving bytes -------------------------------------------------------
 
@@ -160,28 +188,37 @@ class Wire(abc.ABC):
 
     async def _reader(self) -> None:
         receive = self.stream.receive_some
+        data: bytes | bytearray
+        data, self._received = self._received, b""
         while True:
-            try:
-                data = await receive(READ_BYTES)
-            except _LOST as error:
-                log.debug("connection lost: %r", error)
-                return
             if not data:
-                return
+                try:
+                    data = await receive(READ_BYTES)
+                except _LOST as error:
+                    log.debug("connection lost: %r", error)
+                    return
+                if not data:
+                    return
             try:
                 events = self.h2.receive_data(data)
             except h2.exceptions.ProtocolError as error:
-                log.warning("HTTP/2 protocol error from the peer: %s", error)
+                log.warning("%s protocol error from the peer: %s",
+                            "short-wire" if self.lean else "HTTP/2", error)
                 self.kick()
                 return
+            data = b""
             for event in events:
                 kind = type(event)
                 if isinstance(event, h2.events.DataReceived):
                     # Acknowledged at once: what a call may hold is bounded
                     # by its own limit (the server's rpc.max_message_bytes).
                     self._acknowledge(event.flow_controlled_length, event.stream_id)
-                elif kind is h2.events.WindowUpdated or kind is h2.events.RemoteSettingsChanged:
+                elif kind is h2.events.WindowUpdated:
                     self.window_opened()
+                    continue
+                elif kind is h2.events.RemoteSettingsChanged:
+                    self.window_opened()
+                    self.on_settings(event)
                     continue
                 elif kind is h2.events.ConnectionTerminated:
                     self.going_away = True
@@ -209,6 +246,8 @@ class Wire(abc.ABC):
                     log.debug("connection lost: %r", error)
                     self._scope.cancel()
                     return
+                if self.lean:  # written: its senders may queue more
+                    self.window_opened()
             if self._closing:
                 self._scope.cancel()
                 return

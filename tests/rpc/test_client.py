@@ -12,6 +12,9 @@ from peloton.api.private.cluster import cluster_grpc, cluster_pb2
 from peloton.core.errors import DeadlineExceeded, Unavailable
 from peloton.rpc import Channels, ServiceClient, call_once, open_rpc, serve_grpc
 
+# Every test here runs on HTTP/2, then on the short wire (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("both_wires")
+
 
 async def test_a_server_that_never_answers_gives_deadline_exceeded() -> None:
     """A peer that accepts the connection and then says nothing (a process

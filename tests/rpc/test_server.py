@@ -24,6 +24,9 @@ from peloton.core.errors import NotFound, ResourceExhausted
 from peloton.rpc import Channels, add_reply_metadata, call_once, open_rpc, serve_grpc
 from tests.upstream import on_asyncio
 
+# Every test here runs on HTTP/2, then on the short wire (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("both_wires")
+
 LIMIT = 64 * 1024
 
 

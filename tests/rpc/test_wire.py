@@ -19,6 +19,9 @@ from peloton.rpc import Channels, call_once, open_rpc, serve_grpc
 from peloton.rpc.wire import format_timeout, messages, parse_timeout
 from tests.upstream import on_asyncio
 
+# Every test here runs on HTTP/2, then on the short wire (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("both_wires")
+
 
 class Cluster:
     """ClusterService: ``Heartbeat`` answers the length of the member id (as numShards); ``GetClusterView``
@@ -212,13 +215,18 @@ async def test_a_connection_near_its_last_stream_id_gives_way_to_a_new_one(
     assert seen[0].closed
 
 
-async def test_an_http_answer_without_a_grpc_status_is_mapped_as_grpc_says() -> None:
-    """A proxy or a plain HTTP/2 server in the way: 503 is UNAVAILABLE (retried)."""
+async def test_an_http_answer_without_a_grpc_status_is_mapped_as_grpc_says(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proxy or a plain HTTP/2 server in the way: 503 is UNAVAILABLE (retried).
+    (It never says it speaks the short wire: calls to it stay HTTP/2's.)"""
     import h2.config
     import h2.connection
     import h2.events
 
     from peloton.core.errors import Unavailable
+    from peloton.rpc import client
+
+    monkeypatch.setattr(client, "WIRE", "auto")
 
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]

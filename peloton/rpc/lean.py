@@ -1,0 +1,294 @@
+"""The short wire: gRPC calls between Peloton's own programs without HTTP/2.
+
+HTTP/2 in pure Python is most of what a call costs: ``h2`` (with HPACK and
+hyperframe) took 62-66% of the cpu of a bare unary call at each end
+(``python -m loadtest.bench_rpc``, py-spy, 16 in flight), ~120 us of
+~190. Between two programs of this project the same call goes on a
+connection that frames it plainly, and each end costs a fraction of that.
+
+``LeanConnection`` stands in for ``h2.connection.H2Connection`` under
+``peloton.rpc.wire.Wire``: it takes the same calls and gives the same
+events (``RequestReceived``, ``ResponseReceived``, ``TrailersReceived``,
+``DataReceived``, ``StreamEnded``, ``StreamReset``,
+``ConnectionTerminated``), so the server and the client read a call the
+same way on either wire, and gRPC's own conventions (the 5-byte message
+prefix, ``grpc-status`` trailers, ``grpc-timeout``, metadata) ride on it
+unchanged.
+
+The protocol:
+
+- The client opens with ``CLIENT_PREFACE`` (16 bytes); the server answers
+  ``SERVER_PREFACE`` before anything else. A server that does not speak it
+  (an older version) closes the connection, and the client calls it over
+  HTTP/2 from then on (``peloton.rpc.client``).
+- Then frames: a 9-byte head (payload length u32, kind u8, stream id u32,
+  big-endian) and the payload. Kinds: ``HEADERS`` (a msgpack list of
+  names and values, alternately, as bytes), ``DATA``, ``RESET`` (u32 error
+  code, HTTP/2's codes), ``GOAWAY`` (the stream id is the last one the
+  sender took; u32 error code); ``END`` (0x10) or'd into ``HEADERS`` or
+  ``DATA`` ends the sender's side of the stream. Streams are numbered as
+  HTTP/2 does (a client's are odd and rise).
+- A frame carries at most ``MAX_FRAME`` bytes (a larger one is a protocol
+  error); a message goes in as many ``DATA`` frames as it needs.
+- No flow control of its own: TCP's. A sender waits while more than
+  ``WINDOW`` bytes it queued are not yet written (``local_flow_control_window``;
+  the wire's writer says when it wrote them).
+
+A server says it speaks this wire in its HTTP/2 SETTINGS (``LEAN_SETTING``
+with ``LEAN_MAGIC``; peers that do not know the setting ignore it, as HTTP/2
+requires), so a client learns it on its first connection to an address and
+opens the short one for the calls after (``peloton.rpc.client``).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import h2.errors
+import h2.events
+import h2.exceptions
+import msgpack
+
+CLIENT_PREFACE = b"PELOTON/LEAN 1\r\n"
+SERVER_PREFACE = b"PELOTON/LEAN OK\n"
+assert len(CLIENT_PREFACE) == len(SERVER_PREFACE) == 16
+
+# The HTTP/2 setting a server of ours sends: its code (hyperframe sends only
+# a code's low byte, so it is below 256: unassigned in IANA's registry) and
+# a value no other meaning of the code would have.
+LEAN_SETTING = 0xE1
+LEAN_MAGIC = 0x4C45414E  # "LEAN"
+
+HEADERS, DATA, RESET, GOAWAY = 1, 2, 3, 4
+END = 0x10
+_HEAD = struct.Struct(">IBI")
+_U32 = struct.Struct(">I")
+
+LAST_STREAM_ID = 2**31 - 1
+
+
+class _Stream:
+    __slots__ = ("headers_seen", "local_ended", "remote_ended")
+
+    def __init__(self) -> None:
+        self.headers_seen = False  # its first HEADERS came (a reply's: then trailers)
+        self.local_ended = False
+        self.remote_ended = False
+
+    @property
+    def closed(self) -> bool:
+        return self.local_ended and self.remote_ended
+
+
+class _Settings:
+    __slots__ = ("max_concurrent_streams",)
+
+    def __init__(self, max_concurrent_streams: int) -> None:
+        self.max_concurrent_streams = max_concurrent_streams
+
+
+class LeanConnection:
+    """One end of a short-wire connection, as h2's ``H2Connection`` is of an
+    HTTP/2 one: bytes in (``receive_data``) give events, calls queue bytes
+    out (``data_to_send``)."""
+
+    def __init__(self, *, client_side: bool, max_frame: int, window: int,
+                 max_headers: int, max_streams: int) -> None:
+        self.client_side = client_side
+        self.max_outbound_frame_size = max_frame
+        self.max_inbound_frame_size = max_frame
+        self.inbound_flow_control_window = window
+        self.remote_settings = _Settings(max_streams)
+        self.streams: dict[int, _Stream] = {}
+        self.confirmed = False  # the peer's preface came
+        self._window = window
+        self._max_headers = max_headers
+        self._out: list[bytes] = []
+        self._queued = 0  # bytes in _out
+        self._in = b""
+        self._next_stream_id = 1 if client_side else 2
+        self._highest_remote = 0  # the last stream the peer opened (for GOAWAY)
+        self._expect = SERVER_PREFACE if client_side else CLIENT_PREFACE
+
+    # -- what the wire asks ------------------------------------------------
+
+    def initiate_connection(self) -> None:
+        self._queue(CLIENT_PREFACE if self.client_side else SERVER_PREFACE)
+
+    @property
+    def open_outbound_streams(self) -> int:
+        return len(self.streams)
+
+    def get_next_available_stream_id(self) -> int:
+        stream_id = self._next_stream_id
+        if stream_id > LAST_STREAM_ID:
+            raise h2.exceptions.NoAvailableStreamIDError("no stream ids left on this connection")
+        return stream_id
+
+    def local_flow_control_window(self, stream_id: int) -> int:
+        self._open(stream_id)
+        return max(0, self._window - self._queued)
+
+    def data_to_send(self, amount: int | None = None) -> bytes:
+        out = b"".join(self._out)
+        self._out.clear()
+        self._queued = 0
+        return out
+
+    def acknowledge_received_data(self, acknowledged_size: int, stream_id: int) -> None:
+        pass  # no flow control of its own
+
+    def increment_flow_control_window(self, increment: int, stream_id: int | None = None) -> None:
+        pass
+
+    # -- sending -------------------------------------------------------------
+
+    def send_headers(self, stream_id: int, headers: list[tuple[bytes, bytes]],
+                     end_stream: bool = False) -> None:
+        stream = self.streams.get(stream_id)
+        if stream is None:
+            if not self.client_side or stream_id != self._next_stream_id:
+                raise h2.exceptions.StreamClosedError(stream_id)
+            self._next_stream_id += 2
+            stream = self.streams[stream_id] = _Stream()
+        elif stream.local_ended:
+            raise h2.exceptions.StreamClosedError(stream_id)
+        flat: list[bytes] = []
+        for name, value in headers:
+            flat.append(name)
+            flat.append(value)
+        payload = msgpack.packb(flat)
+        self._queue(_HEAD.pack(len(payload), HEADERS | END if end_stream else HEADERS, stream_id),
+                    payload)
+        if end_stream:
+            self._end_local(stream_id, stream)
+
+    def send_data(self, stream_id: int, data: bytes, end_stream: bool = False) -> None:
+        stream = self._open(stream_id)
+        if len(data) > self.max_outbound_frame_size:
+            raise h2.exceptions.FrameTooLargeError(
+                f"{len(data)} bytes in one frame, more than {self.max_outbound_frame_size}")
+        self._queue(_HEAD.pack(len(data), DATA | END if end_stream else DATA, stream_id), data)
+        if end_stream:
+            self._end_local(stream_id, stream)
+
+    def end_stream(self, stream_id: int) -> None:
+        self.send_data(stream_id, b"", end_stream=True)
+
+    def reset_stream(self, stream_id: int, error_code: int = 0) -> None:
+        if self.streams.pop(stream_id, None) is None:
+            raise h2.exceptions.StreamClosedError(stream_id)
+        self._queue(_HEAD.pack(4, RESET, stream_id), _U32.pack(int(error_code)))
+
+    def close_connection(self, error_code: int = 0) -> None:
+        self._queue(_HEAD.pack(4, GOAWAY, self._highest_remote), _U32.pack(int(error_code)))
+
+    def _open(self, stream_id: int) -> _Stream:
+        stream = self.streams.get(stream_id)
+        if stream is None or stream.local_ended:
+            raise h2.exceptions.StreamClosedError(stream_id)
+        return stream
+
+    def _end_local(self, stream_id: int, stream: _Stream) -> None:
+        stream.local_ended = True
+        if stream.remote_ended:
+            del self.streams[stream_id]
+
+    def _queue(self, *parts: bytes) -> None:
+        for part in parts:
+            self._out.append(part)
+            self._queued += len(part)
+
+    # -- receiving -----------------------------------------------------------
+
+    def receive_data(self, data: bytes | bytearray) -> list[Any]:
+        """The events in ``data`` (and what an earlier call left unparsed);
+        raises h2's ProtocolError for bytes that are not this wire."""
+        buf = self._in + data if self._in else bytes(data)
+        at = 0
+        if not self.confirmed:
+            expect = self._expect
+            if buf[:len(expect)] != expect[:len(buf)]:
+                raise h2.exceptions.ProtocolError("the peer does not speak the short wire")
+            if len(buf) < len(expect):
+                self._in = buf
+                return []
+            self.confirmed = True
+            at = len(expect)
+        events: list[Any] = []
+        total = len(buf)
+        head = _HEAD.unpack_from
+        while total - at >= 9:
+            length, kind, stream_id = head(buf, at)
+            limit = self.max_inbound_frame_size if kind & 0x0F == DATA else self._max_headers
+            if length > limit:
+                raise h2.exceptions.ProtocolError(
+                    f"a frame of {length} bytes, more than the {limit} this end takes")
+            end = at + 9 + length
+            if end > total:
+                break
+            self._frame(kind, stream_id, buf[at + 9:end], events)
+            at = end
+        self._in = buf[at:]
+        return events
+
+    def _frame(self, kind: int, stream_id: int, payload: bytes, events: list[Any]) -> None:
+        ended = bool(kind & END)
+        kind &= 0x0F
+        if kind == DATA:
+            stream = self.streams.get(stream_id)
+            if stream is None or stream.remote_ended:
+                return  # reset or ended here: what was in flight is dropped
+            events.append(h2.events.DataReceived(stream_id=stream_id, data=payload,
+                                                 flow_controlled_length=len(payload)))
+            if ended:
+                self._end_remote(stream_id, stream, events)
+        elif kind == HEADERS:
+            try:
+                flat = msgpack.unpackb(payload)
+                headers = list(zip(flat[::2], flat[1::2], strict=True))
+            except (ValueError, TypeError, msgpack.UnpackException) as error:
+                raise h2.exceptions.ProtocolError(f"headers that do not parse: {error}") from None
+            stream = self.streams.get(stream_id)
+            if stream is None:
+                if self.client_side or stream_id <= self._highest_remote or not stream_id % 2:
+                    return  # a reply to a call given up on, or a stream reset here
+                self._highest_remote = stream_id
+                stream = self.streams[stream_id] = _Stream()
+                stream.headers_seen = True
+                events.append(h2.events.RequestReceived(stream_id=stream_id, headers=headers))
+            elif stream.remote_ended:
+                return
+            elif stream.headers_seen:
+                events.append(h2.events.TrailersReceived(stream_id=stream_id, headers=headers))
+            else:
+                stream.headers_seen = True
+                events.append(h2.events.ResponseReceived(stream_id=stream_id, headers=headers))
+            if ended:
+                self._end_remote(stream_id, stream, events)
+        elif kind == RESET:
+            code = _U32.unpack(payload)[0] if len(payload) == 4 else 0
+            if self.streams.pop(stream_id, None) is not None:
+                events.append(h2.events.StreamReset(stream_id=stream_id, error_code=code,
+                                                    remote_reset=True))
+        elif kind == GOAWAY:
+            terminated = h2.events.ConnectionTerminated()
+            terminated.last_stream_id = stream_id
+            terminated.error_code = _U32.unpack(payload)[0] if len(payload) == 4 else 0
+            events.append(terminated)
+        else:
+            raise h2.exceptions.ProtocolError(f"a frame of unknown kind {kind}")
+
+    def _end_remote(self, stream_id: int, stream: _Stream, events: list[Any]) -> None:
+        stream.remote_ended = True
+        events.append(h2.events.StreamEnded(stream_id=stream_id))
+        if stream.local_ended:
+            del self.streams[stream_id]
+
+
+def speaks_lean(event: Any) -> bool:
+    """Whether a ``RemoteSettingsChanged`` says the server speaks the short wire."""
+    changed = event.changed_settings.get(LEAN_SETTING)
+    return changed is not None and changed.new_value == LEAN_MAGIC
+

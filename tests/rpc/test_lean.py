@@ -1,0 +1,184 @@
+"""The short wire between our own programs (peloton.rpc.lean): how a client
+comes to speak it, how it falls back, and its framing. (The calls' own
+behaviour on it, errors, deadlines, limits, resets, is every test of
+test_wire, test_client and test_server, which run on both wires.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import h2.events
+import h2.exceptions
+import pytest
+import trio
+
+from peloton.api.private.cluster import cluster_grpc, cluster_pb2
+from peloton.core.errors import Unavailable
+from peloton.rpc import Channels, call_once, client, lean
+from tests.rpc.test_wire import Cluster, serving
+
+
+@pytest.fixture(autouse=True)
+def _auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(client, "WIRE", "auto")
+
+
+async def _heartbeat(channels: Channels, address: str, member: str = "abc") -> int:
+    reply = await call_once(channels, address, cluster_grpc.ClusterServiceStub, "Heartbeat",
+                            cluster_pb2.HeartbeatRequest(member=cluster_pb2.Member(id=member)), 5)
+    return int(reply.view.numShards)
+
+
+async def test_a_client_learns_the_short_wire_on_its_first_connection() -> None:
+    """The first call goes on HTTP/2; the server's settings say it speaks
+    the short wire, so that connection closes once its call is over and the
+    next calls take a short-wire connection."""
+    async with serving(Cluster()) as address:
+        channels = Channels()
+        with trio.fail_after(10):
+            assert await _heartbeat(channels, address) == 3
+            first = channels._channels[address]
+            assert not first.lean and first.going_away
+            assert address in client._LEAN
+            assert await _heartbeat(channels, address, "abcd") == 4
+            second = channels._channels[address]
+            assert second.lean and second.h2.confirmed  # type: ignore[union-attr]
+            assert await _heartbeat(channels, address, "ab") == 2
+            assert channels._channels[address] is second
+        assert first.closed
+        channels.close()
+
+
+async def test_a_server_that_stopped_speaking_it_is_called_on_http2_again() -> None:
+    """An address known to speak the short wire whose server now does not
+    (an older version took its place): the short-wire connection closes
+    unanswered, the call fails UNAVAILABLE (retried by ServiceClient), and
+    the next goes on HTTP/2."""
+    async with serving(Cluster()) as real, trio.open_nursery() as nursery:
+        host, port = real.rsplit(":", 1)
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        older = f"127.0.0.1:{listeners[0].socket.getsockname()[1]}"
+
+        async def http2_only(stream: trio.SocketStream) -> None:
+            """A server that takes HTTP/2 only: the real one behind a pipe
+            that closes a connection opening with the short wire's preface."""
+            first = await stream.receive_some(65536)
+            if first.startswith(lean.CLIENT_PREFACE[:4]):
+                await stream.aclose()
+                return
+            upstream = await trio.open_tcp_stream(host, int(port))
+
+            async def pipe(source: trio.abc.Stream, sink: trio.abc.Stream) -> None:
+                with trio.move_on_after(30):
+                    while data := await source.receive_some(65536):
+                        await sink.send_all(data)
+
+            async with upstream, stream, trio.open_nursery() as pipes:
+                await upstream.send_all(first)
+                pipes.start_soon(pipe, stream, upstream)
+                await pipe(upstream, stream)
+                pipes.cancel_scope.cancel()
+
+        nursery.start_soon(trio.serve_listeners, http2_only, listeners)
+        client._LEAN.add(older)
+        channels = Channels()
+        with trio.fail_after(10):
+            with pytest.raises(Unavailable):
+                await _heartbeat(channels, older)
+            assert older not in client._LEAN
+            channels.drop(older)
+            assert await _heartbeat(channels, older) == 3
+            assert not channels._channels[older].lean
+        channels.close()
+        nursery.cancel_scope.cancel()
+
+
+def _pair() -> tuple[lean.LeanConnection, lean.LeanConnection]:
+    ends = tuple(lean.LeanConnection(client_side=side, max_frame=64, window=1024,
+                                     max_headers=256, max_streams=10) for side in (True, False))
+    for end in ends:
+        end.initiate_connection()
+    return ends  # type: ignore[return-value]
+
+
+def _feed(to: lean.LeanConnection, data: bytes, *, by: int) -> list[Any]:
+    events: list[Any] = []
+    for at in range(0, len(data), by):
+        events += to.receive_data(data[at:at + by])
+    return events
+
+
+def _summary(events: list[Any]) -> list[tuple[Any, ...]]:
+    return [(type(e).__name__, getattr(e, "stream_id", None), getattr(e, "headers", None),
+             getattr(e, "data", None)) for e in events]
+
+
+@pytest.mark.parametrize("by", [1, 2, 7, 9, 10_000])
+def test_a_call_and_its_reply_cross_in_any_cut_of_their_bytes(by: int) -> None:
+    near, far = _pair()
+    stream_id = near.get_next_available_stream_id()
+    near.send_headers(stream_id, [(b":path", b"/s/M"), (b"x", b"1")])
+    near.send_data(stream_id, b"a" * 64)
+    near.send_data(stream_id, b"b" * 10, end_stream=True)
+    assert _summary(_feed(far, near.data_to_send(), by=by)) == [
+        ("RequestReceived", 1, [(b":path", b"/s/M"), (b"x", b"1")], None),
+        ("DataReceived", 1, None, b"a" * 64), ("DataReceived", 1, None, b"b" * 10),
+        ("StreamEnded", 1, None, None)]
+    far.send_headers(stream_id, [(b":status", b"200")])
+    far.send_data(stream_id, b"reply")
+    far.send_headers(stream_id, [(b"grpc-status", b"0")], end_stream=True)
+    assert _summary(_feed(near, far.data_to_send(), by=by)) == [
+        ("ResponseReceived", 1, [(b":status", b"200")], None),
+        ("DataReceived", 1, None, b"reply"),
+        ("TrailersReceived", 1, [(b"grpc-status", b"0")], None),
+        ("StreamEnded", 1, None, None)]
+    assert not near.streams and not far.streams  # both sides ended: forgotten
+    assert near.get_next_available_stream_id() == 3
+
+
+def test_a_reset_stream_takes_nothing_more_and_says_so_to_the_other_end() -> None:
+    near, far = _pair()
+    near.send_headers(1, [(b":path", b"/s/M")])
+    far.receive_data(near.data_to_send())
+    far.reset_stream(1, 8)
+    with pytest.raises(h2.exceptions.StreamClosedError):
+        far.send_data(1, b"late")
+    [reset] = near.receive_data(far.data_to_send())
+    assert isinstance(reset, h2.events.StreamReset) and reset.error_code == 8
+    with pytest.raises(h2.exceptions.StreamClosedError):
+        near.send_data(1, b"more")
+
+
+def test_goaway_names_the_last_stream_the_server_took() -> None:
+    near, far = _pair()
+    for stream_id in (1, 3):
+        near.send_headers(stream_id, [(b":path", b"/s/M")], end_stream=True)
+    far.receive_data(near.data_to_send())
+    far.close_connection()
+    [gone] = near.receive_data(far.data_to_send())
+    assert isinstance(gone, h2.events.ConnectionTerminated) and gone.last_stream_id == 3
+
+
+def test_what_is_not_the_short_wire_is_a_protocol_error() -> None:
+    _, far = _pair()
+    with pytest.raises(h2.exceptions.ProtocolError, match="does not speak"):
+        far.receive_data(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+    near2, far2 = _pair()
+    far2.receive_data(near2.data_to_send())
+    with pytest.raises(h2.exceptions.ProtocolError, match="more than the 64"):
+        far2.receive_data(lean._HEAD.pack(65, lean.DATA, 1))
+    with pytest.raises(h2.exceptions.ProtocolError, match="do not parse"):
+        far2.receive_data(lean._HEAD.pack(2, lean.HEADERS, 1) + b"\xc1\xc1")
+
+
+def test_a_sender_waits_while_a_window_of_bytes_is_unwritten() -> None:
+    near, _ = _pair()
+    near.data_to_send()
+    near.send_headers(1, [(b":path", b"/s/M")])
+    near.send_data(1, b"x" * 64)
+    assert 0 < near.local_flow_control_window(1) < 1024 - 64
+    for _ in range(15):
+        near.send_data(1, b"x" * 64)
+    assert near.local_flow_control_window(1) == 0
+    near.data_to_send()  # written
+    assert near.local_flow_control_window(1) == 1024
