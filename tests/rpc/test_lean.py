@@ -182,3 +182,17 @@ def test_a_sender_waits_while_a_window_of_bytes_is_unwritten() -> None:
     assert near.local_flow_control_window(1) == 0
     near.data_to_send()  # written
     assert near.local_flow_control_window(1) == 1024
+
+
+async def test_a_connection_that_says_nothing_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server waits for a client's first bytes to know its wire, for
+    PREFACE_TIMEOUT; one that sends none is closed."""
+    from peloton.rpc import server
+
+    monkeypatch.setattr(server, "PREFACE_TIMEOUT", 0.2)
+    async with serving(Cluster()) as address:
+        host, port = address.rsplit(":", 1)
+        stream = await trio.open_tcp_stream(host, int(port))
+        with trio.fail_after(5):
+            assert await stream.receive_some(100) == b""
+        await stream.aclose()
