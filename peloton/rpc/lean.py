@@ -255,6 +255,12 @@ class LeanConnection:
                 if self.client_side or stream_id <= self._highest_remote or not stream_id % 2:
                     return  # a reply to a call given up on, or a stream reset here
                 self._highest_remote = stream_id
+                if len(self.streams) >= self.remote_settings.max_concurrent_streams:
+                    # As an HTTP/2 server refuses a stream past its limit
+                    # (the client's call fails UNAVAILABLE and is retried).
+                    self._queue(_HEAD.pack(4, RESET, stream_id),
+                                _U32.pack(h2.errors.ErrorCodes.REFUSED_STREAM))
+                    return
                 stream = self.streams[stream_id] = _Stream()
                 stream.headers_seen = True
                 events.append(h2.events.RequestReceived(stream_id=stream_id, headers=headers))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import h2.errors
 import h2.events
 import h2.exceptions
 import pytest
@@ -196,3 +197,14 @@ async def test_a_connection_that_says_nothing_is_dropped(monkeypatch: pytest.Mon
         with trio.fail_after(5):
             assert await stream.receive_some(100) == b""
         await stream.aclose()
+
+
+def test_a_server_refuses_a_stream_past_its_limit() -> None:
+    near, far = _pair()  # 10 streams at most
+    for stream_id in range(1, 24, 2):
+        near.send_headers(stream_id, [(b":path", b"/s/M")])
+    events = far.receive_data(near.data_to_send())
+    assert [e.stream_id for e in events] == list(range(1, 20, 2))
+    refused = near.receive_data(far.data_to_send())
+    assert [(e.stream_id, e.error_code) for e in refused] == [
+        (21, h2.errors.ErrorCodes.REFUSED_STREAM), (23, h2.errors.ErrorCodes.REFUSED_STREAM)]
