@@ -88,7 +88,7 @@ LAST_STREAM_ID = 2**31 - 2**20  # a client's streams are odd numbers below 2**31
 # Which wire this process's calls go on: "auto", HTTP/2 to an address until
 # its server says (in its HTTP/2 settings) that it speaks the short wire
 # (``peloton.rpc.lean``), which the connections after that one take; "http2"
-# only; "lean" only (tests: it is "auto" after the first connection).
+# only; "lean" from the first connection on (tests).
 WIRE = "auto"
 # The addresses known to speak it. One whose short-wire connection closes
 # before its server answered the preface (an older version serves there now)

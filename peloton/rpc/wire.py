@@ -103,8 +103,8 @@ def format_timeout(seconds: float) -> bytes:
 
 
 class Wire(abc.ABC):
-    """One HTTP/2 connection over a trio stream, or, with ``lean``, one of
-    the short wire between our own programs (``peloton.rpc.lean``: the same
+    """One HTTP/2 connection over a trio stream, or, with ``lean_wire``, one
+    of the short wire between our own programs (``peloton.rpc.lean``: the same
     calls and events, without HTTP/2's cost); ``run`` until it closes.
     ``received``: what was read of the stream before (a server's look at
     which wire a client speaks)."""

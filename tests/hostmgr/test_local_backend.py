@@ -282,6 +282,9 @@ async def test_kill_grace_override_and_a_second_kill_shortens_it(local: Harness)
     start = trio.current_time()
     await local.backend.kill([s.mesos_task_id], grace_seconds=30)
     await local.backend.kill([s.mesos_task_id], grace_seconds=0.2)
+    # The mark a next host manager would read says the shorter grace too.
+    _, due = local_module._read_kill_mark(local.root / "runs", s.mesos_task_id)
+    assert due is not None and due < time.time() + 1
     done = await local.wait_terminal(s.mesos_task_id)
     assert "SIGKILL" in done.message and 0.2 <= trio.current_time() - start < 5
 

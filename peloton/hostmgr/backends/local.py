@@ -811,7 +811,10 @@ class LocalBackend(Backend):
                 continue
             grace = run.spec.grace if grace_seconds is None else max(0.0, grace_seconds)
             if run.kill_scope is not None:
-                run.kill_scope.deadline = min(run.kill_scope.deadline, now + grace)
+                if now + grace < run.kill_scope.deadline:
+                    run.kill_scope.deadline = now + grace
+                    if run.pgid:
+                        await self._mark_kill(run)  # the next host manager's due time too
                 continue
             run.kill_requested = True
             run.kill_scope = trio.CancelScope(deadline=now + grace)
