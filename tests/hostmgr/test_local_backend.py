@@ -532,7 +532,9 @@ async def test_empty_run_cgroups_left_behind_are_swept(local: Harness):
     try:
         assert await local.backend.sweep_cgroups() == 0  # all young
         gone = await trio.to_thread.run_sync(cgroups.sweep, {kept}, 600, time.time() + 601)
-        assert gone == len(cgroups.paths(left))
+        # (At least: the cgroups are the machine's, and an earlier test's
+        # cluster may have left empty ones that are as old by this clock.)
+        assert gone >= len(cgroups.paths(left))
         assert not any(p.exists() for p in cgroups.paths(left))
         assert all(p.exists() for p in cgroups.paths(kept) + cgroups.paths(s.mesos_task_id))
     finally:
