@@ -28,10 +28,13 @@ The protocol:
   sender took; u32 error code); ``END`` (0x10) or'd into ``HEADERS`` or
   ``DATA`` ends the sender's side of the stream. Streams are numbered as
   HTTP/2 does (a client's are odd and rise).
-- A frame carries at most ``MAX_FRAME`` bytes (a larger one is a protocol
-  error); a message goes in as many ``DATA`` frames as it needs.
+- A ``DATA`` frame carries at most ``max_frame`` bytes, a ``HEADERS`` frame
+  ``max_headers`` (``peloton.rpc.wire``'s MAX_FRAME and MAX_HEADERS, as on
+  HTTP/2); a larger one is a protocol error. A message goes in as many
+  ``DATA`` frames as it needs. A server takes ``max_streams`` calls open at
+  once and resets a stream past that with REFUSED_STREAM.
 - No flow control of its own: TCP's. A sender waits while more than
-  ``WINDOW`` bytes it queued are not yet written (``local_flow_control_window``;
+  ``window`` bytes it queued are not yet written (``local_flow_control_window``;
   the wire's writer says when it wrote them).
 
 A server says it speaks this wire in its HTTP/2 SETTINGS (``LEAN_SETTING``
