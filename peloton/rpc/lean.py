@@ -101,7 +101,6 @@ class LeanConnection:
         self.client_side = client_side
         self.max_outbound_frame_size = max_frame
         self.max_inbound_frame_size = max_frame
-        self.inbound_flow_control_window = window
         self.remote_settings = _Settings(max_streams)
         self.streams: dict[int, _Stream] = {}
         self.confirmed = False  # the peer's preface came
@@ -133,7 +132,7 @@ class LeanConnection:
         self._open(stream_id)
         return max(0, self._window - self._queued)
 
-    def data_to_send(self, amount: int | None = None) -> bytes:
+    def data_to_send(self) -> bytes:
         out = b"".join(self._out)
         self._out.clear()
         self._queued = 0
@@ -176,16 +175,17 @@ class LeanConnection:
         if end_stream:
             self._end_local(stream_id, stream)
 
-    def end_stream(self, stream_id: int) -> None:
-        self.send_data(stream_id, b"", end_stream=True)
-
     def reset_stream(self, stream_id: int, error_code: int = 0) -> None:
         if self.streams.pop(stream_id, None) is None:
             raise h2.exceptions.StreamClosedError(stream_id)
-        self._queue(_HEAD.pack(4, RESET, stream_id), _U32.pack(int(error_code)))
+        self._control(RESET, stream_id, error_code)
 
     def close_connection(self, error_code: int = 0) -> None:
-        self._queue(_HEAD.pack(4, GOAWAY, self._highest_remote), _U32.pack(int(error_code)))
+        self._control(GOAWAY, self._highest_remote, error_code)
+
+    def _control(self, kind: int, stream_id: int, error_code: int) -> None:
+        """A RESET or GOAWAY frame: its payload is the error code alone."""
+        self._queue(_HEAD.pack(4, kind, stream_id), _U32.pack(int(error_code)))
 
     def _open(self, stream_id: int) -> _Stream:
         stream = self.streams.get(stream_id)
@@ -261,8 +261,7 @@ class LeanConnection:
                 if len(self.streams) >= self.remote_settings.max_concurrent_streams:
                     # As an HTTP/2 server refuses a stream past its limit
                     # (the client's call fails UNAVAILABLE and is retried).
-                    self._queue(_HEAD.pack(4, RESET, stream_id),
-                                _U32.pack(h2.errors.ErrorCodes.REFUSED_STREAM))
+                    self._control(RESET, stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
                     return
                 stream = self.streams[stream_id] = _Stream()
                 stream.headers_seen = True
@@ -277,14 +276,14 @@ class LeanConnection:
             if ended:
                 self._end_remote(stream_id, stream, events)
         elif kind == RESET:
-            code = _U32.unpack(payload)[0] if len(payload) == 4 else 0
             if self.streams.pop(stream_id, None) is not None:
-                events.append(h2.events.StreamReset(stream_id=stream_id, error_code=code,
+                events.append(h2.events.StreamReset(stream_id=stream_id,
+                                                    error_code=_error_code(payload),
                                                     remote_reset=True))
         elif kind == GOAWAY:
             terminated = h2.events.ConnectionTerminated()
             terminated.last_stream_id = stream_id
-            terminated.error_code = _U32.unpack(payload)[0] if len(payload) == 4 else 0
+            terminated.error_code = _error_code(payload)
             events.append(terminated)
         else:
             raise h2.exceptions.ProtocolError(f"a frame of unknown kind {kind}")
@@ -294,6 +293,11 @@ class LeanConnection:
         events.append(h2.events.StreamEnded(stream_id=stream_id))
         if stream.local_ended:
             del self.streams[stream_id]
+
+
+def _error_code(payload: bytes) -> int:
+    """A RESET's or GOAWAY's error code (0: a payload that is not one)."""
+    return int(_U32.unpack(payload)[0]) if len(payload) == 4 else 0
 
 
 def speaks_lean(event: Any) -> bool:
