@@ -86,6 +86,7 @@ async def test_puts_during_the_calls_in_flight_wait_for_the_next(autojump_clock:
         for k in range(5):
             reports.put([(f"c-{k}-1", SUCCEEDED)])
         resmgr.gate.set()
+        await trio.sleep(engine.REPORT_PERIOD_S)  # a sender's next call waits for it
         await trio.testing.wait_all_tasks_blocked()
         # The five puts went in one call a sender, not one call each.
         later = resmgr.calls[2:]
@@ -103,6 +104,7 @@ async def test_a_call_carries_at_most_a_batch(autojump_clock: Any, monkeypatch: 
         reports.put([(f"a-{k}-1", RUNNING), (f"b-{k}-1", RUNNING)])
     async with trio.open_nursery() as nursery:
         nursery.start_soon(reports.serve, 1)
+        await trio.sleep(engine.REPORT_PERIOD_S)
         await trio.testing.wait_all_tasks_blocked()
         nursery.cancel_scope.cancel()
     # Whole puts: a call takes puts until it holds the batch or more.
@@ -180,3 +182,33 @@ async def test_without_senders_a_report_is_its_own_call(autojump_clock: Any) -> 
         await trio.testing.wait_all_tasks_blocked()
         assert len(resmgr.calls) == 2
         nursery.cancel_scope.cancel()
+
+
+async def test_a_sender_calls_at_most_once_a_period(autojump_clock: Any) -> None:
+    """What is put while a sender's last call is younger than
+    REPORT_PERIOD_S waits for it and goes in one call; after a quiet spell
+    the first put goes at once."""
+    resmgr = Resmgr()
+    reports = Reports(cast(ServiceClient, resmgr))
+    period = engine.REPORT_PERIOD_S
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve, 1)
+        await trio.testing.wait_all_tasks_blocked()
+        start = trio.current_time()
+        reports.put([("a-0-1", RUNNING)])
+        await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.calls == [[("a-0-1", RUNNING)]]  # at once
+        for k in range(3):  # one after another, in the period
+            await trio.sleep(period / 4)
+            reports.put([(f"b-{k}-1", RUNNING)])
+            await trio.testing.wait_all_tasks_blocked()
+            assert len(resmgr.calls) == 1
+        await trio.sleep_until(start + period)
+        await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.calls[1:] == [[(f"b-{k}-1", RUNNING) for k in range(3)]]
+        await trio.sleep(10 * period)  # quiet: the next goes at once again
+        reports.put([("c-0-1", SUCCEEDED)])
+        await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.calls[2:] == [[("c-0-1", SUCCEEDED)]]
+        nursery.cancel_scope.cancel()
+
