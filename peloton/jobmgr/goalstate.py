@@ -4,7 +4,6 @@ for it is ``peloton.jobmgr.reconciler``'s."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 
 from peloton.core.states import JobState, TaskState
@@ -22,27 +21,30 @@ def derive_job_state(counts: Mapping[int, int], instance_count: int, current: Jo
     instance runs, else PENDING (INITIALIZED before any task was handed
     out); once stopped it is KILLED when every task has ended.
     """
+    # IntEnum members hash and compare as their numbers: ``counts`` keyed by
+    # either is read as is (a Counter of TaskStates built here cost more
+    # than the rest of a job's state change).
+    def n(state: TaskState) -> int:
+        return counts.get(state, 0)
+
+    total = sum(counts.values())
     if service_goal is not None:
-        c = Counter({TaskState(k): v for k, v in counts.items()})
-        total = sum(c.values())
-        ended = sum(c[s] for s in (TaskState.SUCCEEDED, TaskState.FAILED, TaskState.LOST,
-                                   TaskState.KILLED))
+        ended = n(TaskState.SUCCEEDED) + n(TaskState.FAILED) + n(TaskState.LOST) + n(
+            TaskState.KILLED)
         if service_goal == JobState.KILLED and total and ended == total:
             return JobState.KILLED
-        if c[TaskState.RUNNING] > 0 or c[TaskState.STARTING] > 0:
+        if n(TaskState.RUNNING) > 0 or n(TaskState.STARTING) > 0:
             return JobState.RUNNING
-        return JobState.INITIALIZED if total and c[TaskState.INITIALIZED] == total else (
+        return JobState.INITIALIZED if total and n(TaskState.INITIALIZED) == total else (
             JobState.PENDING)
     if controller_state in (TaskState.SUCCEEDED, TaskState.FAILED, TaskState.LOST,
                             TaskState.KILLED):
         return {TaskState.SUCCEEDED: JobState.SUCCEEDED, TaskState.KILLED: JobState.KILLED}.get(
             controller_state, JobState.FAILED)
-    c = Counter({TaskState(k): v for k, v in counts.items()})
-    total = sum(c.values())
     if total > instance_count:
         return JobState.PENDING
-    succeeded, failed, lost, killed = (c[TaskState.SUCCEEDED], c[TaskState.FAILED],
-                                       c[TaskState.LOST], c[TaskState.KILLED])
+    succeeded, failed, lost, killed = (n(TaskState.SUCCEEDED), n(TaskState.FAILED),
+                                       n(TaskState.LOST), n(TaskState.KILLED))
     if succeeded >= instance_count:
         return JobState.SUCCEEDED
     if succeeded + failed + lost >= instance_count:
@@ -51,8 +53,8 @@ def derive_job_state(counts: Mapping[int, int], instance_count: int, current: Jo
         return JobState.KILLED
     if current == JobState.KILLING:
         return JobState.KILLING
-    if c[TaskState.RUNNING] > 0 or c[TaskState.STARTING] > 0:
+    if n(TaskState.RUNNING) > 0 or n(TaskState.STARTING) > 0:
         return JobState.RUNNING
-    if total and c[TaskState.INITIALIZED] == total:
+    if total and n(TaskState.INITIALIZED) == total:
         return JobState.INITIALIZED
     return JobState.PENDING

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 import functools
 import math
-from collections import Counter
+from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
@@ -179,6 +179,7 @@ class Task:
                    rt.desiredHost)
 
 
+_state_of = attrgetter("state")
 _task_fields = attrgetter(*(f.name for f in fields(Task)))
 
 
@@ -253,7 +254,11 @@ class Job:
         return None
 
     def counts(self) -> Counter[int]:
-        return Counter(int(t.state) for t in self.tasks)
+        # Counter's own update checks its argument against an ABC first
+        # (isinstance Mapping): for a job of one task, most of the call.
+        c: Counter[int] = Counter()
+        _count_elements(c, map(_state_of, self.tasks))
+        return c
 
     def refresh_state(self, now: float) -> bool:
         """Re-derive the job state; True if it changed."""
@@ -284,7 +289,9 @@ class Job:
             rt.updateID.value = self.update_id
         for state, n in self.counts().items():
             rt.taskStats[TaskState(state).name] = n
-        for version, n in Counter(t.version or self.config_version for t in self.tasks).items():
+        versions: Counter[int] = Counter()
+        _count_elements(versions, (t.version or self.config_version for t in self.tasks))
+        for version, n in versions.items():
             rt.taskConfigVersionStats[version] = n
         return rt
 

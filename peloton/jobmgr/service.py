@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import trio
 
@@ -195,7 +195,7 @@ class Jobmgr:
         view = self.view
         if view is None:
             raise Unavailable("jobmgr has not joined the cluster yet")
-        owner, address = owner_of(view, shard)
+        owner, address = owner_of(self.owner.owners, shard)
         return (self.address, True) if owner == self.name else (address, False)
 
     @property
@@ -516,17 +516,29 @@ class Jobmgr:
     async def engine_for(self, job_id: str) -> ShardEngine | None:
         """The local engine owning ``job_id``'s shard, or None if another owns it."""
         shard = shard_of(job_id, self.config.num_shards)
+        found = self._engine_for(shard)
+        if found is not False:  # (no cancel scope a call when the answer is known)
+            return found
         with trio.move_on_after(10):
             while True:
-                if self.view is not None:
-                    owner = next((s.owner for s in self.view.shards if s.shard == shard), None)
-                    if owner is not None and owner != self.name:
-                        return None
-                    engine = self.engines.get(shard)
-                    if engine is not None and engine.ready.is_set() and not engine.stopped:
-                        return engine
                 await self.view_changed.wait()
+                found = self._engine_for(shard)
+                if found is not False:
+                    return found
         raise Unavailable(f"shard {shard} of job {job_id} is not being served yet; retry")
+
+    def _engine_for(self, shard: int) -> ShardEngine | Literal[False] | None:
+        """``engine_for``'s answer from the view as it is: False while it
+        must wait (no view yet, or the shard ours but its engine not ready)."""
+        if self.view is None:
+            return False
+        owner = self.owner.owners.get(shard)
+        if owner is not None and owner[0] != self.name:
+            return None
+        engine = self.engines.get(shard)
+        if engine is not None and engine.ready.is_set() and not engine.stopped:
+            return engine
+        return False
 
     async def route(self, job_id: str, stub: type, method: str, request: Any,
                     local: Callable[[ShardEngine], Awaitable[Any]]) -> Any:

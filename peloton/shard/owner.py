@@ -22,6 +22,7 @@ import trio
 
 from peloton.core.errors import PelotonError
 from peloton.shard.lease import FENCE_MARGIN, Lease, local_act_from
+from peloton.shard.routing import Owners, shard_owners
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ class ShardOwner:
         self._margin = margin
         self.lease = Lease()
         self.view: Any = None
+        self.owners: Owners = {}  # of ``view``
         self.view_changed = trio.Event()
         self.refusal: str | None = None
         self._renewed = trio.Event()
@@ -106,6 +108,7 @@ class ShardOwner:
 
     def _apply(self, view: Any, received_at: float) -> None:
         self.view = view
+        self.owners = shard_owners(view)
         self.view_changed.set()
         self.view_changed = trio.Event()
         refusal = num_shards_refusal(self.num_shards, view.numShards)
