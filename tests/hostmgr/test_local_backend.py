@@ -63,6 +63,17 @@ class Harness:
                     return update
         raise AssertionError("update channel closed")
 
+    async def wait_all_terminal(self, mesos_task_ids: list[str]) -> dict[str, StatusUpdate]:
+        """Each run's terminal update, in whatever order they come."""
+        wanted, ended = set(mesos_task_ids), {}
+        with trio.fail_after(20):
+            async for update in self._recv:
+                if update.mesos_task_id in wanted and update.state in TERMINAL:
+                    ended[update.mesos_task_id] = update
+                    if len(ended) == len(wanted):
+                        return ended
+        raise AssertionError("update channel closed")
+
     def states(self, mesos_task_id: str) -> list[TaskState]:
         return [u.state for u in self.updates if u.mesos_task_id == mesos_task_id]
 
@@ -158,9 +169,10 @@ async def test_a_run_starts_as_sh_c_would_start_it(local: Harness, shell: bool):
     """A shell command runs in the keeper's trampoline shell, an exec'd one
     in a fork of the keeper: either way it sees what ``sh -c COMMAND`` sees
     (``$0`` /bin/sh, no positional parameters, none of the trampoline's
-    variables), stdin /dev/null, only stdin, stdout and stderr open, and
-    it leads its session."""
-    script = ('echo "[$0] [$#] [${PELOTON_GO-unset}]"; readlink /proc/$$/fd/0; '
+    variables), its sandbox as its directory, stdin /dev/null, only stdin,
+    stdout and stderr open, and it leads its session."""
+    script = ('echo "[$0] [$#] [${PELOTON_GO-unset}] [${OLDPWD-unset}] [$PWD] [$(pwd -P)]"; '
+              'readlink /proc/$$/fd/0; '
               'ls /proc/$$/fd | sort -n | tr "\\n" " "; echo; ps -o sid= -o pid= -p $$')
     s = (spec(1, script) if shell
          else spec(1, "/bin/sh", shell=False, arguments=("/bin/sh", "-c", script)))
@@ -168,10 +180,39 @@ async def test_a_run_starts_as_sh_c_would_start_it(local: Harness, shell: bool):
     assert (await local.wait_terminal(s.mesos_task_id)).state == TaskState.SUCCEEDED
     out = (await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0].decode()
     head, stdin, fds, session = out.splitlines()
-    assert (head, stdin) == ("[/bin/sh] [0] [unset]", "/dev/null")
+    sandbox = (local.root / "sandboxes" / "local-0" / s.mesos_task_id).resolve()
+    assert (head, stdin) == (f"[/bin/sh] [0] [unset] [unset] [{sandbox}] [{sandbox}]",
+                             "/dev/null")
     assert fds.split() == ["0", "1", "2"]
     sid, pid = session.split()
     assert sid == pid == str(local.backend._runs[s.mesos_task_id].pgid)
+
+
+async def test_runs_launched_together_start_at_once_each_as_its_own(local: Harness):
+    """Runs launched at once, by one call and by many, shell-form ones and
+    forks of the keeper among them, each start as their own, in their own
+    sandbox, and end as they ended."""
+    many = [spec(k, f'echo "run {k} in $(basename "$PWD")"; exit {k % 3}',
+                 hostname=f"local-{k % 2}") for k in range(1, 25)]
+    forks = [spec(k, "/bin/sh", shell=False, arguments=("/bin/sh", "-c", f"echo fork {k}"))
+             for k in range(25, 29)]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(local.backend.launch, many[:12])  # one call
+        for one in [*many[12:], *forks]:  # a call each
+            nursery.start_soon(local.backend.launch, [one])
+    ended = await local.wait_all_terminal([s.mesos_task_id for s in [*many, *forks]])
+    for k, s in enumerate(many, 1):
+        done = ended[s.mesos_task_id]
+        assert (done.state, done.exit_code) == (
+            (TaskState.SUCCEEDED, 0) if k % 3 == 0 else (TaskState.FAILED, k % 3)), k
+        out = (await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0]
+        assert out == f"run {k} in {s.mesos_task_id}\n".encode()
+    for k, s in enumerate(forks, 25):
+        assert ended[s.mesos_task_id].state == TaskState.SUCCEEDED
+        assert (await local.backend.read_sandbox_file(s.mesos_task_id, "stdout", 0, 0))[0] == (
+            f"fork {k}\n".encode())
+    pids = {local.backend._runs[s.mesos_task_id].pgid for s in [*many, *forks]}
+    assert len(pids) == len(many) + len(forks)
 
 
 async def test_exec_without_shell_uses_arguments_as_argv(local: Harness):
