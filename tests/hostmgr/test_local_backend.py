@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -1260,6 +1261,31 @@ async def test_a_persistent_volume_outlives_its_runs_until_deleted(tmp_path: Pat
     third = spec(3, "test ! -e data/db/file", volume=volume)
     await backend.launch([third])
     assert (await h.wait_terminal(third.mesos_task_id)).state == TaskState.SUCCEEDED
+
+
+async def test_small_launches_are_prepared_in_the_loop_and_volumes_in_a_thread(
+        local: Harness, monkeypatch: pytest.MonkeyPatch):
+    """A launch of at most PREPARE_HERE runs is prepared without a thread
+    hop (cheaper than the hop); a larger one, or one with a persistent
+    volume (a tree of any size to give its run), goes to a worker thread."""
+    hopped: list[int] = []
+    real = trio.to_thread.run_sync
+
+    async def counting(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        if fn is local_module._prepare_runs:
+            hopped.append(len(args[0]))
+        return await real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(local_module.trio.to_thread, "run_sync", counting)
+    small = [spec(k, "true") for k in range(1, 1 + local_module.PREPARE_HERE)]
+    await local.backend.launch(small)
+    large = [spec(k, "true") for k in range(10, 11 + local_module.PREPARE_HERE)]
+    await local.backend.launch(large)
+    stateful = spec(20, "echo kept > data/db/file", volume=(f"{JOB}-0-volume", "data/db", 10))
+    await local.backend.launch([stateful])
+    assert hopped == [len(large), 1]
+    ended = await local.wait_all_terminal([s.mesos_task_id for s in [*small, *large, stateful]])
+    assert {u.state for u in ended.values()} == {TaskState.SUCCEEDED}
 
 
 async def test_a_run_over_its_volume_size_is_killed(tmp_path: Path, nursery: trio.Nursery):
