@@ -180,6 +180,17 @@ class Task:
 
 
 _state_of = attrgetter("state")
+
+
+def _tally(items: Iterable[int]) -> Counter[int]:
+    """``Counter(items)`` without Counter's own update, which asks an ABC
+    first whether ``items`` is a Mapping: for a job of one task, most of
+    the call (a job is tallied at each of its tasks' changes)."""
+    counts: Counter[int] = Counter()
+    _count_elements(counts, items)
+    return counts
+
+
 _task_fields = attrgetter(*(f.name for f in fields(Task)))
 
 
@@ -254,11 +265,7 @@ class Job:
         return None
 
     def counts(self) -> Counter[int]:
-        # Counter's own update checks its argument against an ABC first
-        # (isinstance Mapping): for a job of one task, most of the call.
-        c: Counter[int] = Counter()
-        _count_elements(c, map(_state_of, self.tasks))
-        return c
+        return _tally(map(_state_of, self.tasks))
 
     def refresh_state(self, now: float) -> bool:
         """Re-derive the job state; True if it changed."""
@@ -289,9 +296,7 @@ class Job:
             rt.updateID.value = self.update_id
         for state, n in self.counts().items():
             rt.taskStats[TaskState(state).name] = n
-        versions: Counter[int] = Counter()
-        _count_elements(versions, (t.version or self.config_version for t in self.tasks))
-        for version, n in versions.items():
+        for version, n in _tally(t.version or self.config_version for t in self.tasks).items():
             rt.taskConfigVersionStats[version] = n
         return rt
 

@@ -58,16 +58,13 @@ class Harness:
         self._send.send_nowait(update)
 
     async def wait_terminal(self, mesos_task_id: str) -> StatusUpdate:
-        with trio.fail_after(10):
-            async for update in self._recv:
-                if update.mesos_task_id == mesos_task_id and update.state in TERMINAL:
-                    return update
-        raise AssertionError("update channel closed")
+        return (await self.wait_all_terminal([mesos_task_id], timeout=10))[mesos_task_id]
 
-    async def wait_all_terminal(self, mesos_task_ids: list[str]) -> dict[str, StatusUpdate]:
+    async def wait_all_terminal(self, mesos_task_ids: list[str],
+                                timeout: float = 20) -> dict[str, StatusUpdate]:
         """Each run's terminal update, in whatever order they come."""
         wanted, ended = set(mesos_task_ids), {}
-        with trio.fail_after(20):
+        with trio.fail_after(timeout):
             async for update in self._recv:
                 if update.mesos_task_id in wanted and update.state in TERMINAL:
                     ended[update.mesos_task_id] = update
