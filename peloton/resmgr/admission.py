@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from itertools import chain
 
 from peloton.core.resources import EPSILON, KINDS, ZERO, Resources
 from peloton.core.states import TaskState
@@ -305,7 +306,8 @@ class Admission(Tracker):
         if not placement:
             return out
         # Admitted, waiting for placement: the last placement failure says why.
-        backing_off = sorted((g.retry_at, g.id) for _, gid in self.backoff
+        backing_off = sorted((g.retry_at, g.id) for _, gid in chain(self.backoff,
+                                                                     self.short_backoff)
                              if (g := self.gangs.get(gid)) is not None and g.pool == pool_id
                              and g.retry_at)
         ready = [(0.0, gid) for gid in self.ready.of_pool(pool_id)]

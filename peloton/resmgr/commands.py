@@ -13,11 +13,12 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from peloton.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from peloton.core.resources import ZERO, Resources
-from peloton.core.states import TERMINAL_TASK_STATES, TaskState
+from peloton.core.states import ON_HOST_TASK_STATES, TERMINAL_TASK_STATES, TaskState
 from peloton.resmgr import digest as chain_digest
 from peloton.resmgr import respool
 from peloton.resmgr.admission import _regular
@@ -278,7 +279,8 @@ class Commands(Reclaim):
                     # unplaceable gang would keep the workers spinning.
                     gang.attempts += 1
                     gang.retry_at = self.now + placement_backoff(gang.attempts, short)
-                    heapq.heappush(self.backoff, (gang.retry_at, gid))
+                    heapq.heappush(self.short_backoff if short else self.backoff,
+                                   (gang.retry_at, gid))
         return handed or None  # (None: as before handing over, for the digest chain)
 
     def _launching(self, entry: TaskEntry, deadline: float, launching: list[str]) -> None:
@@ -339,11 +341,14 @@ class Commands(Reclaim):
 
     def update_tasks(self, p: dict[str, Any]) -> None:
         released = False
+        freed: list[Resources] = []  # what the ended runs held on their hosts
         for mid, state in p["updates"]:
             entry = self.tasks.get(mid)
             if entry is None:
                 continue
             if state in TERMINAL_TASK_STATES:
+                if entry.state in ON_HOST_TASK_STATES:
+                    freed.append(entry.resources)
                 self._forget(entry)
                 released = True
             elif (state != entry.state and entry.state not in (TaskState.PENDING,
@@ -355,6 +360,8 @@ class Commands(Reclaim):
                 gang = self.gangs[entry.gang]
                 if state == TaskState.RUNNING and gang.preemptible:
                     self._index(entry, gang.revocable)  # the most recently started now
+        if freed and self.short_backoff:
+            self._retry_short(Resources.sum(freed))
         # Released allocation frees the ancestors' limits and changes
         # entitlements: any leaf's queue may move.
         if released:
@@ -419,16 +426,40 @@ class Commands(Reclaim):
         self._schedule()  # Peloton's periodic task scheduler
 
     def _retry_placements(self) -> None:
-        """Hand back to placement the gangs whose backoff ended (a gang that
-        moved on meanwhile, or was admitted afresh, has another retry_at)."""
-        while self.backoff and self.backoff[0][0] <= self.now:
-            retry_at, gid = heapq.heappop(self.backoff)
+        """Hand back to placement the gangs whose backoff ended, in the
+        order they are due."""
+        while due := [h for h in (self.backoff, self.short_backoff)
+                      if h and h[0][0] <= self.now]:
+            self._retry(heapq.heappop(min(due, key=itemgetter(0))))
+
+    def _retry_short(self, room: Resources) -> None:
+        """Runs that ended freed ``room`` on their hosts: the gangs that
+        placement found short of room go back to it, oldest first, as far as
+        ``room`` covers them, without waiting out their backoff. The room
+        they lacked was held by runs ending or not yet started (with runs
+        of a few milliseconds, a one-second backoff was most of a small
+        job's wait); if it went to others meanwhile, they fail again and
+        back off longer."""
+        heap = self.short_backoff
+        while heap:
+            retry_at, gid = heap[0]
             gang = self.gangs.get(gid)
-            if gang is None or gang.retry_at != retry_at or not gang.tasks:
-                continue
-            gang.retry_at = 0.0
-            if all(self.tasks[m].state == TaskState.READY for m in gang.tasks):
-                self.ready.append(gid)
+            if gang is not None and gang.retry_at == retry_at and gang.tasks:
+                if not gang.resources.fits_in(room):
+                    return
+                room = room - gang.resources
+            self._retry(heapq.heappop(heap))
+
+    def _retry(self, due: tuple[float, int]) -> None:
+        """Hand gang ``due[1]`` back to placement (unless it moved on since
+        it backed off, or was admitted afresh: it has another retry_at)."""
+        retry_at, gid = due
+        gang = self.gangs.get(gid)
+        if gang is None or gang.retry_at != retry_at or not gang.tasks:
+            return
+        gang.retry_at = 0.0
+        if all(self.tasks[m].state == TaskState.READY for m in gang.tasks):
+            self.ready.append(gid)
 
     def get_preemptions(self, p: dict[str, Any]) -> list[list[str]]:
         """Hand up to ``limit`` RUNNING victims of ``shards`` to their owner

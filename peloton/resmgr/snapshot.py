@@ -59,7 +59,10 @@ def dump(state: ResmgrState) -> bytes:
         "gangs": [[g.id, g.pool, g.priority, g.tasks, list(g.resources), g.preemptible,
                    g.controller, g.revocable, g.attempts, g.retry_at]
                   for g in s.gangs.values()],
-        "backoff": s.backoff,
+        # Every gang backing off, in one heap (as a replica before the
+        # short ones were kept apart reads it), and which are short of room.
+        "backoff": sorted(s.backoff + s.short_backoff),
+        "short_backoff": s.short_backoff,
         "job_sla": [[job, *sla] for job, sla in s.job_sla.items()],
         "queues": {pid: {name: [[pr, list(q)] for pr, q in queue.items()]
                          for name, queue in qs.items()}
@@ -132,7 +135,12 @@ def load(state: ResmgrState, d: dict[str, Any]) -> None:
             queue.append((e.deadline, [e.mesos_task_id]))
     s.gangs = {g[0]: Gang(g[0], g[1], g[2], g[3], Resources(*g[4]), *g[5:10])
                for g in d["gangs"]}
-    s.backoff = [(at, gid) for at, gid in d["backoff"]]  # a heap as saved
+    short = [(at, gid) for at, gid in d.get("short_backoff", ())]  # heaps: sorted
+    s.short_backoff = sorted(short)
+    s.backoff = [(at, gid) for at, gid in d["backoff"]]
+    if short:
+        apart = set(short)
+        s.backoff = [due for due in s.backoff if due not in apart]
     s.job_sla = {job: [k, n, tracked] for job, k, n, tracked in d["job_sla"]}
     tasks = s.tasks
     for pool, revocable, priority, mids in d["victims"]:

@@ -121,9 +121,12 @@ class ResmgrState(Commands):
         # are checked against the task when popped (it may have moved on).
         self.deadlines = {
             TaskState.PLACING: deque(), TaskState.LAUNCHING: deque()}
-        # READY gangs backing off after a failed placement: a heap of
+        # READY gangs backing off after a failed placement: heaps of
         # (retry_at, gang id); ``tick`` hands the due ones to placement.
+        # Those that failed short of room are apart: runs that end hand
+        # them back sooner (``Commands._retry_short``).
         self.backoff = []
+        self.short_backoff = []
         # Job id -> [maximumUnavailableInstances, instanceCount, tracked
         # tasks] of services whose SLA bounds their instances down, while
         # any of their tasks is tracked: preemption keeps to the bound.

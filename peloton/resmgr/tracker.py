@@ -291,6 +291,7 @@ class Tracker:
     state_counts: collections.Counter[int]
     deadlines: dict[int, deque[tuple[float, list[str]]]]
     backoff: list[tuple[float, int]]
+    short_backoff: list[tuple[float, int]]
     job_sla: dict[str, list[int]]
     _shapes: dict[Resources, Resources]
     victims: dict[tuple[str, bool], dict[int, dict[str, None]]]

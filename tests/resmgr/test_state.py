@@ -645,6 +645,57 @@ def test_the_backoff_doubles_to_a_cap_shorter_when_short_of_resources(s: ResmgrS
     assert other.gangs[s.tasks[mid(0)].gang].attempts == 9
 
 
+def test_a_gang_short_of_room_goes_back_when_ended_runs_free_its_room(
+        s: ResmgrState) -> None:
+    """Placement found no host with room for gangs that were admitted: runs
+    not yet ended (or not yet started) held it. When runs end, the gangs
+    short of room go back to placement, oldest first, as far as what the
+    ended runs held covers them, without waiting out their backoff; a gang
+    that failed for another reason waits its backoff out."""
+    enqueue(s, "a", [task(0)], [task(1)], [task(2, cpu=2)], [task(3)], [task(4)])
+    tick(s, 100.0)
+    dequeue(s)
+    place(s, "h1", mid(0), mid(1))
+    get_placements(s)
+    update(s, (mid(0), TaskState.RUNNING), (mid(1), TaskState.RUNNING))
+    place(s, "h1", failed=[[[mid(2)], "no host fits cpu 2", True],
+                           [[mid(3)], "no host fits cpu 1", True],
+                           [[mid(4)], "no host satisfies constraint"]])
+    assert dequeue(s) == []  # all three back off
+    update(s, (mid(0), TaskState.SUCCEEDED))  # 1 cpu free: not the 2 the oldest needs
+    assert dequeue(s) == []
+    update(s, (mid(1), TaskState.SUCCEEDED))
+    assert dequeue(s) == []  # each time 1 cpu: the 2-cpu gang at the head waits
+    tick(s, 101.0)  # its backoff over, and 3's, and 4's
+    assert dequeue(s) == [[b"task j1-2-1"], [b"task j1-3-1"], [b"task j1-4-1"]]
+    place(s, "h1", mid(2))
+    get_placements(s)
+    update(s, (mid(2), TaskState.RUNNING))
+    place(s, "h1", failed=[[[mid(3)], "no host fits cpu 1", True],
+                           [[mid(4)], "no host satisfies constraint"]])
+    update(s, (mid(2), TaskState.SUCCEEDED))  # 2 cpu free: 3 goes back at once
+    assert dequeue(s) == [[b"task j1-3-1"]]
+    assert s.short_backoff == [] and len(s.backoff) == 1
+    tick(s, 103.0)  # 4's second backoff: 2 s
+    assert dequeue(s) == [[b"task j1-4-1"]]
+
+
+def test_the_backoff_heaps_are_replicated_state(s: ResmgrState) -> None:
+    enqueue(s, "a", [task(0)], [task(1)])
+    tick(s, 100.0)
+    dequeue(s)
+    place(s, "h1", failed=[[[mid(0)], "no host fits cpu 1", True],
+                           [[mid(1)], "no host satisfies constraint"]])
+    other = ResmgrState(num_shards=4)
+    other.restore(s.snapshot())
+    assert (other.backoff, other.short_backoff) == (s.backoff, s.short_backoff)
+    assert len(s.backoff) == len(s.short_backoff) == 1
+    # A replica of the code before short gangs were kept apart reads every
+    # gang backing off from one heap.
+    assert msgpack.unpackb(s.snapshot(), strict_map_key=False)["backoff"] == sorted(
+        [list(due) for due in s.backoff + s.short_backoff])
+
+
 def test_a_terminal_update_releases_and_admits_the_next_gang(s: ResmgrState) -> None:
     enqueue(s, "a", [task(0, cpu=6)], [task(1, cpu=6)])
     dequeue(s)
@@ -1096,7 +1147,8 @@ def check_invariants(state: ResmgrState, *, limits: bool) -> None:
                 p = state.pools[p].parent  # type: ignore[assignment]
         if e.state == TaskState.READY:
             # Queued for placement, or waiting out a failed placement's backoff.
-            assert e.gang in state.ready or any(gid == e.gang for _, gid in state.backoff)
+            assert e.gang in state.ready or any(
+                gid == e.gang for _, gid in state.backoff + state.short_backoff)
     for pid, p in state.pools.items():
         if pid == "root":
             continue
