@@ -34,6 +34,7 @@ from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, SyncObjConsumer, replic
 from pysyncobj.pipe_notifier import PipeNotifier
 
 from peloton.core.errors import NotLeader, Unavailable
+from peloton.raft.seal import Sealer
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +168,7 @@ class _Replica(SyncObjConsumer):  # type: ignore[misc]
 ELECTION_TIMEOUT = (2.0, 4.0)
 
 
-def raft_conf(data_dir: pathlib.Path, *, self_address: str, password: str,
+def raft_conf(data_dir: pathlib.Path, *, self_address: str,
               election_timeout: tuple[float, float] = ELECTION_TIMEOUT,
               append_entries_period: float = 0.05,
               on_state_changed: Callable[[int, int], None] | None = None) -> SyncObjConf:
@@ -177,9 +178,10 @@ def raft_conf(data_dir: pathlib.Path, *, self_address: str, password: str,
         onStateChanged=on_state_changed,
         journalFile=str(data_dir / "raft.journal"),
         fullDumpFile=str(data_dir / "raft.dump"),
-        # Every message is Fernet-encrypted: its HMAC is checked before the
-        # payload is unpickled, so a peer without the secret runs nothing.
-        password=password,
+        # No password: pysyncobj's Fernet is replaced by the member's own
+        # sealer (``_KeptAlive.encryptor``), which authenticates every
+        # message before it is unpickled, so a peer without the secret
+        # runs nothing.
         # pysyncobj binds 0.0.0.0 (every interface) unless told otherwise,
         # whatever host the member's own address names.
         bindAddress=self_address,
@@ -216,9 +218,10 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
     ignores, once a second from the tick thread (the transport's own).
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, sealer: Sealer, **kwargs: Any) -> None:
         # Set before pysyncobj's __init__, which starts the tick thread and
         # leaves out of its dumps the attributes that exist by then.
+        self._sealer = sealer
         self._notifier: PipeNotifier | None = None
         self._notify_pending = False
         super().__init__(*args, **kwargs)
@@ -233,6 +236,16 @@ class _KeptAlive(SyncObj):  # type: ignore[misc]
         # compaction ("Failed to store full dump", retried every tick), so
         # the log and the journal grew without bound.
         self._SyncObj__properies.update(("_handle_message", "_next_keepalive"))
+
+    @property
+    def encryptor(self) -> Sealer:
+        """What seals and opens every message (pysyncobj's transport asks
+        for it at each connection): AES-GCM, not pysyncobj's Fernet
+        (``peloton.raft.seal``)."""
+        return self._sealer
+
+    def _getEncryptor(self) -> Sealer:
+        return self._sealer
 
     def _on_message(self, node: Any, message: Any) -> None:
         # pysyncobj's leader sets a follower's next index to what each
@@ -406,12 +419,13 @@ class RaftNode:
         self._finished: collections.deque[tuple[Callable[[Any, Any], None], Any, Any]] = (
             collections.deque())
         data_dir.mkdir(parents=True, exist_ok=True)
-        conf = raft_conf(data_dir, self_address=self_address, password=password,
+        conf = raft_conf(data_dir, self_address=self_address,
                          election_timeout=election_timeout,
                          append_entries_period=append_entries_period,
                          on_state_changed=self._state_changed)
         self._replica = _Replica(machine, self.lock, self._notify_applied)
-        self._sync = _KeptAlive(self_address, partners, conf, consumers=[self._replica])
+        self._sync = _KeptAlive(self_address, partners, conf, consumers=[self._replica],
+                                sealer=Sealer.from_password(password))
 
     # -- called from the tick thread ------------------------------------
     def _state_changed(self, old: int, new: int) -> None:

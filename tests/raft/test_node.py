@@ -92,7 +92,7 @@ def test_a_forked_child_snapshots_while_the_lock_is_held_elsewhere() -> None:
 def test_the_raft_configuration_is_one_pysyncobj_accepts(tmp_path: Any) -> None:
     from peloton.raft.node import ELECTION_TIMEOUT, raft_conf
 
-    conf = raft_conf(tmp_path, self_address="127.0.0.1:7000", password="p" * 16)
+    conf = raft_conf(tmp_path, self_address="127.0.0.1:7000")
     conf.validate()  # pysyncobj asserts its rules here, when a node starts
     assert (conf.raftMinTimeout, conf.raftMaxTimeout) == ELECTION_TIMEOUT
     assert conf.connectionTimeout >= conf.raftMaxTimeout
@@ -376,11 +376,12 @@ def _hand_driven_follower(tmp_path: Any) -> tuple[Any, Any, list[dict[str, Any]]
     messages it sends (recorded, not sent)."""
     from peloton.ops.layout import free_ports
     from peloton.raft.node import _KeptAlive, raft_conf
+    from peloton.raft.seal import Sealer
 
     me, partner = (f"127.0.0.1:{port}" for port in free_ports(2))
-    conf = raft_conf(tmp_path, self_address=me, password="p" * 16)
+    conf = raft_conf(tmp_path, self_address=me)
     conf.autoTick = False
-    member = _KeptAlive(me, [partner], conf)
+    member = _KeptAlive(me, [partner], conf, sealer=Sealer.from_password("p" * 16))
     sent: list[dict[str, Any]] = []
     member._SyncObj__transport.send = lambda node, message: sent.append(message) or True
     leader = next(iter(member._SyncObj__otherNodes))

@@ -1,8 +1,9 @@
 """The Raft port of a real pysyncobj member: bound to its own address only,
 and nothing a stranger sends is ever unpickled.
 
-pysyncobj unpickles every message; with the group's password each message is
-Fernet-encrypted, and its HMAC is checked before anything is decoded. Both
+pysyncobj unpickles every message; a member seals each with the group's
+password (``peloton.raft.seal``), and its tag is checked before anything is
+decoded. Both
 addresses here are loopback (127.0.0.2 is loopback on Linux), so no traffic
 leaves the machine.
 """
