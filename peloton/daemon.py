@@ -47,6 +47,17 @@ GC_FREEZE_PERIOD = 10.0
 SWITCH_INTERVAL = 0.001
 
 
+# The cyclic collector's thresholds: a young collection once this many
+# container objects were allocated (less those freed), not CPython's 700.
+# Reference counting frees almost everything a daemon makes; a collection
+# only walks what is alive at that moment, which is about as much after
+# 700 allocations as after 50,000. At 700 the local host manager collected
+# ~30 times a second in the small-jobs API row, 9% of its cpu (the jobmgr
+# 4%); at 50,000 the row ran 4-8% faster (alternately, 274-284 against
+# 255-271 jobs/s) with the same peak RSS in the single-task load.
+GC_THRESHOLD = (50_000, 10, 10)
+
+
 async def freeze_long_lived(period: float = GC_FREEZE_PERIOD) -> None:
     """Freeze the objects alive now, and again every ``period`` seconds."""
     while True:
@@ -109,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     # grpclib logs every cancelled long poll at INFO.
     logging.getLogger("grpclib").setLevel(logging.WARNING)
     sys.setswitchinterval(SWITCH_INTERVAL)
+    gc.set_threshold(*GC_THRESHOLD)
     # What a daemon writes (jobs.db, the Raft journal and dump, run records,
     # host pools) is its own: no task, whatever its user, reads it.
     os.umask(0o077)
