@@ -60,9 +60,11 @@ def dump(state: ResmgrState) -> bytes:
                    g.controller, g.revocable, g.attempts, g.retry_at]
                   for g in s.gangs.values()],
         # Every gang backing off, in one heap (as a replica before the
-        # short ones were kept apart reads it), and which are short of room.
+        # short ones were kept apart reads it), and which are short of room;
+        # sorted (a sorted list is a heap), so every replica's snapshot of
+        # the same state is the same bytes, however its heaps are laid out.
         "backoff": sorted(s.backoff + s.short_backoff),
-        "short_backoff": s.short_backoff,
+        "short_backoff": sorted(s.short_backoff),
         "job_sla": [[job, *sla] for job, sla in s.job_sla.items()],
         "queues": {pid: {name: [[pr, list(q)] for pr, q in queue.items()]
                          for name, queue in qs.items()}
