@@ -3,9 +3,8 @@ and nothing a stranger sends is ever unpickled.
 
 pysyncobj unpickles every message; a member seals each with the group's
 password (``peloton.raft.seal``), and its tag is checked before anything is
-decoded. Both
-addresses here are loopback (127.0.0.2 is loopback on Linux), so no traffic
-leaves the machine.
+decoded. Both addresses here are loopback (127.0.0.2 is loopback on
+Linux), so no traffic leaves the machine.
 """
 
 from __future__ import annotations
