@@ -28,8 +28,9 @@ Every daemon reads the whole file and picks its own entry by ``name``; the
 rest tells it where its peers are. Errors name the offending key.
 
 The Raft secret is required, on loopback too: pysyncobj unpickles what
-reaches its port, and only its encryption (Fernet: AES and an HMAC checked
-before anything is unpickled) keeps a stranger's bytes out. It comes from
+reaches its port, and only the members' sealing (AES-GCM,
+``peloton.raft.seal``: its tag checked before anything is unpickled) keeps
+a stranger's bytes out. It comes from
 ``raft_password_file`` (relative to the cluster file; readable by its owner
 only) or, inline, ``raft_password``; it is read only by the resmgr replicas
 (``ClusterConfig.raft_secret``), so a CLI that cannot read it still works.
