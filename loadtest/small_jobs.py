@@ -19,8 +19,11 @@ array, 66/s for separate jobs from ``sbatch``, ~1 s for a lone job). It
 prints one line per
 row, with what a job cost in cpu ms: each kind of daemon, this harness
 (its API clients), the rest (the runs' keeper, the tasks' own processes,
-the CLI's processes) and the machine,
-then a JSON summary (``--out`` writes it), and stops the cluster.
+the CLI's processes) and the machine, and the Raft commands resmgr
+applied a job (each ~1 ms of the three replicas' cpu), by kind with the
+items they carried; then a JSON summary (``--out`` writes it), and stops
+the cluster (``--keep`` keeps its directory: its ``jobs.db`` has every
+task's events, their times).
 
 The cluster lives in a new directory under ``$TMPDIR`` (``/tmp``). First it
 prints what one file's create costs there (see
@@ -43,9 +46,10 @@ import trio
 
 from loadtest.cli_latency import cli_env, peloton_command
 from loadtest.measure import file_create_us, machine_cpu_s, own_cpu_s, read_proc
+from peloton.api.private.cluster import cluster_grpc, cluster_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.client import PelotonClient
-from peloton.rpc import open_rpc
+from peloton.rpc import ServiceClient, open_rpc
 from peloton.spec.job import load_job_config
 from peloton.spec.respool import load_respool_config
 from peloton.testing.cluster import LocalCluster
@@ -221,6 +225,25 @@ def _per_job(before: dict[str, float], after: dict[str, float], jobs: int) -> di
     return per
 
 
+async def _raft_stats(resmgr: ServiceClient) -> Any:
+    """The resmgr leader's GetStats (its commands and their items by name)."""
+    return await resmgr.call("GetStats", cluster_pb2.GetStatsRequest(), timeout=10.0)
+
+
+def _raft_per_job(before: Any, after: Any, jobs: int) -> dict[str, tuple[float, float]]:
+    """Raft commands a row applied, per job, by name: (commands, items),
+    with their total first; a leader change during the row counts what the
+    new leader applied since it began."""
+    per: dict[str, tuple[float, float]] = {}
+    for name, count in sorted(after.commands.items()):
+        commands = count - before.commands.get(name, 0)
+        items = after.commandItems.get(name, 0) - before.commandItems.get(name, 0)
+        if commands > 0:
+            per[name] = (round(commands / jobs, 2), round(items / jobs, 2))
+    total = (round(sum(c for c, _ in per.values()), 2), round(sum(i for _, i in per.values()), 2))
+    return {"all": total, **per}
+
+
 async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Path,
                 out: Any) -> list[dict[str, Any]]:
     rows = []
@@ -230,8 +253,11 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
             cpu = args.hosts * CPU
             pool, _ = load_respool_config(POOL.format(cpu=cpu, memory=cpu * 64, disk=cpu * 10))
             await client.create_respool("/small", pool)
+            resmgr = ServiceClient(cluster.resmgr_addresses, cluster_grpc.ClusterServiceStub,
+                                   channels=client.channels, deadline=10.0)
             for mode in args.rows:
                 before = _cpu(cluster)
+                stats_before = await _raft_stats(resmgr)
                 if mode == "array":
                     row = await array(client, args.jobs)
                 elif mode == "api":
@@ -242,6 +268,8 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
                     row = await cli(cluster, client, args.cli_jobs or args.jobs, args.clients,
                                     top)
                 row["cpu_ms_per_job"] = _per_job(before, _cpu(cluster), row["jobs"])
+                row["raft_per_job"] = _raft_per_job(stats_before, await _raft_stats(resmgr),
+                                                    row["jobs"])
                 rows.append(row)
                 out(f"{row['row']}: {row['jobs']} jobs in {row['seconds']:.2f} s = "
                     f"{row['per_s']:.1f} jobs/s ({row['succeeded']} succeeded)"
@@ -252,6 +280,8 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
                        f"{row['done_s_p90']:.3f} s" if "done_s_p50" in row else ""))
                 out("  cpu ms per job: " + ", ".join(
                     f"{k} {v}" for k, v in row["cpu_ms_per_job"].items()))
+                out("  raft commands (items) per job: " + ", ".join(
+                    f"{k} {c} ({i})" for k, (c, i) in row["raft_per_job"].items()))
         finally:
             client.close()
     return rows
@@ -270,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", default="array,api,cli,lone",
                         help="which rows, in order (array, api, cli, lone)")
     parser.add_argument("--out", type=pathlib.Path, default=None)
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the cluster's directory (its jobs.db) when done")
     args = parser.parse_args(argv)
     for flag in ("jobs", "clients", "hosts", "lone_jobs"):
         if getattr(args, flag) < 1:
@@ -289,7 +321,10 @@ def main(argv: list[str] | None = None) -> int:
         with LocalCluster.start(top / "minicluster", hosts=args.hosts, cpu=CPU) as cluster:
             report["rows"] = trio.run(drive, cluster, args, top, print)
     finally:
-        shutil.rmtree(top, ignore_errors=True)
+        if args.keep:
+            print(f"kept {top} (the cluster's jobs.db holds every task's events)")
+        else:
+            shutil.rmtree(top, ignore_errors=True)
     text = json.dumps(report, indent=2)
     print(text)
     if args.out is not None:

@@ -55,6 +55,19 @@ def test_a_jobs_cpu_is_split_by_daemon_and_the_rest() -> None:
         "jobmgr": 5.0, "resmgr": 2.0, "machine": 20.0, "rest": 13.0}
 
 
+def test_a_rows_raft_commands_are_counted_per_job_by_kind() -> None:
+    from peloton.api.private.cluster import cluster_pb2
+
+    before = cluster_pb2.Stats(commands={"gangs.enqueue": 10, "tasks.update": 4},
+                               commandItems={"gangs.enqueue": 10, "tasks.update": 9})
+    after = cluster_pb2.Stats(commands={"gangs.enqueue": 30, "tasks.update": 4,
+                                        "placements.set": 5},
+                              commandItems={"gangs.enqueue": 110, "tasks.update": 9,
+                                            "placements.set": 100})
+    assert small_jobs._raft_per_job(before, after, 100) == {
+        "all": (0.25, 2.0), "gangs.enqueue": (0.2, 1.0), "placements.set": (0.05, 1.0)}
+
+
 def test_repeated_runs_report_each_commands_least_time(
         capsys: pytest.CaptureFixture[str]) -> None:
     bench_resmgr.main(["--jobs", "2", "--instances", "10", "--cycles", "2", "--batch", "5",
