@@ -361,21 +361,30 @@ AUDIT_RETRY_S = 2.0
 # Reports a call carries at most, and the calls in flight at once.
 REPORT_BATCH = 5000
 REPORT_SENDERS = 2
-# A sender's calls start at least this far apart; what is put meanwhile
-# rides along. A call is a Raft command at resmgr (three replicas apply it),
-# and a report only frees what its run held, so it can wait: without it, a
+# Calls start at least this far apart; what is put meanwhile rides along.
+# A call is a Raft command at resmgr (three replicas apply it), and a
+# report only frees what its run held, so it can wait: without a pace, a
 # cluster of small jobs made 0.55 calls a job (the senders went again as
 # soon as a commit answered, with the one or two reports that came in the
 # commit's time). After a quiet spell the first report goes at once.
+# REPORT_PERIOD_S while resmgr's last answer said gangs wait for what runs
+# free (UpdateTasksStateResponse.roomWanted: tasks not admitted, or gangs
+# placement found no room for), REPORT_IDLE_PERIOD_S while none does: the
+# reports then only keep resmgr's books (a run RUNNING, what a pool holds),
+# and a call a job every 0.05 s was 0.2 of a small job's 0.7 Raft commands
+# in ``loadtest.small_jobs --rows api`` (each ~1.1 ms of the three
+# replicas' cpu).
 REPORT_PERIOD_S = 0.05
+REPORT_IDLE_PERIOD_S = 0.2
 
 
 class Reports:
     """What every shard of a jobmgr tells resmgr of its runs (RUNNING, or
     ended: resmgr releases what they held), queued by the shards' writers
-    and sent by ``REPORT_SENDERS`` senders, each taking all that waits (at
-    most ``REPORT_BATCH``) in one ``UpdateTasksState``, at most one call
-    each ``REPORT_PERIOD_S``.
+    and sent in ``UpdateTasksState`` calls, each taking all that waits (at
+    most ``REPORT_BATCH``), one starting each ``REPORT_PERIOD_S`` at most
+    (``REPORT_IDLE_PERIOD_S`` while resmgr says no gang waits for room),
+    ``REPORT_SENDERS`` in flight at most.
 
     With a sender a shard, each call (and each Raft command at resmgr)
     carried the one or two reports a shard had at a time when many small
@@ -394,6 +403,8 @@ class Reports:
         self._send, self._recv = trio.open_memory_channel[
             list[tuple[str, TaskState]]](math.inf)
         self._serving = 0
+        # What resmgr's last answer said (as if so until one answers).
+        self.room_wanted = True
 
     @property
     def served(self) -> bool:
@@ -403,44 +414,53 @@ class Reports:
         self._send.send_nowait(updates)
 
     async def serve(self, senders: int = REPORT_SENDERS) -> None:
-        """Send what is put, until cancelled."""
-        async with trio.open_nursery() as nursery:
-            for _ in range(senders):
-                nursery.start_soon(self._sender)
-
-    async def _sender(self) -> None:
+        """Send what is put, until cancelled: each call takes all that
+        waits (whole puts, until it holds REPORT_BATCH or more), calls
+        start a period apart but for a full one, and at most ``senders``
+        are in flight."""
         self._serving += 1
-        started = -math.inf
         try:
-            while True:
-                batch = list(await self._recv.receive())
-                if len(batch) < REPORT_BATCH:
-                    await trio.sleep_until(started + REPORT_PERIOD_S)
-                started = trio.current_time()
-                while len(batch) < REPORT_BATCH:
-                    try:
-                        batch.extend(self._recv.receive_nowait())
-                    except trio.WouldBlock:
-                        break
-                attempt = 0
+            calls = trio.Semaphore(senders)
+            started = -math.inf
+            async with trio.open_nursery() as nursery:
                 while True:
-                    try:
-                        await self._resmgr.call("UpdateTasksState", _reports(batch))
-                        break
-                    except PelotonError as error:
-                        # While resmgr cannot answer (no leader, all down) the
-                        # reports wait: one dropped would hold its run's
-                        # resources there for ever. What it refuses is a bug.
-                        attempt += 1
-                        lasting = not isinstance(error, REPORT_RETRIED)
-                        log.warning("reporting %d task states to resmgr (attempt %d%s): %s",
-                                    len(batch), attempt,
-                                    f" of {REPORT_ATTEMPTS}" if lasting else "", error)
-                        if lasting and attempt >= REPORT_ATTEMPTS:
+                    batch = list(await self._recv.receive())
+                    if len(batch) < REPORT_BATCH:
+                        await trio.sleep_until(started + (
+                            REPORT_PERIOD_S if self.room_wanted else REPORT_IDLE_PERIOD_S))
+                    await calls.acquire()
+                    while len(batch) < REPORT_BATCH:
+                        try:
+                            batch.extend(self._recv.receive_nowait())
+                        except trio.WouldBlock:
                             break
-                        await trio.sleep(1.0)
+                    started = trio.current_time()
+                    nursery.start_soon(self._call, batch, calls)
         finally:
             self._serving -= 1
+
+    async def _call(self, batch: list[tuple[str, TaskState]], calls: trio.Semaphore) -> None:
+        try:
+            attempt = 0
+            while True:
+                try:
+                    reply = await self._resmgr.call("UpdateTasksState", _reports(batch))
+                    self.room_wanted = reply.roomWanted
+                    return
+                except PelotonError as error:
+                    # While resmgr cannot answer (no leader, all down) the
+                    # reports wait: one dropped would hold its run's
+                    # resources there for ever. What it refuses is a bug.
+                    attempt += 1
+                    lasting = not isinstance(error, REPORT_RETRIED)
+                    log.warning("reporting %d task states to resmgr (attempt %d%s): %s",
+                                len(batch), attempt,
+                                f" of {REPORT_ATTEMPTS}" if lasting else "", error)
+                    if lasting and attempt >= REPORT_ATTEMPTS:
+                        return
+                    await trio.sleep(1.0)
+        finally:
+            calls.release()
 
 
 class ShardEngine:

@@ -795,7 +795,9 @@ class ResmgrServiceHandler:
         # Any order is right: an update for a task already forgotten is ignored.
         await self.rm.propose_all("tasks.update", [{"updates": updates[i:i + 500]}
                                                    for i in range(0, len(updates), 500)])
-        return rpb.UpdateTasksStateResponse()
+        with self.rm.node.lock:
+            wanted = self.rm.state.room_wanted()
+        return rpb.UpdateTasksStateResponse(roomWanted=wanted)
 
     async def GetPreemptibleTasks(self, request: rpb.GetPreemptibleTasksRequest) -> Any:
         """The shard owners' batch of victims to kill (at least once)."""

@@ -239,6 +239,12 @@ class ResmgrState(Commands):
         return [self.applied, self.now, self.next_gang, len(self.tasks), len(self.gangs),
                 len(self.ready), sorted([s, n] for s, n in self.state_counts.items() if n)]
 
+    def room_wanted(self) -> bool:
+        """Whether gangs wait for what ended runs free: tasks not yet
+        admitted (their pools' entitlement), or gangs a placement found no
+        room for (``short_backoff``). O(1)."""
+        return self.state_counts[TaskState.PENDING] > 0 or bool(self.short_backoff)
+
     def digest_full_at(self, index: int) -> None:
         """Compute the full-state digest right after applying ``index`` (replica
         local, read back from ``full_digests``). It costs a snapshot's time on

@@ -13,6 +13,7 @@ from typing import Any, cast
 import trio
 import trio.testing
 
+from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.core.errors import Internal, PelotonError, Unavailable
 from peloton.core.states import TaskState
 from peloton.jobmgr import engine
@@ -24,9 +25,11 @@ RUNNING, SUCCEEDED = TaskState.RUNNING, TaskState.SUCCEEDED
 
 class Resmgr:
     """UpdateTasksState calls, held while ``gate`` is closed; the first
-    ``failures`` of them fail with ``error``."""
+    ``failures`` of them fail with ``error``; each answer says
+    ``room_wanted``."""
 
     def __init__(self, failures: int = 0, error: PelotonError | None = None) -> None:
+        self.room_wanted = True
         self.calls: list[list[tuple[str, int]]] = []
         self.failures = failures
         self.error = error or Unavailable("resmgr is electing a leader")
@@ -45,6 +48,7 @@ class Resmgr:
                 self.failures -= 1
                 raise self.error
             self.calls.append([(u.mesosTaskId, u.state) for u in request.updates])
+            return rpb.UpdateTasksStateResponse(roomWanted=self.room_wanted)
         finally:
             self.in_flight -= 1
 
@@ -75,24 +79,55 @@ async def test_puts_during_the_calls_in_flight_wait_for_the_next(autojump_clock:
     resmgr = Resmgr()
     resmgr.gate = trio.Event()
     reports = Reports(cast(ServiceClient, resmgr))
+    period = engine.REPORT_PERIOD_S
     async with trio.open_nursery() as nursery:
         nursery.start_soon(reports.serve)
         await trio.testing.wait_all_tasks_blocked()
+        start = trio.current_time()
         reports.put([("a-0-1", RUNNING)])
         await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.in_flight == 1  # at once
         reports.put([("b-0-1", RUNNING)])
+        await trio.sleep_until(start + period)  # the next call waits for its turn,
         await trio.testing.wait_all_tasks_blocked()
-        assert resmgr.in_flight == engine.REPORT_SENDERS == 2  # each sender took one
+        assert resmgr.in_flight == engine.REPORT_SENDERS == 2  # not for the first's answer
         for k in range(5):
             reports.put([(f"c-{k}-1", SUCCEEDED)])
+        await trio.sleep(10 * period)
+        assert resmgr.in_flight == 2  # two at most in flight: the five wait
         resmgr.gate.set()
-        await trio.sleep(engine.REPORT_PERIOD_S)  # a sender's next call waits for it
         await trio.testing.wait_all_tasks_blocked()
-        # The five puts went in one call a sender, not one call each.
-        later = resmgr.calls[2:]
-        assert len(later) <= engine.REPORT_SENDERS
-        assert sorted(u for call in later for u in call) == [
-            (f"c-{k}-1", SUCCEEDED) for k in range(5)]
+        # The five puts went in one call, not one call each.
+        assert resmgr.calls[2:] == [[(f"c-{k}-1", SUCCEEDED) for k in range(5)]]
+        nursery.cancel_scope.cancel()
+
+
+async def test_calls_are_further_apart_while_no_gang_waits_for_room(
+        autojump_clock: Any) -> None:
+    """REPORT_IDLE_PERIOD_S apart while resmgr's answers say nothing waits
+    for what runs free, REPORT_PERIOD_S once one says something does."""
+    resmgr = Resmgr()
+    resmgr.room_wanted = False
+    reports = Reports(cast(ServiceClient, resmgr))
+    assert reports.room_wanted  # until resmgr says otherwise
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve)
+        await trio.testing.wait_all_tasks_blocked()
+        start = trio.current_time()
+        reports.put([("a-0-1", RUNNING)])
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(resmgr.calls) == 1 and not reports.room_wanted
+        reports.put([("b-0-1", SUCCEEDED)])
+        await trio.sleep_until(start + engine.REPORT_IDLE_PERIOD_S - 0.001)
+        assert len(resmgr.calls) == 1
+        resmgr.room_wanted = True
+        await trio.sleep_until(start + engine.REPORT_IDLE_PERIOD_S)
+        await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.calls[1:] == [[("b-0-1", SUCCEEDED)]] and reports.room_wanted
+        reports.put([("c-0-1", SUCCEEDED)])
+        await trio.sleep_until(start + engine.REPORT_IDLE_PERIOD_S + engine.REPORT_PERIOD_S)
+        await trio.testing.wait_all_tasks_blocked()
+        assert resmgr.calls[2:] == [[("c-0-1", SUCCEEDED)]]
         nursery.cancel_scope.cancel()
 
 

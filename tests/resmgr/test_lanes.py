@@ -363,8 +363,9 @@ async def test_a_placement_handed_over_waits_for_the_next_express_call_while_it_
     state = handler.rm.state
     assert [state.tasks[f"probe-{k}-1"].state for k in range(2)] == [TaskState.LAUNCHING] * 2
     assert state.express_placements == {} and len(handler.rm.handed[0]) == 2
-    await handler.UpdateTasksState(rpb.UpdateTasksStateRequest(updates=[
+    reply = await handler.UpdateTasksState(rpb.UpdateTasksStateRequest(updates=[
         rpb.TaskStateUpdate(mesosTaskId="probe-1-1", state=TaskState.KILLED)]))
+    assert not reply.roomWanted  # nothing waits for what the run held
     proposed.clear()
     got = await handler.GetPlacements(rpb.GetPlacementsRequest(shards=[0], express=True,
                                                                timeout=0))

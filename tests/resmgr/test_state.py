@@ -680,6 +680,24 @@ def test_a_gang_short_of_room_goes_back_when_ended_runs_free_its_room(
     assert dequeue(s) == [[b"task j1-4-1"]]
 
 
+def test_room_is_wanted_while_gangs_wait_for_what_runs_free(s: ResmgrState) -> None:
+    """What UpdateTasksState answers (the jobmgrs report ends sooner while
+    it is so): tasks not admitted, or gangs placement found no room for."""
+    assert not s.room_wanted()
+    enqueue(s, "a", [task(0, cpu=8)], [task(1, cpu=4)])  # a's limit is 10: 1 waits
+    assert state_of(s, mid(1)) == TaskState.PENDING and s.room_wanted()
+    update(s, (mid(0), TaskState.SUCCEEDED))
+    assert state_of(s, mid(1)) == TaskState.READY and not s.room_wanted()
+    tick(s, 100.0)
+    dequeue(s)
+    place(s, "h1", failed=[[[mid(1)], "no host satisfies constraint"]])
+    assert not s.room_wanted()  # no end frees a constraint
+    tick(s, 101.0)
+    dequeue(s)
+    place(s, "h1", failed=[[[mid(1)], "no host fits cpu 4", True]])
+    assert s.room_wanted()
+
+
 def test_the_backoff_heaps_are_replicated_state(s: ResmgrState) -> None:
     enqueue(s, "a", [task(0)], [task(1)])
     tick(s, 100.0)

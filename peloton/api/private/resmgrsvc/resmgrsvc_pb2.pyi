@@ -218,8 +218,10 @@ class UpdateTasksStateRequest(_message.Message):
     def __init__(self, updates: _Optional[_Iterable[_Union[TaskStateUpdate, _Mapping]]] = ...) -> None: ...
 
 class UpdateTasksStateResponse(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    __slots__ = ("roomWanted",)
+    ROOMWANTED_FIELD_NUMBER: _ClassVar[int]
+    roomWanted: bool
+    def __init__(self, roomWanted: _Optional[bool] = ...) -> None: ...
 
 class GetPendingTasksRequest(_message.Message):
     __slots__ = ("respoolID", "limit")
