@@ -34,9 +34,12 @@ from pysyncobj import FAIL_REASON, SyncObj, SyncObjConf, SyncObjConsumer, replic
 from pysyncobj.pipe_notifier import PipeNotifier
 
 from peloton.core.errors import NotLeader, Unavailable
+from peloton.raft import deflate
 from peloton.raft.seal import Sealer
 
 log = logging.getLogger(__name__)
+
+deflate.install()  # pysyncobj's messages stored, not compressed, when small
 
 # The most bytes of entries one AppendEntries message carries; an entry at
 # least this big is sent in chunks (see codec.MAX_COMMAND_BYTES).
