@@ -110,10 +110,10 @@ class MemoryCgroups:
         return [base / f"peloton-{run}" for base in self._bases]
 
     def create(self, run: str, limit_mb: float, cpus: float = 0.0,
-               pids_max: int = 0) -> list[Path]:
+               pids_max: int = 0) -> list[str]:
         """Make the run's cgroups: its memory limit (and no swap beyond it
         where the kernel accounts swap), its cpu shares and CFS quota for
-        ``cpus`` (when > 0), its ``pids_max`` (when > 0). Returns them all:
+        ``cpus`` (when > 0), its ``pids_max`` (when > 0). Returns them all (their paths):
         the task joins each."""
         # (Strings, not Paths: this runs for every run's start.)
         name = f"peloton-{run}"
@@ -147,7 +147,7 @@ class MemoryCgroups:
         else:
             _write(f"{path}/memory.limit_in_bytes", limit)
             _write(f"{path}/memory.memsw.limit_in_bytes", limit, missing_ok=True)
-        return [Path(p) for p in made]
+        return made
 
     def oom_killed(self, run: str) -> bool:
         """Whether the OOM killer killed a process of the run (its counter)."""

@@ -531,10 +531,10 @@ class LocalBackend(Backend):
                      self._runs_dir / f"{spec.mesos_task_id}.status", make_cgroups, record)
 
     async def _start(self, run: _Run, plan: _Plan, files: tuple[BinaryIO, ...],
-                     cgroups: list[Path]) -> None:
+                     cgroups: list[str]) -> None:
         spec, env, exe, status_file = run.spec, plan.env, plan.exe, plan.status_file
         stdout, stderr = files
-        args = [str(status_file), os.pathsep.join(map(str, cgroups)), str(spec.fd_limit),
+        args = [str(status_file), os.pathsep.join(cgroups), str(spec.fd_limit),
                 str(run.uid), exe, *plan.argv]
         process: trio.Process | Spawned
         try:
@@ -1094,9 +1094,11 @@ def _write_record(runs: Path, spec: LaunchSpec, pid: int | None, gpus: Sequence[
     data["gpus"] = list(gpus)
     data["uid"] = uid
     data["pid"], data["start"] = pid, supervise.start_ticks(pid) if pid is not None else None
-    tmp = runs / f"{spec.mesos_task_id}.json.tmp"
-    tmp.write_text(json.dumps(data))
-    tmp.replace(runs / f"{spec.mesos_task_id}.json")
+    # (Strings, not Paths: this runs for every run's start.)
+    path = f"{runs}/{spec.mesos_task_id}.json"
+    with open(f"{path}.tmp", "w") as f:
+        f.write(json.dumps(data))
+    os.replace(f"{path}.tmp", path)
 
 
 def _mark(path: Path) -> None:
@@ -1282,7 +1284,13 @@ def _make_sandbox(path: Path, volume: tuple[Path, Path] | None, uid: int, root: 
     volume, mode 0700: no other run can read or write them; the
     directories above them (up to ``root``) can be passed through but not
     listed."""
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        os.mkdir(path)  # (its parent, the host's sandboxes, is there nearly always)
+    except FileExistsError:
+        if not os.path.isdir(path):
+            raise
+    except FileNotFoundError:
+        path.mkdir(parents=True, exist_ok=True)
     if uid:
         _passable(path.parent, root)
         os.chown(path, uid, uid)
@@ -1334,11 +1342,11 @@ class _Plan:
     exe: str
     argv: list[str]
     status_file: Path
-    make_cgroups: Callable[[], list[Path]] | None
+    make_cgroups: Callable[[], list[str]] | None
     record: Callable[[], None]
 
 
-_Prepared = tuple[tuple[BinaryIO, ...], list[Path], str | None]
+_Prepared = tuple[tuple[BinaryIO, ...], list[str], str | None]
 
 
 def _small(plans: list[_Plan]) -> bool:
@@ -1370,7 +1378,7 @@ def _prepare_run(plan: _Plan, root: Path) -> _Prepared:
     if missing:  # as exec would fail, but before the run is ever RUNNING
         return files, [], f"Failed to launch {plan.command!r}: {missing}"
     make_cgroups, record = plan.make_cgroups, plan.record
-    cgroups: list[Path] = []
+    cgroups: list[str] = []
     if make_cgroups is not None:
         try:
             cgroups = make_cgroups()
@@ -1384,9 +1392,9 @@ def _prepare_run(plan: _Plan, root: Path) -> _Prepared:
 
 
 def _open_outputs(sandbox: Path) -> tuple[BinaryIO, BinaryIO]:
-    stdout = open(sandbox / "stdout", "ab")  # noqa: SIM115 - closed by the caller
+    stdout = open(f"{sandbox}/stdout", "ab")  # noqa: SIM115 - closed by the caller
     try:
-        return stdout, open(sandbox / "stderr", "ab")
+        return stdout, open(f"{sandbox}/stderr", "ab")
     except BaseException:
         stdout.close()
         raise
