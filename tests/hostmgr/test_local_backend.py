@@ -1377,3 +1377,15 @@ async def test_isolated_runs_reach_neither_other_sandboxes_nor_the_daemons(nurse
         await h.wait_terminal(a.mesos_task_id)
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_sandbox_is_made_with_its_parents_and_never_over_a_file(tmp_path: Path) -> None:
+    from peloton.hostmgr.backends.local import _make_sandbox
+
+    deep = tmp_path / "sandboxes" / "local-0" / "run-1"
+    _make_sandbox(deep, None, 0, tmp_path)  # its parents made too
+    assert deep.is_dir()
+    _make_sandbox(deep, None, 0, tmp_path)  # there already: nothing to do
+    (tmp_path / "sandboxes" / "local-0" / "run-2").write_text("not a directory")
+    with pytest.raises(FileExistsError):
+        _make_sandbox(tmp_path / "sandboxes" / "local-0" / "run-2", None, 0, tmp_path)
