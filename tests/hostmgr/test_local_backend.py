@@ -168,10 +168,15 @@ async def test_a_run_starts_as_sh_c_would_start_it(local: Harness, shell: bool):
     in a fork of the keeper: either way it sees what ``sh -c COMMAND`` sees
     (``$0`` /bin/sh, no positional parameters, none of the trampoline's
     variables), its sandbox as its directory, stdin /dev/null, only stdin,
-    stdout and stderr open, and it leads its session."""
+    stdout and stderr open, and it leads its session. (Its descriptors are
+    listed to a file by a subshell: ``ls`` at the head of a pipeline saw
+    the pipeline's own pipes, open in the shell until it has started the
+    rest, when the shell lost the cpu in between (a CI run); a redirection
+    in the shell itself saves its stdout at descriptor 10.)"""
     script = ('echo "[$0] [$#] [${PELOTON_GO-unset}] [${OLDPWD-unset}] [$PWD] [$(pwd -P)]"; '
               'readlink /proc/$$/fd/0; '
-              'ls /proc/$$/fd | sort -n | tr "\\n" " "; echo; ps -o sid= -o pid= -p $$')
+              '(ls /proc/$$/fd > fds); sort -n fds | tr "\\n" " "; echo; '
+              'ps -o sid= -o pid= -p $$')
     s = (spec(1, script) if shell
          else spec(1, "/bin/sh", shell=False, arguments=("/bin/sh", "-c", script)))
     await local.backend.launch([s])
