@@ -488,3 +488,25 @@ def test_the_state_lock_knows_when_another_thread_waits_for_it() -> None:
         assert lock.contended and not entered.is_set()
     thread.join(10)
     assert entered.is_set() and not lock.contended
+
+
+def test_a_member_that_does_not_lead_ticks_less_often(monkeypatch: Any) -> None:
+    """pysyncobj's tick waits ``autoTickPeriod`` (10 ms) for a message; a
+    member that does not lead waits FOLLOWER_TICK_S (the leader's messages
+    wake it at once), the leader its 10 ms, which gather its commands."""
+    from pysyncobj import SyncObj
+
+    from peloton.raft import node
+
+    waits: list[float] = []
+    monkeypatch.setattr(SyncObj, "_onTick", lambda self, wait=0.0: waits.append(wait))
+    member = object.__new__(node._KeptAlive)
+    member._notifier = object()
+    member._next_keepalive = float("inf")
+    leads = False
+    member._isLeader = lambda: leads
+    member._onTick(0.01)
+    leads = True
+    member._onTick(0.01)
+    member._onTick(0.0)  # a tick asked not to wait (pysyncobj's own) stays so
+    assert waits == [node.FOLLOWER_TICK_S, 0.01, 0.0]
