@@ -183,6 +183,20 @@ class ProcSample:
     hwm_bytes: int
 
 
+def command_deltas(first: Any, last: Any) -> dict[str, tuple[int, int, float]]:
+    """The Raft commands resmgr applied between two of its GetStats, by
+    name: (commands, items they carried, seconds applying them); names
+    with none left out."""
+    out: dict[str, tuple[int, int, float]] = {}
+    for name, count in last.commands.items():
+        commands = count - first.commands.get(name, 0)
+        if commands > 0:
+            out[name] = (commands,
+                         last.commandItems.get(name, 0) - first.commandItems.get(name, 0),
+                         last.commandSeconds.get(name, 0.0) - first.commandSeconds.get(name, 0.0))
+    return out
+
+
 def own_cpu_s() -> float:
     """Cpu seconds this process has used (all its threads), user and system."""
     usage = resource.getrusage(resource.RUSAGE_SELF)

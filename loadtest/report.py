@@ -300,14 +300,10 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         applied = last_stats.appliedCommands - f.appliedCommands
         raft_per_s = applied / wall if applied >= 0 else None
         n_cmds = n_items = 0
-        for name, count in last_stats.commands.items():
-            dc = count - f.commands.get(name, 0)
-            di = last_stats.commandItems.get(name, 0) - f.commandItems.get(name, 0)
-            ds = last_stats.commandSeconds.get(name, 0.0) - f.commandSeconds.get(name, 0.0)
-            if dc > 0:
-                commands[name] = {"commands": dc, "items": di, "apply_s": round(ds, 3)}
-                n_cmds += dc
-                n_items += di
+        for name, (dc, di, ds) in measure.command_deltas(f, last_stats).items():
+            commands[name] = {"commands": dc, "items": di, "apply_s": round(ds, 3)}
+            n_cmds += dc
+            n_items += di
         items_per_command = n_items / n_cmds if n_cmds else None
     leader = daemons.get(run.leader) or {}
     bytes_per_task = None

@@ -45,7 +45,13 @@ from typing import Any
 import trio
 
 from loadtest.cli_latency import cli_env, peloton_command
-from loadtest.measure import file_create_us, machine_cpu_s, own_cpu_s, read_proc
+from loadtest.measure import (
+    command_deltas,
+    file_create_us,
+    machine_cpu_s,
+    own_cpu_s,
+    read_proc,
+)
 from peloton.api.private.cluster import cluster_grpc, cluster_pb2
 from peloton.api.v0.job import job_pb2
 from peloton.client import PelotonClient
@@ -234,12 +240,8 @@ def _raft_per_job(before: Any, after: Any, jobs: int) -> dict[str, tuple[float, 
     """Raft commands a row applied, per job, by name: (commands, items),
     with their total first; a leader change during the row counts what the
     new leader applied since it began."""
-    per: dict[str, tuple[float, float]] = {}
-    for name, count in sorted(after.commands.items()):
-        commands = count - before.commands.get(name, 0)
-        items = after.commandItems.get(name, 0) - before.commandItems.get(name, 0)
-        if commands > 0:
-            per[name] = (round(commands / jobs, 2), round(items / jobs, 2))
+    per = {name: (round(commands / jobs, 2), round(items / jobs, 2))
+           for name, (commands, items, _) in sorted(command_deltas(before, after).items())}
     total = (round(sum(c for c, _ in per.values()), 2), round(sum(i for _, i in per.values()), 2))
     return {"all": total, **per}
 
