@@ -588,6 +588,44 @@ async def test_empty_run_cgroups_left_behind_are_swept(local: Harness):
     await local.wait_terminal(s.mesos_task_id)
 
 
+@pytest.mark.skipif(HAVE_CGROUPS is None or HAVE_CGROUPS.v2,
+                    reason="spare cgroups are v1's (v2 has no rename)")
+async def test_a_runs_cgroups_are_kept_for_the_next_run_until_the_backend_stops(
+        tmp_path: Path):
+    """An ended run's cgroups are a spare the next run's task joins under
+    its own name; old spares go at the GC's sweep, the rest when the
+    backend stops."""
+    async with trio.open_nursery() as nursery:
+        backend = LocalBackend(tmp_path, hosts=1)
+        h = Harness(backend, tmp_path)
+        await nursery.start(backend.run, h.report)
+        cgroups = backend.cgroups
+        assert cgroups is not None
+        first, second = spec(1, "true"), spec(2, "cat /proc/self/cgroup")
+        await backend.launch([first])
+        assert (await h.wait_terminal(first.mesos_task_id)).state == TaskState.SUCCEEDED
+        [spare] = cgroups.spares
+        kept = [p.parent / f"peloton-{spare.name}" for p in cgroups.paths(first.mesos_task_id)]
+        assert all(p.is_dir() for p in kept)
+        await backend.launch([second])
+        assert (await h.wait_terminal(second.mesos_task_id)).state == TaskState.SUCCEEDED
+        joined = (await backend.read_sandbox_file(second.mesos_task_id, "stdout", 0, 0))[0]
+        memory = next(line for line in joined.decode().splitlines()
+                      if line.split(":")[1] == "memory")
+        assert memory.endswith(f"/peloton-{second.mesos_task_id}")
+        assert not any(p.exists() for p in kept)
+        [spare] = cgroups.spares  # the second's, now
+        cgroups.spares[0] = dataclasses.replace(spare, born=spare.born - 3600)
+        await backend.sweep_cgroups()
+        assert cgroups.spares == []
+        await backend.launch([third := spec(3, "true")])
+        await h.wait_terminal(third.mesos_task_id)
+        [spare] = cgroups.spares
+        kept = [p.parent / f"peloton-{spare.name}" for p in cgroups.paths(first.mesos_task_id)]
+        nursery.cancel_scope.cancel()
+    assert cgroups.spares == [] and not any(p.exists() for p in kept)
+
+
 @pytest.mark.skipif(HAVE_CGROUPS is None, reason=f"no writable memory cgroup: {WHY_NO_CGROUPS}")
 async def test_a_child_that_leaves_the_process_group_ends_with_its_run(local: Harness):
     """Plain `timeout` or setsid puts a child in a process group of its own;

@@ -360,6 +360,9 @@ class LocalBackend(Backend):
         finally:
             self._nursery = None
             self._report = None
+            if cgroups is not None:  # its spares go with it
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(cgroups.retire_spares, 0)
 
 
     def _take_over(self, found: list[_Record], nursery: trio.Nursery) -> None:
@@ -602,7 +605,8 @@ class LocalBackend(Backend):
         mid, cgroups = run.spec.mesos_task_id, self.cgroups
         if isinstance(process, Spawned):  # the keeper said why it could not start, if so
             launch_error = process.launch_error
-            oom = cgroups is not None and await self._end_cgroup_soon(cgroups, mid)
+            oom = cgroups is not None and await self._end_cgroup_soon(cgroups, run.spec,
+                                                                       self._pids_max)
         else:
             launch_error, oom = await trio.to_thread.run_sync(
                 self._ended, self._runs_dir / f"{mid}.status", cgroups, mid)
@@ -627,15 +631,21 @@ class LocalBackend(Backend):
         return launch_error, cgroups is not None and cls._end_cgroup(cgroups, run)
 
     @classmethod
-    async def _end_cgroup_soon(cls, cgroups: MemoryCgroups, run: str) -> bool:
+    async def _end_cgroup_soon(cls, cgroups: MemoryCgroups, spec: LaunchSpec,
+                               pids_max: int) -> bool:
         """``_end_cgroup``, here when the run left nothing in its cgroups
-        (nearly always: ~150 us of the kernel's, less than a thread hop
-        costs a run, ~0.2 ms with its wake-ups), in a worker thread when
-        something is left to kill and wait for."""
+        (nearly always: they are kept as spares, or removed in ~150 us of
+        the kernel's, less than a thread hop costs a run, ~0.2 ms with its
+        wake-ups), in a worker thread when something is left to kill and
+        wait for."""
+        run = spec.mesos_task_id
         oom = cgroups.oom_killed(run)
         if cgroups.pids(run):
             return await trio.to_thread.run_sync(cls._end_cgroup, cgroups, run) or oom
-        cgroups.remove(run)
+        if oom:
+            cgroups.remove(run)
+        else:
+            cgroups.release(run, spec.resources.memory, spec.resources.cpu, pids_max)
         return oom
 
     @staticmethod
@@ -739,6 +749,7 @@ class LocalBackend(Backend):
         if cgroups is None:
             return 0
         keep = {mid for mid, run in self._runs.items() if not run.exited.is_set()}
+        await trio.to_thread.run_sync(cgroups.retire_spares)
         gone = await trio.to_thread.run_sync(cgroups.sweep, keep, CGROUP_SWEEP_AGE)
         if gone:
             log.info("removed %d empty run cgroups left behind", gone)
