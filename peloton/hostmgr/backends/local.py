@@ -74,7 +74,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import trio
 
@@ -533,7 +533,7 @@ class LocalBackend(Backend):
         return _Plan(run.sandbox, self._volume_link(spec), run.uid, env, spec.command, exe, argv,
                      self._runs_dir / f"{spec.mesos_task_id}.status", make_cgroups, record)
 
-    async def _start(self, run: _Run, plan: _Plan, files: tuple[BinaryIO, ...],
+    async def _start(self, run: _Run, plan: _Plan, files: tuple[int, ...],
                      cgroups: list[str]) -> None:
         spec, env, exe, status_file = run.spec, plan.env, plan.exe, plan.status_file
         stdout, stderr = files
@@ -543,8 +543,8 @@ class LocalBackend(Backend):
         try:
             try:  # started by the keeper: a vfork, not an interpreter's start
                 process = await self._spawner.spawn(
-                    args, cwd=run.sandbox, env=env, stdout=stdout.fileno(),
-                    stderr=stderr.fileno(), status_file=status_file)
+                    args, cwd=run.sandbox, env=env, stdout=stdout, stderr=stderr,
+                    status_file=status_file)
             except SpawnFailed as why:
                 log.info("starting %s's supervisor on its own: %s", spec.mesos_task_id, why)
                 process = await trio.lowlevel.open_process(
@@ -557,8 +557,8 @@ class LocalBackend(Backend):
                 message=f"Failed to launch {spec.command!r}: {exc.strerror or exc}"))
             return
         finally:
-            stdout.close()
-            stderr.close()
+            os.close(stdout)
+            os.close(stderr)
         run.process, run.pgid = process, process.pid
         nursery = self._nursery
         if nursery is None:  # the backend stopped while this process started
@@ -574,11 +574,11 @@ class LocalBackend(Backend):
             await self._mark_kill(run)
             self._begin_kill(run)
 
-    def _launch_failed(self, run: _Run, files: tuple[BinaryIO, ...], message: str) -> None:
+    def _launch_failed(self, run: _Run, files: tuple[int, ...], message: str) -> None:
         """The run could not start: its output files closed, FAILED with
         Mesos's launch-failed reason and ``message``."""
-        for f in files:
-            f.close()
+        for fd in files:
+            os.close(fd)
         self._finish(run, _status(run.spec, TaskState.FAILED, reason=REASON_LAUNCH_FAILED,
                                   message=message))
 
@@ -627,7 +627,7 @@ class LocalBackend(Backend):
         """In a worker thread, once for an ended run its own supervisor
         started (a hop costs ~0.2 ms of cpu): why it could not start, if it
         could not, and whether the OOM killer struck (its cgroup ended)."""
-        launch_error = _launch_error(status_file)
+        launch_error = supervise.launch_error(str(status_file))
         return launch_error, cgroups is not None and cls._end_cgroup(cgroups, run)
 
     @classmethod
@@ -1107,8 +1107,7 @@ def _write_record(runs: Path, spec: LaunchSpec, pid: int | None, gpus: Sequence[
     data["pid"], data["start"] = pid, supervise.start_ticks(pid) if pid is not None else None
     # (Strings, not Paths: this runs for every run's start.)
     path = f"{runs}/{spec.mesos_task_id}.json"
-    with open(f"{path}.tmp", "w") as f:
-        f.write(json.dumps(data))
+    supervise.put(f"{path}.tmp", json.dumps(data).encode())
     os.replace(f"{path}.tmp", path)
 
 
@@ -1131,14 +1130,6 @@ def _read_kill_mark(runs: Path, mesos_task_id: str) -> tuple[bool, float | None]
         return True, float(text)
     except ValueError:
         return True, None
-
-
-def _launch_error(status_file: Path) -> str | None:
-    try:
-        data = json.loads(status_file.read_text())
-    except (OSError, ValueError):
-        return None
-    return data.get("launch_error") if isinstance(data, dict) else None
 
 
 def _read_status(runs: Path, spec: LaunchSpec, killed: bool) -> StatusUpdate | None:
@@ -1357,7 +1348,7 @@ class _Plan:
     record: Callable[[], None]
 
 
-_Prepared = tuple[tuple[BinaryIO, ...], list[str], str | None]
+_Prepared = tuple[tuple[int, ...], list[str], str | None]
 
 
 def _small(plans: list[_Plan]) -> bool:
@@ -1402,12 +1393,17 @@ def _prepare_run(plan: _Plan, root: Path) -> _Prepared:
     return files, cgroups, None
 
 
-def _open_outputs(sandbox: Path) -> tuple[BinaryIO, BinaryIO]:
-    stdout = open(f"{sandbox}/stdout", "ab")  # noqa: SIM115 - closed by the caller
+_OUTPUT_FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+
+
+def _open_outputs(sandbox: Path) -> tuple[int, int]:
+    """The run's stdout and stderr files, opened to append (descriptors:
+    the caller closes them; half a builtin open()'s cost a run)."""
+    stdout = os.open(f"{sandbox}/stdout", _OUTPUT_FLAGS, 0o666)
     try:
-        return stdout, open(f"{sandbox}/stderr", "ab")
+        return stdout, os.open(f"{sandbox}/stderr", _OUTPUT_FLAGS, 0o666)
     except BaseException:
-        stdout.close()
+        os.close(stdout)
         raise
 
 

@@ -85,10 +85,33 @@ NOTED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 LAUNCH_FAILED = 127
 
 
+def put(path: str, data: bytes) -> None:
+    """Write ``data`` to a new file ``path`` (or over one): the keeper and
+    the backend write a few files a run, and a builtin open() costs ~3
+    times these calls."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _join(cgroups: str, pid: int) -> None:
+    """Move process ``pid`` into each cgroup of ``cgroups`` (directories
+    joined by os.pathsep)."""
+    for path in cgroups.split(os.pathsep) if cgroups else ():
+        fd = os.open(f"{path}/cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, str(pid).encode())
+        finally:
+            os.close(fd)
+
+
 def _write(path: str, status: dict[str, object]) -> None:
     tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(status, f)
+    put(tmp, json.dumps(status).encode())
     os.replace(tmp, path)
 
 
@@ -102,9 +125,7 @@ def _child(cgroup: str, fd_limit: int, uid: int, exe: str, argv: list[str],
             signal.signal(signum, signal.SIG_DFL)
         if mask is not None:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for path in cgroup.split(os.pathsep) if cgroup else ():
-            with open(os.path.join(path, "cgroup.procs"), "w") as f:
-                f.write(str(os.getpid()))
+        _join(cgroup, os.getpid())
         if fd_limit:
             import resource
             resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
@@ -121,6 +142,15 @@ def _child(cgroup: str, fd_limit: int, uid: int, exe: str, argv: list[str],
             os._exit(LAUNCH_FAILED)
 
 
+def launch_error(status: str) -> str | None:
+    """The launch error the run's status file holds, if it holds one."""
+    try:
+        with open(status) as f:
+            return str(json.load(f)["launch_error"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def claim_path(status: str) -> str:
     """Where the claim of the run whose status file is ``status`` is:
     ``<run>.pid`` for ``<run>.status``."""
@@ -131,8 +161,7 @@ def _make_once(path: str, data: dict[str, int]) -> dict[str, int] | None:
     """Make ``path`` holding ``data`` (JSON), whole and at once, unless it
     exists: None when made, else what it holds."""
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f)
+    put(tmp, json.dumps(data).encode())
     try:
         os.link(tmp, path)  # fails if it exists: one maker wins
     except FileExistsError:
@@ -149,8 +178,12 @@ def start_ticks(pid: int | str = "self") -> int | None:
     is gone: with the pid, it tells the process from a later one that
     reuses the pid."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return int(f.read().rpartition(b")")[2].split()[19])
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            stat = os.read(fd, 4096)  # (its first ~50 bytes and a comm of at most 64)
+        finally:
+            os.close(fd)
+        return int(stat.rpartition(b")")[2].split()[19])
     except (OSError, IndexError, ValueError):
         return None
 
@@ -248,6 +281,9 @@ class Keeper:
         self.identity = os.getpid(), start_ticks() or 0  # as claims name it
         self.status: dict[int, str] = {}  # live runs: pid -> status file
         self.given_up: set[int] = set()  # started, then found given up: not run
+        # Runs whose status file may hold a launch error already: forked ones
+        # (the child writes its own) and those the keeper failed.
+        self.may_have_failed: set[int] = set()
 
     def start(self, request: dict[str, object], fds: list[int]) -> int:
         """Start the run of ``request`` (its stdout and stderr ``fds``);
@@ -266,6 +302,7 @@ class Keeper:
             else:
                 pid = self._fork(exe, argv, int(uid), status, str(request["cwd"]), env, fds,
                                  go_r)
+                self.may_have_failed.add(pid)
         except BaseException:
             os.close(go_w)
             raise
@@ -282,9 +319,7 @@ class Keeper:
             self._kill(pid, go_w)
             return pid
         try:
-            for path in cgroup.split(os.pathsep) if cgroup else ():
-                with open(os.path.join(path, "cgroup.procs"), "w") as f:
-                    f.write(str(pid))
+            _join(cgroup, pid)
             if int(fd_limit):
                 import resource
                 resource.prlimit(pid, resource.RLIMIT_NOFILE, (int(fd_limit), int(fd_limit)))
@@ -362,6 +397,7 @@ class Keeper:
 
     def _fail(self, pid: int, go: int, status: str, message: str) -> None:
         """It cannot start: killed before it runs anything, FAILED to launch."""
+        self.may_have_failed.add(pid)
         self._kill(pid, go)
         _write(status, {"launch_error": message})
 
@@ -380,17 +416,18 @@ class Keeper:
             status = self.status.pop(pid, None)
             message: dict[str, object] = {"exit": pid, "status": code}
             if status is not None and pid not in self.given_up:
-                try:
-                    # (Not over a launch error, the task's own or the keeper's.)
-                    with open(status) as f:
-                        message["launch_error"] = str(json.load(f)["launch_error"])
-                except (OSError, ValueError, KeyError, TypeError):
+                # (Not over a launch error, the task's own or the keeper's.)
+                failed = launch_error(status) if pid in self.may_have_failed else None
+                if failed is not None:
+                    message["launch_error"] = failed
+                else:
                     try:
                         _write(status, {"signal": os.WTERMSIG(code)} if os.WIFSIGNALED(code)
                                else {"exit_code": os.WEXITSTATUS(code)})
                     except OSError as error:
                         os.write(2, f"keeper: cannot write {status}: {error}\n".encode())
             self.given_up.discard(pid)
+            self.may_have_failed.discard(pid)
             ended.append(message)
         return ended
 
