@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +52,8 @@ MIN_CFS_QUOTA_US = 1_000  # Mesos's MIN_CPU_CFS_QUOTA
 SPARES_MAX = 64  # spare cgroups kept for the runs to come (v1)
 SPARE_MAX_AGE = 300.0  # seconds from its making; under a sweep's age (the backend's, 600)
 SPARE_MAX_USAGE = 1 << 20  # bytes still charged to an ended run's memory cgroup
+# A spare's number: one count for the process (its backends share a base).
+_SPARE_NUMBERS = itertools.count()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +83,6 @@ class MemoryCgroups:
     # v1: spare cgroups, newest last (list operations are atomic: a worker
     # thread's create and the event loop's release may meet).
     spares: list[_Spare] = field(default_factory=list, compare=False, repr=False)
-    _numbers: Iterator[int] = field(default_factory=itertools.count, compare=False,
-                                    repr=False)
 
     @property
     def enforced(self) -> list[str]:
@@ -268,7 +268,7 @@ class MemoryCgroups:
         except (OSError, ValueError):
             self.remove(run)
             return
-        name = f"spare-{os.getpid()}-{next(self._numbers)}"
+        name = f"spare-{os.getpid()}-{next(_SPARE_NUMBERS)}"
         renamed: list[str] = []
         try:
             for path in paths:

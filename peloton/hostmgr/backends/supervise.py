@@ -180,7 +180,7 @@ def start_ticks(pid: int | str = "self") -> int | None:
     try:
         fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
         try:
-            stat = os.read(fd, 4096)  # (its first ~50 bytes and a comm of at most 64)
+            stat = os.read(fd, 4096)  # (a few hundred bytes)
         finally:
             os.close(fd)
         return int(stat.rpartition(b")")[2].split()[19])
