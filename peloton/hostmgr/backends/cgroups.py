@@ -231,19 +231,32 @@ class MemoryCgroups:
                     == (limits.cpu is None) and (spare.limits.pids > 0) == (limits.pids > 0)):
                 break
             self._remove_named(spare.name)
-        made: list[str] = []
-        try:
-            for old in self._paths_of(spare.name, spare.limits):
-                new = old[:old.rindex("/peloton-")] + f"/peloton-{run}"
-                os.rename(old, new)
-                made.append(new)
-            self._write_limits(made, limits, spare.limits)
-        except OSError:  # swept, or a limit the kernel refused: made afresh
-            for path in made:
-                _rmdir(path)
-            self._remove_named(spare.name)
-            return None
+        made = self._rename(spare.name, run, spare.limits)  # None: swept from under it
+        if made is not None:
+            try:
+                self._write_limits(made, limits, spare.limits)
+            except OSError:  # a limit the kernel refused: made afresh
+                for path in made:
+                    _rmdir(path)
+                return None
         return made
+
+    def _rename(self, old: str, new: str, limits: _Limits) -> list[str] | None:
+        """Rename the cgroups ``peloton-<old>`` of ``limits``' shape to
+        ``peloton-<new>``: their new paths, or None when one could not be
+        (then none is left under either name)."""
+        moved: list[str] = []
+        try:
+            for path, to in zip(self._paths_of(old, limits), self._paths_of(new, limits),
+                                strict=True):
+                os.rename(path, to)
+                moved.append(to)
+        except OSError:
+            for path in moved:
+                _rmdir(path)
+            self._remove_named(old)
+            return None
+        return moved
 
     def release(self, run: str, limit_mb: float, cpus: float = 0.0, pids_max: int = 0) -> None:
         """The run ended, its cgroups empty and not OOM-killed (its caller
@@ -269,18 +282,8 @@ class MemoryCgroups:
             self.remove(run)
             return
         name = f"spare-{os.getpid()}-{next(_SPARE_NUMBERS)}"
-        renamed: list[str] = []
-        try:
-            for path in paths:
-                new = path[:path.rindex("/peloton-")] + f"/peloton-{name}"
-                os.rename(path, new)
-                renamed.append(new)
-        except OSError:
-            for path in renamed:
-                _rmdir(path)
-            self.remove(run)
-            return
-        self.spares.append(_Spare(name, born, limits))
+        if self._rename(run, name, limits) is not None:
+            self.spares.append(_Spare(name, born, limits))
 
     def retire_spares(self, max_age: float = SPARE_MAX_AGE, now: float | None = None) -> int:
         """Remove the spares made ``max_age`` ago or more (all: 0); how many."""
