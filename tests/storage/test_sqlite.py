@@ -16,6 +16,7 @@ from peloton.core.errors import (
     FailedPrecondition,
     Internal,
     InvalidArgument,
+    NotFound,
     PelotonError,
     Unavailable,
 )
@@ -287,16 +288,34 @@ async def test_a_small_group_waits_in_the_thread_while_another_process_writes(
     seen: list[bool] = []
     other = sqlite3.connect(tmp_path / "p.db", isolation_level=None, check_same_thread=False)
     async with await open_sqlite(tmp_path / "p.db") as store:
+        # Inline first: the writer's busy_timeout is 0 for it, and back to
+        # the configured one for the thread's commit below.
+        await store._write(_where(seen), 1)
         other.execute("BEGIN IMMEDIATE")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(store._write, _where(seen), 1)
             await trio.testing.wait_all_tasks_blocked()
-            assert seen == []
+            assert seen == [True]
             other.execute("COMMIT")
-        assert seen == [False]
+        assert seen == [True, False]
         await store._write(_where(seen), 1)  # the lock free again: inline
-        assert seen == [False, True]
+        assert seen == [True, False, True]
     other.close()
+
+
+async def test_a_failing_write_alone_leaves_nothing(tmp_path: Path) -> None:
+    """A write alone in its group (no savepoint) that fails after a change:
+    rolled back whole, its error raised, and the next write lands."""
+    def half(conn: sqlite3.Connection) -> None:
+        conn.execute("INSERT INTO lockdown (component) VALUES ('Launch')")
+        raise NotFound("job x not found")
+
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        with pytest.raises(NotFound):
+            await store._write(half, 1)
+        assert await store.get_lockdown() == []
+        await store.set_lockdown(["Kill"])
+        assert await store.get_lockdown() == ["Kill"]
 
 
 async def test_only_commits_in_the_writers_thread_checkpoint(tmp_path: Path) -> None:
