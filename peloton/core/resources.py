@@ -68,7 +68,7 @@ class Resources(NamedTuple):
 
     @classmethod
     def sum(cls, items: list[Resources]) -> Resources:
-        total = cls()
+        total = _new(cls, (0.0, 0.0, 0.0, 0.0))  # (cls() runs the named tuple's __new__)
         for r in items:
             total = total + r
         return total

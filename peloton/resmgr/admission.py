@@ -121,17 +121,18 @@ class Admission(Tracker):
             return
         self._stale = False
         inputs = {}
+        configs = self._pool_configs
         for p in self.pools.values():
             leaf = p.is_leaf()
+            config = configs.get(p.id)
+            if config is None or config[0] is not p:  # (an update makes a new Pool)
+                config = configs[p.id] = (p, p.reservation(), p.limit(), p.share(), p.static())
             inputs[p.id] = PoolInput(
-                id=p.id, parent=p.parent, children=tuple(p.children),
-                reservation=p.reservation(), limit=p.limit(), share=p.share(),
-                static=p.static(),
-                demand=p.demand if leaf else ZERO,
-                allocation=(p.allocation - p.slack_allocation).clamp_zero() if leaf else ZERO,
-                slack_demand=p.slack_demand if leaf else ZERO,
-                slack_allocation=p.slack_allocation if leaf else ZERO,
-                slack_limit_pct=p.slack_limit)
+                p.id, p.parent, tuple(p.children), config[1], config[2], config[3], config[4],
+                p.demand if leaf else ZERO,
+                (p.allocation - p.slack_allocation).clamp_zero() if leaf else ZERO,
+                p.slack_demand if leaf else ZERO, p.slack_allocation if leaf else ZERO,
+                p.slack_limit)
         self._entitlements = entitlement.compute(inputs, ROOT, self.total_capacity(),
                                                self.total_slack_capacity())
 

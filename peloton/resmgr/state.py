@@ -113,6 +113,9 @@ class ResmgrState(Commands):
         self.applied = 0
         # Derived from the above (never snapshotted): see the module docstring.
         self._entitlements = {}
+        # Pool id -> (its Pool, reservation, limit, share, static): what the
+        # entitlement takes of a pool's config, built once a Pool object.
+        self._pool_configs = {}
         # Tasks per state, kept as states change (reads never scan the tracker).
         self.state_counts = collections.Counter()
         # (deadline, mesos task ids) in the order set; PLACING's and

@@ -288,6 +288,8 @@ class Tracker:
     next_gang: int
     applied: int
     _entitlements: dict[str, Entitlement]
+    _pool_configs: dict[str, tuple[Pool, Resources, Resources, Resources,
+                                   tuple[bool, bool, bool, bool]]]
     state_counts: collections.Counter[int]
     deadlines: dict[int, deque[tuple[float, list[str]]]]
     backoff: list[tuple[float, int]]

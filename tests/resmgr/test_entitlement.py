@@ -5,6 +5,7 @@ Peloton's literal phase-2 round loop."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from peloton.resmgr.entitlement import (
     compute,
     distribute_level,
     rollup,
+    slack_levels,
     water_fill,
 )
 
@@ -521,6 +523,24 @@ def test_tree_invariants_hold_when_capacity_is_short(
         case: tuple[dict[str, PoolInput], Resources, Resources]) -> None:
     pools, capacity, slack_capacity = case
     check_tree(pools, compute(pools, "root", capacity, slack_capacity))
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees())
+def test_without_slack_or_revocable_work_the_slack_levels_are_skipped_exactly(
+        case: tuple[dict[str, PoolInput], Resources, Resources]) -> None:
+    """No slack capacity and no revocable demand or allocation anywhere:
+    ``compute`` skips the slack levels, and its figures are theirs, bit for
+    bit (a -0.0 aside, which compares equal)."""
+    pools, capacity, _ = case
+    pools = {pid: dataclasses.replace(p, slack_demand=ZERO, slack_allocation=ZERO)
+             for pid, p in pools.items()}
+    out = compute(pools, "root", capacity, ZERO)
+    order = [pid for pid in out]  # compute's own order: root first, top down
+    ent = {pid: e.entitlement for pid, e in out.items()}
+    non_slack, slack = slack_levels(pools, rollup(pools, "root"), order, ent, capacity, ZERO)
+    assert {pid: e.non_slack_entitlement for pid, e in out.items()} == non_slack
+    assert {pid: e.slack_entitlement for pid, e in out.items()} == slack
 
 
 @settings(max_examples=200, deadline=None)
