@@ -28,6 +28,8 @@ from peloton.storage.sqlite import (
     _TASK_COLUMNS,
     _UPSERT_TASKS,
     AUTOCHECKPOINT_PAGES,
+    BUSY_RETRIES,
+    BUSY_RETRY_S,
     CHECKPOINT_ROWS,
     GROUP_ROWS,
     INLINE_ROWS,
@@ -282,9 +284,10 @@ async def test_a_small_group_commits_on_the_trio_thread_a_large_one_in_the_write
 
 
 async def test_a_small_group_waits_in_the_thread_while_another_process_writes(
-        tmp_path: Path) -> None:
-    """The file's write lock taken (another jobmgr's commit): the group goes
-    to the writer's thread, which waits for it (busy_timeout), and lands."""
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """The file's write lock taken (another jobmgr's commit) and still taken
+    after BUSY_RETRIES short sleeps: the group goes to the writer's thread,
+    which waits for it (busy_timeout), and lands."""
     seen: list[bool] = []
     other = sqlite3.connect(tmp_path / "p.db", isolation_level=None, check_same_thread=False)
     async with await open_sqlite(tmp_path / "p.db") as store:
@@ -294,12 +297,35 @@ async def test_a_small_group_waits_in_the_thread_while_another_process_writes(
         other.execute("BEGIN IMMEDIATE")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(store._write, _where(seen), 1)
-            await trio.testing.wait_all_tasks_blocked()
+            tries = 0
+            while not store._write_limiter.borrowed_tokens:  # in the thread at last
+                await trio.testing.wait_all_tasks_blocked()
+                mock_clock.jump(BUSY_RETRY_S)
+                tries += 1
+            assert tries == BUSY_RETRIES + 1
             assert seen == [True]
             other.execute("COMMIT")
         assert seen == [True, False]
         await store._write(_where(seen), 1)  # the lock free again: inline
         assert seen == [True, False, True]
+    other.close()
+
+
+async def test_a_small_group_that_finds_the_lock_taken_tries_again_inline(
+        tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """Another process's commit ends within the retries: the group commits
+    on the trio thread after all, no thread hop."""
+    seen: list[bool] = []
+    other = sqlite3.connect(tmp_path / "p.db", isolation_level=None, check_same_thread=False)
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        other.execute("BEGIN IMMEDIATE")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(store._write, _where(seen), 1)
+            await trio.testing.wait_all_tasks_blocked()  # its first try found it taken
+            assert seen == [] and not store._write_limiter.borrowed_tokens
+            other.execute("COMMIT")
+            mock_clock.jump(BUSY_RETRY_S)
+        assert seen == [True]
     other.close()
 
 
