@@ -413,8 +413,8 @@ def compute(pools: Mapping[str, PoolInput], root: str, capacity: Resources,
                                       for r in rolled.values()):
         # No slack and no revocable work: the slack levels assign nothing,
         # so each pool's non-slack entitlement is its entitlement and its
-        # slack entitlement zero (what ``slack_levels`` computes then, in
-        # a fifth of a compute's time less).
+        # slack entitlement zero (what ``slack_levels`` computes then,
+        # without walking the tree again).
         non_slack = ent
         slack = dict.fromkeys(order, ZERO)
         slack[root] = Resources(cpu=slack_capacity.cpu)

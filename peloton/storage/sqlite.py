@@ -12,9 +12,10 @@ cost more than a small group's commit itself: waking the worker while
 holding the GIL let the kernel run it at once, and both threads then waited
 on each other (``start_thread_soon`` was a fifth of a loaded jobmgr's
 held-GIL samples). A group of at most ``INLINE_ROWS`` rows commits inline
-when the file's write lock is free at once (``BEGIN IMMEDIATE`` without a
-busy wait: another process holding it sends the group to the thread, which
-waits) and a commit does not sync (``synchronous`` OFF or NORMAL: in WAL
+when the file's write lock is free (``BEGIN IMMEDIATE`` without a busy
+wait, tried again ``BUSY_RETRIES`` times a short sleep apart while another
+process holds it; still held, the group goes to the thread, which waits)
+and a commit does not sync (``synchronous`` OFF or NORMAL: in WAL
 mode a commit is a write to the log). An inline commit does not
 checkpoint (``wal_autocheckpoint`` 0 for it; a checkpoint copies and
 syncs); one in the thread does as SQLite does by default (once the log
@@ -26,8 +27,9 @@ small ones inline (a jobmgr's cpu a job 4.1-4.3 -> 3.4-3.5 ms).
 
 Group commit. Writes from many trio tasks queue, and whoever finds the
 writer idle commits the queued writes in one transaction, each write in a
-savepoint of its own: a write that fails (a stale epoch, a row of another
-shard) is rolled back alone and raises to its caller, the others land. A
+savepoint of its own (a write alone needs none): a write that fails (a
+stale epoch, a row of another shard) is rolled back alone and raises to
+its caller, the others land. A
 write returns only after the COMMIT that holds it. Under load this turns
 dozens of small transactions (one per launch batch, event batch, create)
 into one; it also takes the file's write lock far less often, which
@@ -650,7 +652,8 @@ class SQLiteStorage(Storage):
 
     def _commit_group(self, group: list[_Write], begun: bool = False) -> None:
         """In the writer thread (or on the trio thread, ``begun`` by
-        :meth:`_begin_inline`): one transaction, a savepoint per write.
+        :meth:`_begin_inline`): one transaction, a savepoint per write of
+        a group of several.
         Every entry ends with its result or its error; only what is not an
         ``Exception`` (after failing every entry) propagates."""
         conn = self._conn
