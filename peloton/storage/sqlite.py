@@ -667,26 +667,22 @@ class SQLiteStorage(Storage):
                     self._inline_rows = 0
                     conn.execute("BEGIN IMMEDIATE")
                 try:
-                    if len(group) == 1:
-                        # Alone, a write's failure is the transaction's:
-                        # rolled back whole, no savepoint needed.
-                        entry = group[0]
+                    # Alone, a write's failure is the transaction's: rolled
+                    # back whole, no savepoint needed.
+                    alone = len(group) == 1
+                    for entry in group:
+                        if not alone:
+                            conn.execute("SAVEPOINT one_write")
                         try:
                             entry.result = entry.fn(conn)
                         except Exception as exc:
-                            if conn.in_transaction:  # (some errors end it)
+                            if not alone:
+                                conn.execute("ROLLBACK TO one_write")
+                            elif conn.in_transaction:  # (some errors end it)
                                 conn.execute("ROLLBACK")
                             entry.error = (_translate(exc) if isinstance(exc, sqlite3.Error)
                                            else exc)
-                    else:
-                        for entry in group:
-                            conn.execute("SAVEPOINT one_write")
-                            try:
-                                entry.result = entry.fn(conn)
-                            except Exception as exc:
-                                conn.execute("ROLLBACK TO one_write")
-                                entry.error = (_translate(exc) if isinstance(exc, sqlite3.Error)
-                                               else exc)
+                        if not alone:
                             conn.execute("RELEASE one_write")
                     if conn.in_transaction:
                         conn.execute("COMMIT")
