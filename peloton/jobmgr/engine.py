@@ -463,6 +463,27 @@ class Reports:
             calls.release()
 
 
+def _needs_timers(job: Job) -> bool:
+    """Whether ``run_timers`` has work for ``job`` (now or later)."""
+    config = job.config
+    return bool(runs_until_stopped(config) or config.sla.maxRunningTime
+                or len(job.tasks) > config.instanceCount)
+
+
+class _Jobs(dict[str, Job]):
+    """A shard's jobs by id, noting each id put in (``touched``)."""
+
+    __slots__ = ("touched",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.touched: set[str] = set()
+
+    def __setitem__(self, job_id: str, job: Job) -> None:
+        super().__setitem__(job_id, job)
+        self.touched.add(job_id)
+
+
 class ShardEngine:
     @property
     def stopped(self) -> bool:
@@ -473,7 +494,15 @@ class ShardEngine:
         self.shard = shard
         self.epoch = epoch
         self.owner = owner
-        self.jobs: dict[str, Job] = {}
+        # The shard's jobs by id. Each one put in, and each one written
+        # (``persist``), is noted for the next timers pass (``run_timers``):
+        # only those can have ended, or come to need timers, since it.
+        self.jobs = _Jobs()
+        # Jobs the timers pass looks at each second (an ordered set): those
+        # that run until stopped, have ``sla.maxRunningTime`` or more tasks
+        # than instances. 100,000 one-task batch jobs need none of this, and
+        # a scan of every job held took 4% of a jobmgr's cpu in that load.
+        self._timed: dict[str, None] = {}
         self.ready = trio.Event()
         self.fenced = trio.Event()  # set when a newer epoch's write refused ours
         # The shard's one writer (``serve_inbox``) runs what ``submit`` sends.
@@ -610,6 +639,10 @@ class ShardEngine:
         a workflow removed, deleted."""
         now = self.ctx.clock()
         task_list = list(tasks)
+        jobs = list(jobs)
+        touched = self.jobs.touched
+        touched.update(j.id for j in jobs)
+        touched.update(t.job_id for t in task_list)
         task_rows: list[TaskRow] = []
         for start in range(0, len(task_list), ROWS_A_STEP):
             if start:
@@ -1155,36 +1188,55 @@ class ShardEngine:
             await self.on_events(lost)
 
     # -- sla.maxRunningTime ------------------------------------------------------
-    def forget_ended(self) -> None:
-        """Let go of the batch jobs that have ended (their state and every
-        task's terminal, no update running): they are in storage, which is
-        where a new owner finds them too (it loads active jobs only), and
-        the handlers that act on an ended job load it from there. Kept,
-        every job a shard ever ran was scanned each second, and held in
-        memory, for as long as its jobmgr lived (100,000 one-task jobs: a
-        tenth of a jobmgr's cpu in this loop alone). Services and daemon
-        jobs (few, long-lived) stay until their jobmgr stops."""
-        ended = [job_id for job_id, job in self.jobs.items()
-                 if job.terminal and job_id not in self.updates
-                 and not runs_until_stopped(job.config)
-                 and all(t.terminal for t in job.tasks)]
-        for job_id in ended:
-            del self.jobs[job_id]
+    def _sort_touched(self) -> None:
+        """Look at the jobs held or written since the last pass: let go of
+        the batch jobs that have ended (their state and every task's
+        terminal, no update running): they are in storage, which is where a
+        new owner finds them too (it loads active jobs only), and the
+        handlers that act on an ended job load it from there (kept, every
+        job a shard ever ran was held for as long as its jobmgr lived).
+        Services and daemon jobs (few, long-lived) stay until their jobmgr
+        stops. Note the others that need the timers. A job ends, or comes
+        to need them, only by a change, and every change is written."""
+        touched, self.jobs.touched = self.jobs.touched, set()
+        for job_id in touched:
+            job = self.jobs.get(job_id)
+            if job is None:
+                continue
+            service = runs_until_stopped(job.config)
+            if (not service and job.terminal and job_id not in self.updates
+                    and all(t.terminal for t in job.tasks)):
+                del self.jobs[job_id]
+            elif _needs_timers(job):
+                self._timed[job_id] = None
+
+    def _timed_jobs(self) -> list[Job]:
+        """The jobs that need the timers, in the order they came to."""
+        jobs = []
+        for job_id in list(self._timed):
+            job = self.jobs.get(job_id)
+            if job is not None and _needs_timers(job):
+                jobs.append(job)
+            else:  # let go of, or changed: a later change notes it again
+                del self._timed[job_id]
+        return jobs
 
     async def run_timers(self) -> None:
         """The shard's timers, each second: kill the runs of jobs with
         ``sla.maxRunningTime`` that have run that long (each ends FAILED,
         reason DEADLINE_TIMEOUT_EXCEEDED, and is not retried, as Peloton's
         deadline tracker does), start again the ended runs of service
-        instances whose restart backoff has passed, and take down the next
-        runs of rolling restarts. O(tasks of such jobs).
+        instances whose restart backoff has passed, take down the next runs
+        of rolling restarts, and trim the instances an update removed.
+        O(tasks of such jobs).
 
-        Ended jobs are let go here (``forget_ended``) first."""
-        self.forget_ended()
+        Ended jobs are let go here (``_sort_touched``) first."""
+        self._sort_touched()
         now = self.ctx.clock()
         over: list[Task] = []
         again: list[Task] = []
-        for job in self.jobs.values():
+        timed = self._timed_jobs()
+        for job in timed:
             service = runs_until_stopped(job.config)
             if not service and not job.config.sla.maxRunningTime:
                 continue
@@ -1199,10 +1251,11 @@ class ShardEngine:
                     continue
                 apply(t, action.changes)
                 (again if action.act == Act.NEW_RUN else over).append(t)
-        await self.roll([job for job in self.jobs.values() if bounded_restarts(job)])
+        await self.roll([job for job in timed if bounded_restarts(job)])
         await self.run_updates()
-        for job in list(self.jobs.values()):
-            if len(job.tasks) > job.config.instanceCount and job.id not in self.updates:
+        for job in timed:
+            if (self.jobs.get(job.id) is job and len(job.tasks) > job.config.instanceCount
+                    and job.id not in self.updates):
                 await self.trim(job)
         if not over and not again:
             return

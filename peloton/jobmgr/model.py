@@ -180,6 +180,47 @@ class Task:
 
 
 _state_of = attrgetter("state")
+_VARINT_1 = [bytes((n,)) for n in range(0x80)]
+
+
+def _varint(n: int) -> bytes:
+    """``n`` (>= 0) as a protobuf varint."""
+    if n < 0x80:
+        return _VARINT_1[n]
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _time_field(tag: bytes, ts: float) -> bytes:
+    text = rfc3339(ts).encode()
+    return tag + _varint(len(text)) + text
+
+
+# upb's deterministic order of a map's string keys: bytewise, except that a
+# key that begins a longer one comes after it (its sort reverses the bytes'
+# comparison, not the lengths', and it encodes back to front). No state's
+# name begins another's, so this is the names' plain order.
+_STATS_ORDER = {int(state): rank for rank, state in enumerate(
+    sorted(TaskState, key=lambda s: s.name + "\U0010ffff"))}
+
+
+@functools.lru_cache(maxsize=4096)
+def _stats_entry(state: int, n: int) -> bytes:
+    """A job runtime's ``taskStats`` entry (field 5): ``n`` tasks in ``state``."""
+    key = TaskState(state).name.encode()
+    entry = b"\x0a" + _varint(len(key)) + key + b"\x10" + _varint(n)
+    return b"\x2a" + _varint(len(entry)) + entry
+
+
+@functools.lru_cache(maxsize=1024)
+def _version_entry(version: int, n: int) -> bytes:
+    """A job runtime's ``taskConfigVersionStats`` entry (field 15)."""
+    entry = b"\x08" + _varint(version) + b"\x10" + _varint(n)
+    return b"\x7a" + _varint(len(entry)) + entry
 
 
 def _tally(items: Iterable[int]) -> Counter[int]:
@@ -218,6 +259,10 @@ class Job:
     versions: dict[int, job_pb2.JobConfig] = field(default_factory=dict, repr=False)
     _configs: dict[tuple[int, int], task_pb2.TaskConfig] = field(default_factory=dict,
                                                                  repr=False)
+    # (config, its labels as pairs, its bytes) of the last row: a config
+    # is not changed in place (a new version is a new message).
+    _stored_config: tuple[job_pb2.JobConfig, list[tuple[str, str]], bytes] | None = field(
+        default=None, repr=False, compare=False)
 
     @property
     def respool_id(self) -> str:
@@ -300,14 +345,58 @@ class Job:
             rt.taskConfigVersionStats[version] = n
         return rt
 
+    def runtime_bytes(self) -> bytes:
+        """``runtime().SerializeToString(deterministic=True)``, the same
+        bytes, written directly: a job row is written at each of the job's
+        changes (3-4 times for a job of one task), and building the message
+        to serialise it was most of the row's cost."""
+        out = b"\x08" + _varint(self.state) if self.state else b""
+        if self.creation_time:
+            out += _time_field(b"\x12", self.creation_time)
+        if self.start_time:
+            out += _time_field(b"\x1a", self.start_time)
+        if self.completion_time:
+            out += _time_field(b"\x22", self.completion_time)
+        tasks = self.tasks
+        if len(tasks) == 1:
+            out += _stats_entry(tasks[0].state, 1)
+        else:
+            counts = self.counts()
+            for state in sorted(counts, key=_STATS_ORDER.__getitem__):
+                out += _stats_entry(state, counts[state])
+        if self.goal:
+            out += b"\x38" + _varint(self.goal)
+        if self.config_version:
+            out += b"\x40" + _varint(self.config_version)
+        if self.update_id:
+            value = self.update_id.encode()
+            inner = b"\x0a" + _varint(len(value)) + value
+            out += b"\x52" + _varint(len(inner)) + inner
+        if self.workflow_version:
+            out += b"\x60" + _varint(self.workflow_version)
+        if self.desired_state_version:
+            out += b"\x70" + _varint(self.desired_state_version)
+        if len(tasks) == 1:
+            out += _version_entry(tasks[0].version or self.config_version, 1)
+        else:
+            for version, n in sorted(  # upb's order of integer keys: descending
+                    _tally(t.version or self.config_version for t in tasks).items(),
+                    reverse=True):
+                out += _version_entry(version, n)
+        return out
+
     def row(self, now: float) -> JobRow:
         c = self.config
+        stored = self._stored_config
+        if stored is None or stored[0] is not c:
+            stored = self._stored_config = (
+                c, [(label.key, label.value) for label in c.labels],
+                c.SerializeToString(deterministic=True))
         return JobRow(self.id, self.shard, c.name, c.owner or c.owningTeam, self.respool_id,
                       int(self.state), int(self.goal), c.instanceCount,
-                      [(label.key, label.value) for label in c.labels], self.creation_time, now,
+                      stored[1], self.creation_time, now,
                       self.completion_time, self.config_version,
-                      c.SerializeToString(deterministic=True),
-                      self.runtime().SerializeToString(deterministic=True))
+                      stored[2], self.runtime_bytes())
 
     @classmethod
     def from_rows(cls, row: JobRow, tasks: list[TaskRow]) -> Job:

@@ -769,6 +769,11 @@ async def test_an_ended_batch_job_is_let_go_an_ended_service_is_kept(
     # A late repeat of an event of it finds no job, and changes nothing.
     await h.engine.on_events(ended(1, T.SUCCEEDED))
     assert await h.stored(1) == (T.SUCCEEDED, 1, "hA")
+    # Held again from storage (as a handler does to act on an ended job)
+    # and left unchanged: let go at the next round too.
+    h.engine.jobs[JOB] = Job.from_rows(row, [r for r in (await h.store.list_tasks(JOB))[0]])
+    await h.engine.run_timers()
+    assert JOB not in h.engine.jobs
 
     other = "6c8d3b63-2e8f-4b5a-8b64-4a2e3f7d1c22"
     svc = Job.new(other, SHARD, service(1), h.clock.now)

@@ -1,4 +1,4 @@
-"""The stored forms of a task: its times as RFC 3339 text, its runtime."""
+"""The stored forms of a task and a job: times as RFC 3339 text, runtimes."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import datetime
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
-from peloton.core.states import TaskState
-from peloton.jobmgr.model import Task, from_rfc3339, rfc3339
+from peloton.core.states import JobState, TaskState
+from peloton.jobmgr.model import Job, Task, from_rfc3339, rfc3339
 
 JOB = "5b7c2a52-1d7e-4a3f-9a53-3f1d2e6c0b11"
 
@@ -60,3 +61,46 @@ def test_replaced_is_dataclasses_replace() -> None:
     assert copy == dataclasses.replace(task, state=TaskState.SUCCEEDED, exit_code=0,
                                        completion_time=9.0)
     assert copy is not task and task.state == TaskState.RUNNING
+
+
+_times = st.one_of(st.just(0.0), st.floats(min_value=1e-6, max_value=4e9, allow_nan=False))
+
+
+@given(state=st.sampled_from(JobState), goal=st.sampled_from(JobState), created=_times,
+       started=_times, completed=_times, config_version=st.integers(0, 2**40),
+       workflow=st.integers(0, 2**40), desired=st.integers(0, 2**40),
+       update_id=st.text(max_size=40),
+       tasks=st.lists(st.tuples(st.sampled_from(TaskState), st.integers(0, 300)), max_size=40))
+@example(state=JobState.RUNNING, goal=JobState.SUCCEEDED, created=1795709835.25,
+         started=0.0, completed=0.0, config_version=1, workflow=0, desired=0, update_id="",
+         tasks=[(TaskState.RUNNING, 1)])
+def test_a_jobs_runtime_bytes_are_the_messages_deterministic_serialisation(
+        state: JobState, goal: JobState, created: float, started: float, completed: float,
+        config_version: int, workflow: int, desired: int, update_id: str,
+        tasks: list[tuple[TaskState, int]]) -> None:
+    """The stored job runtime, written directly (``runtime_bytes``), is byte
+    for byte what protobuf writes for ``runtime()``: map entries included,
+    in upb's deterministic order."""
+    job = Job(JOB, 0, job_pb2.JobConfig(instanceCount=len(tasks)), state=state, goal=goal,
+              creation_time=created, start_time=started, completion_time=completed,
+              config_version=config_version, update_id=update_id,
+              desired_state_version=desired, workflow_version=workflow)
+    job.tasks = [Task(JOB, i, f"job-{i}", state=s, version=v)
+                 for i, (s, v) in enumerate(tasks)]
+    stored = job.runtime_bytes()
+    assert job_pb2.RuntimeInfo.FromString(stored) == job.runtime()
+    assert stored == job.runtime().SerializeToString(deterministic=True)
+
+
+def test_a_jobs_row_follows_its_config_when_it_changes() -> None:
+    """The row's labels and config bytes are kept from one row to the next,
+    and taken again when the job takes a new config version."""
+    config = job_pb2.JobConfig(name="a", instanceCount=1, labels=[{"key": "k", "value": "1"}])
+    job = Job.new(JOB, 0, config, 5.0)
+    first = job.row(6.0)
+    assert (first.labels, first.config) == ([("k", "1")], config.SerializeToString())
+    second = job_pb2.JobConfig(name="a", instanceCount=1, labels=[{"key": "k", "value": "2"}])
+    job.set_config(second, 2)
+    row = job.row(7.0)
+    assert (row.labels, row.config, row.config_version) == (
+        [("k", "2")], second.SerializeToString(deterministic=True), 2)
