@@ -29,6 +29,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import copy
+import itertools
 import logging
 import math
 import time
@@ -1220,6 +1221,15 @@ class ShardEngine:
             else:  # let go of, or changed: a later change notes it again
                 del self._timed[job_id]
         return jobs
+
+    def holds_daemons(self) -> bool:
+        """Whether a daemon job is among the shard's jobs: those run until
+        stopped, so each is timed, or noted for the next pass."""
+        for job_id in itertools.chain(self._timed, self.jobs.touched):
+            job = self.jobs.get(job_id)
+            if job is not None and job.config.type == job_pb2.DAEMON:
+                return True
+        return False
 
     async def run_timers(self) -> None:
         """The shard's timers, each second: kill the runs of jobs with

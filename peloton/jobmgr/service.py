@@ -448,8 +448,7 @@ class Jobmgr:
             engines = [e for e in map(self.engines.get, self._acting_shards()) if e is not None]
             if not engines:
                 continue
-            with_daemons = {e.shard for e in engines
-                            if any(j.config.type == job_pb2.DAEMON for j in e.jobs.values())}
+            with_daemons = {e.shard for e in engines if e.holds_daemons()}
             # Every host only for daemon jobs: 10,000 hosts' infos every 2 s
             # were a third of a busy host manager's cpu.
             hosts = await self._hosts(() if with_daemons else (host_pb2.HOST_STATE_DRAINING,))
