@@ -920,7 +920,8 @@ class ShardEngine:
                 task.host, task.agent = p.hostname, p.agentId
                 # A new launch attempt: an unknown-mark of an earlier one
                 # (refused or lost) says nothing about this one.
-                self._unknown.discard(task.mesos_task_id)
+                if self._unknown:
+                    self._unknown.discard(task.mesos_task_id)
                 task.lease, task.cluster, task.ports = p.leaseId, p.cluster, assigned
                 if cfg.HasField("volume") and not task.volume_host:
                     # Its persistent volume is made there: its runs stay there.

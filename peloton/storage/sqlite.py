@@ -333,9 +333,16 @@ def _job_from_row(row: tuple[Any, ...]) -> JobRow:
      creation_time, update_time, completion_time, config_version, config, runtime) = row
     return JobRow(
         job_id, shard, name, owner, respool_id, state, goal_state, instance_count,
-        [(k, v) for k, v in json.loads(labels)] if labels != "[]" else [], creation_time,
+        list(_labels_of(labels)) if labels != "[]" else [], creation_time,
         update_time, completion_time, config_version, config, runtime,
     )
+
+
+@functools.lru_cache(maxsize=1024)
+def _labels_of(stored: str) -> tuple[tuple[str, str], ...]:
+    """A job's stored labels, parsed. Cached: jobs share labels, and a
+    summary query of thousands of jobs parsed each job's."""
+    return tuple((k, v) for k, v in json.loads(stored))
 
 
 def _fold(value: object) -> str | None:
