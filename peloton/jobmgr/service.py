@@ -974,7 +974,9 @@ class JobHandler:
         job_id = request.id.value or new_job_id()
         if not is_job_id(job_id):
             raise InvalidArgument(f"{job_id!r} is not a job id (a UUID)", field="id")
-        forwarded = job_pb2.CreateRequest(id=peloton_pb2.JobID(value=job_id), config=config)
+        # Forwarded with the id chosen here (the owner must not choose another).
+        forwarded = request if request.id.value else job_pb2.CreateRequest(
+            id=peloton_pb2.JobID(value=job_id), config=config)
 
         async def local(engine: ShardEngine) -> Any:
             await self.create_on(engine, job_id, config)
