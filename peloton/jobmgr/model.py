@@ -185,8 +185,10 @@ _VARINT_1 = [bytes((n,)) for n in range(0x80)]
 
 def _varint(n: int) -> bytes:
     """``n`` (>= 0) as a protobuf varint."""
-    if n < 0x80:
+    if 0 <= n < 0x80:
         return _VARINT_1[n]
+    if n < 0:  # every field written so is unsigned (protobuf refuses it too)
+        raise ValueError(f"{n} is not an unsigned varint")
     out = bytearray()
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -104,3 +105,11 @@ def test_a_jobs_row_follows_its_config_when_it_changes() -> None:
     row = job.row(7.0)
     assert (row.labels, row.config, row.config_version) == (
         [("k", "2")], second.SerializeToString(deterministic=True), 2)
+
+
+def test_a_negative_version_is_refused_not_written() -> None:
+    """As protobuf refuses a negative value for an unsigned field."""
+    job = Job.new(JOB, 0, job_pb2.JobConfig(instanceCount=1), 5.0)
+    job.workflow_version = -1
+    with pytest.raises(ValueError):
+        job.runtime_bytes()
