@@ -197,9 +197,13 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
+def _field(tag: bytes, data: bytes) -> bytes:
+    """A length-delimited field (a string, a message, a map entry)."""
+    return tag + _varint(len(data)) + data
+
+
 def _time_field(tag: bytes, ts: float) -> bytes:
-    text = rfc3339(ts).encode()
-    return tag + _varint(len(text)) + text
+    return _field(tag, rfc3339(ts).encode())
 
 
 # upb's deterministic order of a map's string keys: bytewise, except that a
@@ -213,16 +217,14 @@ _STATS_ORDER = {int(state): rank for rank, state in enumerate(
 @functools.lru_cache(maxsize=4096)
 def _stats_entry(state: int, n: int) -> bytes:
     """A job runtime's ``taskStats`` entry (field 5): ``n`` tasks in ``state``."""
-    key = TaskState(state).name.encode()
-    entry = b"\x0a" + _varint(len(key)) + key + b"\x10" + _varint(n)
-    return b"\x2a" + _varint(len(entry)) + entry
+    return _field(b"\x2a", _field(b"\x0a", TaskState(state).name.encode())
+                  + b"\x10" + _varint(n))
 
 
 @functools.lru_cache(maxsize=1024)
 def _version_entry(version: int, n: int) -> bytes:
     """A job runtime's ``taskConfigVersionStats`` entry (field 15)."""
-    entry = b"\x08" + _varint(version) + b"\x10" + _varint(n)
-    return b"\x7a" + _varint(len(entry)) + entry
+    return _field(b"\x7a", b"\x08" + _varint(version) + b"\x10" + _varint(n))
 
 
 def _tally(items: Iterable[int]) -> Counter[int]:
@@ -371,9 +373,7 @@ class Job:
         if self.config_version:
             out += b"\x40" + _varint(self.config_version)
         if self.update_id:
-            value = self.update_id.encode()
-            inner = b"\x0a" + _varint(len(value)) + value
-            out += b"\x52" + _varint(len(inner)) + inner
+            out += _field(b"\x52", _field(b"\x0a", self.update_id.encode()))
         if self.workflow_version:
             out += b"\x60" + _varint(self.workflow_version)
         if self.desired_state_version:

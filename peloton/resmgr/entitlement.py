@@ -282,8 +282,9 @@ def slack_limit(pool: PoolInput) -> Resources:
                      pool.reservation.gpu * pct)
 
 
-def _slack_requirement(pool: PoolInput, roll: Rollup) -> Resources:
-    return _min(slack_limit(pool), roll.slack_allocation + roll.slack_demand)
+def _slack_requirement(pool: PoolInput, slack_allocation: Resources,
+                       slack_demand: Resources) -> Resources:
+    return _min(slack_limit(pool), slack_allocation + slack_demand)
 
 
 def _order(pools: Mapping[str, PoolInput], root: str) -> list[str]:
@@ -324,7 +325,7 @@ def rollup(pools: Mapping[str, PoolInput], root: str,
             demand, allocation = pool.demand, pool.allocation
             slack_demand, slack_allocation = pool.slack_demand, pool.slack_allocation
             floor = ZERO
-        wanted = allocation + demand + _min(slack_limit(pool), slack_allocation + slack_demand)
+        wanted = allocation + demand + _slack_requirement(pool, slack_allocation, slack_demand)
         requirement = _min(_max(wanted, floor), pool.limit)
         res, static = pool.reservation, pool.static
         reserved = _new(Resources, (
@@ -359,7 +360,8 @@ def _slack_level(pools: Mapping[str, PoolInput], rolled: Mapping[str, Rollup],
     for j, c in enumerate(kids):
         roll = rolled[c]
         available = (entitlement[c] - (roll.allocation + roll.demand)).clamp_zero()
-        assign = _min(available, _slack_requirement(pools[c], roll))
+        assign = _min(available, _slack_requirement(pools[c], roll.slack_allocation,
+                                                    roll.slack_demand))
         non_slack.append(entitlement[c] - assign)
         assigned.append(assign._replace(cpu=kept[j]))
     left = max(0.0, slack.cpu - math.fsum(a.cpu for a in assigned))
