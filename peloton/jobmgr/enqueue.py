@@ -25,6 +25,16 @@ box a probe's tasks waited up to 0.7 s for one, at p99, during a burst of
 100,000 tasks). The calls of a steady stream of small creates stay shared:
 the lane opens only beside a large call.
 
+Calls that are not full start at least ``PERIOD_S`` apart, and what is
+added meanwhile rides along; after a quiet spell the first goes at once (a
+lone job waits for nothing). Without a pace, a stream of small creates made
+a call every round trip (~25 ms), each carrying the few jobs created in it,
+and every later hop followed that rhythm: resmgr's Raft commands, the
+placement batches, the launches, the shards' writer turns and the host
+managers' calls each carried a few tasks. In the 100,000 one-task-job load
+the machine spent 2.08-2.40 ms of cpu a job without it, 1.27 with a 0.2 s
+pace (docs/performance.md, the twenty-seventh session).
+
 A call that fails is sent again (the tasks are still PENDING); a task that
 changed meanwhile (killed, or already sent by a recovery) is left out, and
 runs resmgr refuses are written FAILED by their shard's writer.
@@ -33,6 +43,7 @@ runs resmgr refuses are written FAILED by their shard's writer.
 from __future__ import annotations
 
 import logging
+import math
 from collections import deque
 from collections.abc import Callable, Sequence
 
@@ -52,6 +63,8 @@ CHUNK = 1000
 IN_FLIGHT = 4
 # A pool with at most this many tasks waiting may go in the express call.
 EXPRESS = 100
+# Calls with fewer than CHUNK tasks start at least this far apart.
+PERIOD_S = 0.2
 # After a failed call, its sender waits this long (doubling to the cap).
 RETRY_S, RETRY_CAP_S = 0.2, 5.0
 
@@ -61,9 +74,11 @@ Batch = list[tuple[ShardEngine, list[Task]]]
 class GangBatcher:
     """Collects new PENDING tasks from the shard engines; sends them."""
 
-    def __init__(self, *, in_flight: int = IN_FLIGHT,
+    def __init__(self, *, in_flight: int = IN_FLIGHT, period: float = PERIOD_S,
                  on_waiting: Callable[[str, int], None] | None = None) -> None:
         self._in_flight = in_flight
+        self._period = period
+        self._started = -math.inf  # when the last call (not an express one) started
         # Told each reply's count of the pool's gangs not yet placed
         # (EnqueueGangsResponse.waiting): ``peloton.jobmgr.intake``.
         self.on_waiting = on_waiting
@@ -151,11 +166,15 @@ class GangBatcher:
     async def _sender(self, express: bool = False) -> None:
         delay = RETRY_S
         while True:
+            if not express:
+                await self._pace()
             taken = self._next(express)
             if taken is None:
                 await self._lot.park()
                 continue
             pool, batch = taken
+            if not express:
+                self._started = trio.current_time()
             large = sum(len(tasks) for _, tasks in batch) > EXPRESS
             self._busy += 1
             self._busy_large += large
@@ -176,6 +195,13 @@ class GangBatcher:
                 self._busy -= 1
                 self._busy_large -= large
                 self._lot.unpark_all()  # what waited for this call may go
+
+    async def _pace(self) -> None:
+        """Until a period after the last call started, or until a full
+        call's tasks wait."""
+        with trio.move_on_at(self._started + self._period):
+            while self._waiting < CHUNK:
+                await self._lot.park()
 
     async def _send(self, pool: str, batch: Batch) -> None:
         # What each task was when sent: only those still so are recorded.

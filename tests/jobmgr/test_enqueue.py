@@ -1,6 +1,7 @@
 """GangBatcher: creates from every shard share an EnqueueGangs, a few calls
-are in flight at once, pools take turns, a failed call is sent again, and
-refused runs go back to their shard's writer."""
+are in flight at once, calls that are not full start a period apart, pools
+take turns, a failed call is sent again, and refused runs go back to their
+shard's writer."""
 
 from __future__ import annotations
 
@@ -98,10 +99,11 @@ def new_job(engine: FakeEngine, job_id: str, instances: int = 1,
 
 
 def held(in_flight: int) -> tuple[FakeResmgr, GangBatcher]:
-    """A batcher whose calls wait until ``resmgr.release`` is set."""
+    """A batcher whose calls wait until ``resmgr.release`` is set (and
+    start with no pace between them)."""
     resmgr = FakeResmgr()
     resmgr.release = trio.Event()
-    return resmgr, GangBatcher(in_flight=in_flight)
+    return resmgr, GangBatcher(in_flight=in_flight, period=0)
 
 
 def add(batcher: GangBatcher, engine: FakeEngine, tasks: list[FakeTask]) -> None:
@@ -151,6 +153,37 @@ async def test_a_backlog_of_a_chunk_or_more_goes_in_more_calls_at_once() -> None
         await trio.testing.wait_all_tasks_blocked()
         nursery.cancel_scope.cancel()
     assert sorted(len(ids) for ids in sent(resmgr)) == [1, 1000, 1000]
+
+
+async def test_calls_not_full_start_a_period_apart_and_after_quiet_at_once(
+        mock_clock: trio.testing.MockClock) -> None:
+    """A steady stream of small creates shares calls a period apart (every
+    later hop then carries many tasks, not the few of one round trip); a
+    full call's tasks do not wait, nor a lone job after a quiet spell."""
+    resmgr = FakeResmgr()
+    batcher = GangBatcher(period=0.2)
+    (a,) = engines(resmgr, 1)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(batcher.run)
+        add(batcher, a, new_job(a, "j0"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert sent(resmgr) == [["j0-0-1"]]  # at once: no call before it
+        add(batcher, a, new_job(a, "j1"))
+        mock_clock.jump(0.1)
+        add(batcher, a, new_job(a, "j2"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(resmgr.calls) == 1  # j0's call answered, its period not over
+        mock_clock.jump(0.1)
+        await trio.testing.wait_all_tasks_blocked()
+        assert sent(resmgr)[1:] == [["j1-0-1", "j2-0-1"]]
+        add(batcher, a, new_job(a, "big", 1000))  # a full call: no pace
+        await trio.testing.wait_all_tasks_blocked()
+        assert [len(ids) for ids in sent(resmgr)[2:]] == [1000]
+        mock_clock.jump(5)
+        add(batcher, a, new_job(a, "lone"))
+        await trio.testing.wait_all_tasks_blocked()
+        assert sent(resmgr)[3:] == [["lone-0-1"]]
+        nursery.cancel_scope.cancel()
 
 
 async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
@@ -267,7 +300,8 @@ async def test_each_replys_count_of_the_pools_waiting_gangs_is_told() -> None:
     """What the intake holds large creates by (peloton.jobmgr.intake)."""
     heard: list[tuple[str, int]] = []
     resmgr = FakeResmgr()
-    batcher = GangBatcher(in_flight=1, on_waiting=lambda pool, n: heard.append((pool, n)))
+    batcher = GangBatcher(in_flight=1, period=0,
+                          on_waiting=lambda pool, n: heard.append((pool, n)))
     (a,) = engines(resmgr, 1)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(batcher.run)
