@@ -25,9 +25,10 @@ box a probe's tasks waited up to 0.7 s for one, at p99, during a burst of
 100,000 tasks). The calls of a steady stream of small creates stay shared:
 the lane opens only beside a large call.
 
-Calls that are not full start at least ``PERIOD_S`` apart, and what is
-added meanwhile rides along; after a quiet spell the first goes at once (a
-lone job waits for nothing). Without a pace, a stream of small creates made
+A pool's calls that are not full start at least ``PERIOD_S`` apart, and
+what is added meanwhile rides along; after a quiet spell the first goes at
+once (a lone job waits for nothing), and another pool's job does not wait
+for this pool's pace. Without a pace, a stream of small creates made
 a call every round trip (~25 ms), each carrying the few jobs created in it,
 and every later hop followed that rhythm: resmgr's Raft commands, the
 placement batches, the launches, the shards' writer turns and the host
@@ -63,7 +64,7 @@ CHUNK = 1000
 IN_FLIGHT = 4
 # A pool with at most this many tasks waiting may go in the express call.
 EXPRESS = 100
-# Calls with fewer than CHUNK tasks start at least this far apart.
+# A pool's calls of fewer than CHUNK tasks start at least this far apart.
 PERIOD_S = 0.2
 # After a failed call, its sender waits this long (doubling to the cap).
 RETRY_S, RETRY_CAP_S = 0.2, 5.0
@@ -78,7 +79,8 @@ class GangBatcher:
                  on_waiting: Callable[[str, int], None] | None = None) -> None:
         self._in_flight = in_flight
         self._period = period
-        self._started = -math.inf  # when the last call (not an express one) started
+        # When each pool's last call (not an express one) started.
+        self._started: dict[str, float] = {}
         # Told each reply's count of the pool's gangs not yet placed
         # (EnqueueGangsResponse.waiting): ``peloton.jobmgr.intake``.
         self.on_waiting = on_waiting
@@ -161,20 +163,40 @@ class GangBatcher:
             return None if pool is None else self._take(pool)
         if self._busy and self._waiting < CHUNK:
             return None
-        return self._take()
+        pool = self._due()
+        return None if pool is None else self._take(pool)
+
+    def _due(self) -> str | None:
+        """The first pool in turn whose call may start: a period after its
+        last one did, or with a full call's tasks waiting."""
+        now = trio.current_time()
+        return next((pool for pool in self._turn if self._pool_waiting[pool] >= CHUNK
+                     or now >= self._started.get(pool, -math.inf) + self._period), None)
+
+    def _paced_until(self) -> float:
+        """When the first pool that waits for its pace may go (inf: none)."""
+        if self._busy and self._waiting < CHUNK:
+            return math.inf  # the call in flight wakes the senders
+        return min((self._started.get(pool, -math.inf) + self._period for pool in self._turn),
+                   default=math.inf)
+
+    def _note_start(self, pool: str) -> None:
+        now = trio.current_time()
+        if len(self._started) > 64:  # pools come and go: forget past paces
+            self._started = {p: t for p, t in self._started.items() if t + self._period > now}
+        self._started[pool] = now
 
     async def _sender(self, express: bool = False) -> None:
         delay = RETRY_S
         while True:
-            if not express:
-                await self._pace()
             taken = self._next(express)
             if taken is None:
-                await self._lot.park()
+                with trio.move_on_at(math.inf if express else self._paced_until()):
+                    await self._lot.park()
                 continue
             pool, batch = taken
             if not express:
-                self._started = trio.current_time()
+                self._note_start(pool)
             large = sum(len(tasks) for _, tasks in batch) > EXPRESS
             self._busy += 1
             self._busy_large += large
@@ -195,13 +217,6 @@ class GangBatcher:
                 self._busy -= 1
                 self._busy_large -= large
                 self._lot.unpark_all()  # what waited for this call may go
-
-    async def _pace(self) -> None:
-        """Until a period after the last call started, or until a full
-        call's tasks wait."""
-        with trio.move_on_at(self._started + self._period):
-            while self._waiting < CHUNK:
-                await self._lot.park()
 
     async def _send(self, pool: str, batch: Batch) -> None:
         # What each task was when sent: only those still so are recorded.

@@ -159,7 +159,8 @@ async def test_calls_not_full_start_a_period_apart_and_after_quiet_at_once(
         mock_clock: trio.testing.MockClock) -> None:
     """A steady stream of small creates shares calls a period apart (every
     later hop then carries many tasks, not the few of one round trip); a
-    full call's tasks do not wait, nor a lone job after a quiet spell."""
+    full call's tasks do not wait, nor a lone job after a quiet spell, nor
+    another pool's job for this pool's pace."""
     resmgr = FakeResmgr()
     batcher = GangBatcher(period=0.2)
     (a,) = engines(resmgr, 1)
@@ -179,10 +180,13 @@ async def test_calls_not_full_start_a_period_apart_and_after_quiet_at_once(
         add(batcher, a, new_job(a, "big", 1000))  # a full call: no pace
         await trio.testing.wait_all_tasks_blocked()
         assert [len(ids) for ids in sent(resmgr)[2:]] == [1000]
+        add(batcher, a, new_job(a, "probe", pool="probes"))  # its pool's first call
+        await trio.testing.wait_all_tasks_blocked()
+        assert sent(resmgr)[3:] == [["probe-0-1"]]
         mock_clock.jump(5)
         add(batcher, a, new_job(a, "lone"))
         await trio.testing.wait_all_tasks_blocked()
-        assert sent(resmgr)[3:] == [["lone-0-1"]]
+        assert sent(resmgr)[4:] == [["lone-0-1"]]
         nursery.cancel_scope.cancel()
 
 

@@ -132,10 +132,12 @@ class StorageContract:
             (job(J2, name="again"), [task(J2, 0, host="x")]),  # taken
             (job(J3, shard=1), []),  # another shard's
             (job(J3), [task(J1, 0)]),  # a task of another job
+            (job(J1, name="twice"), [task(J1, 0, host="y")]),  # its id earlier in the call
         ])
         assert outcomes[0] is None
         assert isinstance(outcomes[1], AlreadyExists)
         assert isinstance(outcomes[2], InvalidArgument) and isinstance(outcomes[3], InvalidArgument)
+        assert isinstance(outcomes[4], AlreadyExists)
         assert (await store.get_job(J1)) == job(J1)
         assert (await store.get_task(J1, 1)) == task(J1, 1)
         assert (await store.get_job(J2)).name == "there"  # type: ignore[union-attr]
