@@ -28,7 +28,8 @@ the lane opens only beside a large call.
 A pool's calls that are not full start at least ``PERIOD_S`` apart, and
 what is added meanwhile rides along; after a quiet spell the first goes at
 once (a lone job waits for nothing), and another pool's job does not wait
-for this pool's pace. Without a pace, a stream of small creates made
+for this pool's pace. The express lane keeps it too: beside a pool's own
+large call, what the pool gets meanwhile waits for its period. Without a pace, a stream of small creates made
 a call every round trip (~25 ms), each carrying the few jobs created in it,
 and every later hop followed that rhythm: resmgr's Raft commands, the
 placement batches, the launches, the shards' writer turns and the host
@@ -79,7 +80,7 @@ class GangBatcher:
                  on_waiting: Callable[[str, int], None] | None = None) -> None:
         self._in_flight = in_flight
         self._period = period
-        # When each pool's last call (not an express one) started.
+        # When each pool's last call started.
         self._started: dict[str, float] = {}
         # Told each reply's count of the pool's gangs not yet placed
         # (EnqueueGangsResponse.waiting): ``peloton.jobmgr.intake``.
@@ -122,8 +123,11 @@ class GangBatcher:
         self._pool_waiting[pool] = self._pool_waiting.get(pool, 0) + size
 
     def _small_pool(self) -> str | None:
-        """The first pool in turn with at most EXPRESS tasks waiting."""
-        return next((pool for pool in self._turn if self._pool_waiting[pool] <= EXPRESS), None)
+        """The first pool in turn with at most EXPRESS tasks waiting whose
+        pace lets it go (a bulk pool whose large call just left waits)."""
+        now = trio.current_time()
+        return next((pool for pool in self._turn if self._pool_waiting[pool] <= EXPRESS
+                     and now >= self._started.get(pool, -math.inf) + self._period), None)
 
     def _take(self, pool: str | None = None) -> tuple[str, Batch]:
         """Up to CHUNK tasks (never none) of ``pool``, by default the next
@@ -195,8 +199,7 @@ class GangBatcher:
                     await self._lot.park()
                 continue
             pool, batch = taken
-            if not express:
-                self._note_start(pool)
+            self._note_start(pool)
             large = sum(len(tasks) for _, tasks in batch) > EXPRESS
             self._busy += 1
             self._busy_large += large

@@ -5,7 +5,8 @@ shard's writer."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,12 +99,12 @@ def new_job(engine: FakeEngine, job_id: str, instances: int = 1,
     return [FakeTask(job_id, k) for k in range(instances)]
 
 
-def held(in_flight: int) -> tuple[FakeResmgr, GangBatcher]:
+def held(in_flight: int, period: float = 0.0) -> tuple[FakeResmgr, GangBatcher]:
     """A batcher whose calls wait until ``resmgr.release`` is set (and
-    start with no pace between them)."""
+    start with no pace between them, by default)."""
     resmgr = FakeResmgr()
     resmgr.release = trio.Event()
-    return resmgr, GangBatcher(in_flight=in_flight, period=0)
+    return resmgr, GangBatcher(in_flight=in_flight, period=period)
 
 
 def add(batcher: GangBatcher, engine: FakeEngine, tasks: list[FakeTask]) -> None:
@@ -114,13 +115,34 @@ def sent(resmgr: FakeResmgr) -> list[list[str]]:
     return [[t.mesosTaskId for g in c.gangs for t in g.tasks] for c in resmgr.calls]
 
 
+async def added(batcher: GangBatcher, engine: FakeEngine,
+                *jobs: tuple[str, int, str]) -> None:
+    """Add each (job id, instances, pool), then let every sender act."""
+    for job_id, instances, pool in jobs:
+        add(batcher, engine, new_job(engine, job_id, instances, pool))
+    await trio.testing.wait_all_tasks_blocked()
+
+
+@asynccontextmanager
+async def serving(batcher: GangBatcher) -> AsyncIterator[None]:
+    """``batcher`` sends while the block runs."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(batcher.run)
+        yield
+        nursery.cancel_scope.cancel()
+
+
+def jobs_sent(resmgr: FakeResmgr) -> list[list[str]]:
+    """Each call's jobs."""
+    return [sorted({m.rsplit("-", 2)[0] for m in ids}) for ids in sent(resmgr)]
+
+
 async def test_creates_that_arrive_together_go_in_one_call() -> None:
     """While a call is in flight, the creates that come meanwhile wait for
     it, and then go in one call (from every shard)."""
     resmgr, batcher = held(2)
     a, b = engines(resmgr, 2)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         add(batcher, a, new_job(a, "j0"))
         await trio.testing.wait_all_tasks_blocked()
         assert batcher.waiting == 0  # taken at once
@@ -131,7 +153,6 @@ async def test_creates_that_arrive_together_go_in_one_call() -> None:
         assert batcher.waiting == 5  # the idle sender waits: too few for a call of their own
         resmgr.release.set()
         await trio.testing.wait_all_tasks_blocked()
-        nursery.cancel_scope.cancel()
     assert sent(resmgr) == [["j0-0-1"], ["j1-0-1", "j2-0-1", "j3-0-1", "j4-0-1", "j5-0-1"]]
     assert batcher.waiting == 0
 
@@ -139,8 +160,7 @@ async def test_creates_that_arrive_together_go_in_one_call() -> None:
 async def test_a_backlog_of_a_chunk_or_more_goes_in_more_calls_at_once() -> None:
     resmgr, batcher = held(2)
     (a,) = engines(resmgr, 1)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         add(batcher, a, new_job(a, "first"))
         await trio.testing.wait_all_tasks_blocked()
         add(batcher, a, new_job(a, "big", 1000))  # a whole chunk: the second sender takes it
@@ -151,7 +171,6 @@ async def test_a_backlog_of_a_chunk_or_more_goes_in_more_calls_at_once() -> None
         assert batcher.waiting == 1000
         resmgr.release.set()
         await trio.testing.wait_all_tasks_blocked()
-        nursery.cancel_scope.cancel()
     assert sorted(len(ids) for ids in sent(resmgr)) == [1, 1000, 1000]
 
 
@@ -164,8 +183,7 @@ async def test_calls_not_full_start_a_period_apart_and_after_quiet_at_once(
     resmgr = FakeResmgr()
     batcher = GangBatcher(period=0.2)
     (a,) = engines(resmgr, 1)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         add(batcher, a, new_job(a, "j0"))
         await trio.testing.wait_all_tasks_blocked()
         assert sent(resmgr) == [["j0-0-1"]]  # at once: no call before it
@@ -187,7 +205,6 @@ async def test_calls_not_full_start_a_period_apart_and_after_quiet_at_once(
         add(batcher, a, new_job(a, "lone"))
         await trio.testing.wait_all_tasks_blocked()
         assert sent(resmgr)[4:] == [["lone-0-1"]]
-        nursery.cancel_scope.cancel()
 
 
 async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
@@ -196,8 +213,7 @@ async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
     gangs are never cut)."""
     resmgr, batcher = held(1)
     (a,) = engines(resmgr, 1)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         add(batcher, a, new_job(a, "first", 1, "bulk"))
         await trio.testing.wait_all_tasks_blocked()  # in flight: the rest wait
         for k in range(3):
@@ -206,7 +222,6 @@ async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
         add(batcher, a, new_job(a, "probe", 2, "probes"))
         resmgr.release.set()
         await trio.testing.wait_all_tasks_blocked()
-        nursery.cancel_scope.cancel()
     calls = [(c.respoolID.value, sorted({m.rsplit("-", 2)[0] for m in ids}), len(ids))
              for c, ids in zip(resmgr.calls, sent(resmgr), strict=True)]
     # The probe goes beside bulk0 (the express lane opens beside a large
@@ -224,25 +239,39 @@ async def test_a_small_pool_goes_beside_large_calls_in_the_express_lane() -> Non
     the bulk backlog for a sender of its own."""
     resmgr, batcher = held(1)
     (a,) = engines(resmgr, 1)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
-        add(batcher, a, new_job(a, "bulk0", 1000, "bulk"))
-        await trio.testing.wait_all_tasks_blocked()
-        add(batcher, a, new_job(a, "bulk1", 1000, "bulk"))
-        add(batcher, a, new_job(a, "probe0", 10, "probes"))
-        await trio.testing.wait_all_tasks_blocked()
+    async with serving(batcher):
+        await added(batcher, a, ("bulk0", 1000, "bulk"))
+        await added(batcher, a, ("bulk1", 1000, "bulk"), ("probe0", 10, "probes"))
         assert batcher.waiting == 1000  # the probe went; bulk1 waits for bulk0's sender
-        add(batcher, a, new_job(a, "probe1", 10, "probes2"))
-        add(batcher, a, new_job(a, "bulk2", 101, "bulk3"))  # more than EXPRESS: not express
-        await trio.testing.wait_all_tasks_blocked()
+        # bulk2: more than EXPRESS, not express
+        await added(batcher, a, ("probe1", 10, "probes2"), ("bulk2", 101, "bulk3"))
         assert batcher.waiting == 1111
         resmgr.release.set()
         await trio.testing.wait_all_tasks_blocked()
-        nursery.cancel_scope.cancel()
-    jobs = [sorted({m.rsplit("-", 2)[0] for m in ids}) for ids in sent(resmgr)]
+    jobs = jobs_sent(resmgr)
     assert sorted(jobs[:2]) == [["bulk0"], ["probe0"]]
     assert sorted(map(tuple, jobs[2:])) == [("bulk1",), ("bulk2",), ("probe1",)]
     assert batcher.waiting == 0
+
+
+async def test_beside_a_pools_large_call_its_new_tasks_wait_for_its_pace(
+        mock_clock: trio.testing.MockClock) -> None:
+    """The express lane is for other pools' small jobs: what a pool gets
+    while its own large call is in flight waits for the pool's period
+    (through the express lane it made a call of a few tasks each time)."""
+    resmgr, batcher = held(1, period=0.2)
+    (a,) = engines(resmgr, 1)
+    async with serving(batcher):
+        await added(batcher, a, ("bulk0", 200, "bulk"))
+        await added(batcher, a, ("bulk1", 1, "bulk"), ("probe", 1, "probes"))
+        assert batcher.waiting == 1  # the probe went beside bulk0; bulk1 waits
+        resmgr.release.set()
+        await trio.testing.wait_all_tasks_blocked()
+        assert batcher.waiting == 1
+        mock_clock.jump(0.2)
+        await trio.testing.wait_all_tasks_blocked()
+    jobs = jobs_sent(resmgr)
+    assert sorted(jobs[:2]) == [["bulk0"], ["probe"]] and jobs[2:] == [["bulk1"]]
 
 
 async def test_a_failed_call_is_sent_again_and_changed_tasks_are_left_out(
@@ -252,13 +281,11 @@ async def test_a_failed_call_is_sent_again_and_changed_tasks_are_left_out(
     batcher = GangBatcher()
     (a,) = engines(resmgr, 1)
     kept, killed = new_job(a, "j0"), new_job(a, "j1")
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         batcher.add(a, "pool-1", kept + killed)  # type: ignore[arg-type]
         await trio.testing.wait_all_tasks_blocked()
         killed[0].state = TaskState.KILLED  # stopped before it reached resmgr
         await trio.sleep(10)
-        nursery.cancel_scope.cancel()
     assert [[t.mesosTaskId for g in c.gangs for t in g.tasks] for c in resmgr.calls] == [
         ["j0-0-1"]]
 
@@ -269,13 +296,11 @@ async def test_refused_runs_go_to_their_shards_writer_and_stopped_shards_are_ski
     batcher = GangBatcher()
     a, b, gone = engines(resmgr, 3)
     gone.stopped = True  # its next owner enqueues its PENDING tasks
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         add(batcher, a, new_job(a, "j0"))
         add(batcher, b, new_job(b, "j1"))
         add(batcher, gone, new_job(gone, "j2"))
         await trio.testing.wait_all_tasks_blocked()
-        nursery.cancel_scope.cancel()
     (call,) = resmgr.calls
     assert [t.mesosTaskId for g in call.gangs for t in g.tasks] == ["j0-0-1", "j1-0-1"]
     assert (a.recorded, b.recorded, gone.recorded) == ([], [["j1-0-1"]], [])
@@ -290,11 +315,9 @@ async def test_a_pool_deleted_after_the_create_fails_its_tasks_once(
     resmgr = FakeResmgr(gone=True)
     batcher = GangBatcher()
     (a,) = engines(resmgr, 1)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         add(batcher, a, new_job(a, "j0", instances=2))
         await trio.sleep(30)
-        nursery.cancel_scope.cancel()
     assert len(resmgr.calls) == 1 and a.recorded == [["j0-0-1", "j0-1-1"]]
     assert a.why == {mid: "not enqueued: resource pool pool-1 does not exist"
                      for mid in ("j0-0-1", "j0-1-1")}
@@ -307,11 +330,9 @@ async def test_each_replys_count_of_the_pools_waiting_gangs_is_told() -> None:
     batcher = GangBatcher(in_flight=1, period=0,
                           on_waiting=lambda pool, n: heard.append((pool, n)))
     (a,) = engines(resmgr, 1)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(batcher.run)
+    async with serving(batcher):
         add(batcher, a, new_job(a, "j0", 3, "bulk"))
         await trio.testing.wait_all_tasks_blocked()
         add(batcher, a, new_job(a, "j1", 2, "other"))
         await trio.testing.wait_all_tasks_blocked()
-        nursery.cancel_scope.cancel()
     assert heard == [("bulk", 10), ("other", 20)]
