@@ -29,13 +29,15 @@ A pool's calls that are not full start at least ``PERIOD_S`` apart, and
 what is added meanwhile rides along; after a quiet spell the first goes at
 once (a lone job waits for nothing), and another pool's job does not wait
 for this pool's pace. The express lane keeps it too: beside a pool's own
-large call, what the pool gets meanwhile waits for its period. Without a pace, a stream of small creates made
-a call every round trip (~25 ms), each carrying the few jobs created in it,
-and every later hop followed that rhythm: resmgr's Raft commands, the
-placement batches, the launches, the shards' writer turns and the host
-managers' calls each carried a few tasks. In the 100,000 one-task-job load
-the machine spent 2.08-2.40 ms of cpu a job without it, 1.27 with a 0.2 s
-pace (docs/performance.md, the twenty-seventh session).
+large call, what the pool gets meanwhile waits for its period.
+
+Without a pace, a stream of small creates made a call every round trip
+(~25 ms), each carrying the few jobs created in it, and every later hop
+followed that rhythm: resmgr's Raft commands, the placement batches, the
+launches, the shards' writer turns and the host managers' calls each
+carried a few tasks. In the 100,000 one-task-job load the daemons spent
+2.1-2.4 ms of cpu a job without it, 1.1-1.4 with it (docs/performance.md,
+the twenty-seventh session).
 
 A call that fails is sent again (the tasks are still PENDING); a task that
 changed meanwhile (killed, or already sent by a recovery) is left out, and
