@@ -25,10 +25,11 @@ box a probe's tasks waited up to 0.7 s for one, at p99, during a burst of
 100,000 tasks). The calls of a steady stream of small creates stay shared:
 the lane opens only beside a large call.
 
-A pool's calls that are not full start at least ``PERIOD_S`` apart, and
-what is added meanwhile rides along; after a quiet spell the first goes at
-once (a lone job waits for nothing), and another pool's job does not wait
-for this pool's pace. The express lane keeps it too: beside a pool's own
+A pool's calls that are not full start at least ``PERIOD_S`` apart while
+its creates come fast (``PACE_RATE``), and what is added meanwhile rides
+along; after a quiet spell the first goes at once, jobs that come one at a
+time wait for nothing, and another pool's job does not wait for this
+pool's pace. The express lane keeps it too: beside a pool's own
 large call, what the pool gets meanwhile waits for its period.
 
 Without a pace, a stream of small creates made a call every round trip
@@ -67,8 +68,14 @@ CHUNK = 1000
 IN_FLIGHT = 4
 # A pool with at most this many tasks waiting may go in the express call.
 EXPRESS = 100
-# A pool's calls of fewer than CHUNK tasks start at least this far apart.
+# A pool's calls of fewer than CHUNK tasks start at least this far apart,
+# while its creates come at PACE_RATE tasks a second or more (by its last
+# call: its tasks over the time since the call before). Slower, a period
+# would add its wait to each job and save few calls: jobs submitted one
+# after another (``loadtest.small_jobs --rows lone``, 13-30 a second) each
+# waited ~0.15 s for it.
 PERIOD_S = 0.2
+PACE_RATE = 100.0
 # After a failed call, its sender waits this long (doubling to the cap).
 RETRY_S, RETRY_CAP_S = 0.2, 5.0
 
@@ -82,8 +89,9 @@ class GangBatcher:
                  on_waiting: Callable[[str, int], None] | None = None) -> None:
         self._in_flight = in_flight
         self._period = period
-        # When each pool's last call started.
+        # When each pool's last call started, and its tasks a second.
         self._started: dict[str, float] = {}
+        self._rate: dict[str, float] = {}
         # Told each reply's count of the pool's gangs not yet placed
         # (EnqueueGangsResponse.waiting): ``peloton.jobmgr.intake``.
         self.on_waiting = on_waiting
@@ -129,7 +137,13 @@ class GangBatcher:
         pace lets it go (a bulk pool whose large call just left waits)."""
         now = trio.current_time()
         return next((pool for pool in self._turn if self._pool_waiting[pool] <= EXPRESS
-                     and now >= self._started.get(pool, -math.inf) + self._period), None)
+                     and not self._held(pool, now)), None)
+
+    def _held(self, pool: str, now: float) -> bool:
+        """Whether ``pool``'s next call waits for its pace: its last one
+        started less than a period ago, and its creates come fast."""
+        return (now < self._started.get(pool, -math.inf) + self._period
+                and self._rate.get(pool, 0.0) >= PACE_RATE)
 
     def _take(self, pool: str | None = None) -> tuple[str, Batch]:
         """Up to CHUNK tasks (never none) of ``pool``, by default the next
@@ -177,7 +191,7 @@ class GangBatcher:
         last one did, or with a full call's tasks waiting."""
         now = trio.current_time()
         return next((pool for pool in self._turn if self._pool_waiting[pool] >= CHUNK
-                     or now >= self._started.get(pool, -math.inf) + self._period), None)
+                     or not self._held(pool, now)), None)
 
     def _paced_until(self) -> float:
         """When the first pool that waits for its pace may go (inf: none)."""
@@ -186,10 +200,13 @@ class GangBatcher:
         return min((self._started.get(pool, -math.inf) + self._period for pool in self._turn),
                    default=math.inf)
 
-    def _note_start(self, pool: str) -> None:
+    def _note_start(self, pool: str, tasks: int) -> None:
         now = trio.current_time()
         if len(self._started) > 64:  # pools come and go: forget past paces
             self._started = {p: t for p, t in self._started.items() if t + self._period > now}
+            self._rate = {p: r for p, r in self._rate.items() if p in self._started}
+        last = self._started.get(pool)
+        self._rate[pool] = 0.0 if last is None else tasks / max(now - last, 1e-3)
         self._started[pool] = now
 
     async def _sender(self, express: bool = False) -> None:
@@ -201,8 +218,9 @@ class GangBatcher:
                     await self._lot.park()
                 continue
             pool, batch = taken
-            self._note_start(pool)
-            large = sum(len(tasks) for _, tasks in batch) > EXPRESS
+            size = sum(len(tasks) for _, tasks in batch)
+            self._note_start(pool, size)
+            large = size > EXPRESS
             self._busy += 1
             self._busy_large += large
             if large:

@@ -176,35 +176,34 @@ async def test_a_backlog_of_a_chunk_or_more_goes_in_more_calls_at_once() -> None
 
 async def test_calls_not_full_start_a_period_apart_and_after_quiet_at_once(
         mock_clock: trio.testing.MockClock) -> None:
-    """A steady stream of small creates shares calls a period apart (every
+    """A fast stream of small creates shares calls a period apart (every
     later hop then carries many tasks, not the few of one round trip); a
     full call's tasks do not wait, nor a lone job after a quiet spell, nor
-    another pool's job for this pool's pace."""
+    jobs that come one at a time, nor another pool's job for this pool's
+    pace."""
     resmgr = FakeResmgr()
     batcher = GangBatcher(period=0.2)
     (a,) = engines(resmgr, 1)
     async with serving(batcher):
-        add(batcher, a, new_job(a, "j0"))
-        await trio.testing.wait_all_tasks_blocked()
-        assert sent(resmgr) == [["j0-0-1"]]  # at once: no call before it
-        add(batcher, a, new_job(a, "j1"))
-        mock_clock.jump(0.1)
+        await added(batcher, a, ("j0", 1, "pool-1"))
+        await added(batcher, a, ("j1", 1, "pool-1"))
+        assert sent(resmgr) == [["j0-0-1"], ["j1-0-1"]]  # no rate yet, then a fast one
         add(batcher, a, new_job(a, "j2"))
-        await trio.testing.wait_all_tasks_blocked()
-        assert len(resmgr.calls) == 1  # j0's call answered, its period not over
+        mock_clock.jump(0.1)
+        await added(batcher, a, ("j3", 1, "pool-1"))
+        assert len(resmgr.calls) == 2  # j1's call answered, its period not over
         mock_clock.jump(0.1)
         await trio.testing.wait_all_tasks_blocked()
-        assert sent(resmgr)[1:] == [["j1-0-1", "j2-0-1"]]
-        add(batcher, a, new_job(a, "big", 1000))  # a full call: no pace
-        await trio.testing.wait_all_tasks_blocked()
-        assert [len(ids) for ids in sent(resmgr)[2:]] == [1000]
-        add(batcher, a, new_job(a, "probe", pool="probes"))  # its pool's first call
-        await trio.testing.wait_all_tasks_blocked()
-        assert sent(resmgr)[3:] == [["probe-0-1"]]
+        assert sent(resmgr)[2:] == [["j2-0-1", "j3-0-1"]]
+        await added(batcher, a, ("big", 1000, "pool-1"))  # a full call: no pace
+        await added(batcher, a, ("probe", 1, "probes"))  # its pool's first call
+        assert [len(ids) for ids in sent(resmgr)[3:]] == [1000, 1]
         mock_clock.jump(5)
-        add(batcher, a, new_job(a, "lone"))
-        await trio.testing.wait_all_tasks_blocked()
-        assert sent(resmgr)[4:] == [["lone-0-1"]]
+        await added(batcher, a, ("lone", 1, "pool-1"))
+        for k in range(2):  # one at a time, 30 a second: no pace
+            mock_clock.jump(0.033)
+            await added(batcher, a, (f"s{k}", 1, "pool-1"))
+        assert sent(resmgr)[5:] == [["lone-0-1"], ["s0-0-1"], ["s1-0-1"]]
 
 
 async def test_pools_take_turns_and_a_call_holds_at_most_a_chunk() -> None:
@@ -261,7 +260,12 @@ async def test_beside_a_pools_large_call_its_new_tasks_wait_for_its_pace(
     (through the express lane it made a call of a few tasks each time)."""
     resmgr, batcher = held(1, period=0.2)
     (a,) = engines(resmgr, 1)
+    resmgr.release.set()
     async with serving(batcher):
+        await added(batcher, a, ("warm0", 1, "bulk"))
+        await added(batcher, a, ("warm1", 1, "bulk"))  # its creates come fast
+        resmgr.release = trio.Event()
+        mock_clock.jump(0.2)
         await added(batcher, a, ("bulk0", 200, "bulk"))
         await added(batcher, a, ("bulk1", 1, "bulk"), ("probe", 1, "probes"))
         assert batcher.waiting == 1  # the probe went beside bulk0; bulk1 waits
@@ -271,7 +275,8 @@ async def test_beside_a_pools_large_call_its_new_tasks_wait_for_its_pace(
         mock_clock.jump(0.2)
         await trio.testing.wait_all_tasks_blocked()
     jobs = jobs_sent(resmgr)
-    assert sorted(jobs[:2]) == [["bulk0"], ["probe"]] and jobs[2:] == [["bulk1"]]
+    assert jobs[:2] == [["warm0"], ["warm1"]] and jobs[4:] == [["bulk1"]]
+    assert sorted(jobs[2:4]) == [["bulk0"], ["probe"]]
 
 
 async def test_a_failed_call_is_sent_again_and_changed_tasks_are_left_out(
