@@ -29,8 +29,8 @@ A pool's calls that are not full start at least ``PERIOD_S`` apart while
 its creates come fast (``PACE_RATE``), and what is added meanwhile rides
 along; after a quiet spell the first goes at once, jobs that come one at a
 time wait for nothing, and another pool's job does not wait for this
-pool's pace. The express lane keeps it too: beside a pool's own
-large call, what the pool gets meanwhile waits for its period.
+pool's pace. The express lane keeps it too: beside a pool's own large
+call, what the pool gets meanwhile waits for its period.
 
 Without a pace, a stream of small creates made a call every round trip
 (~25 ms), each carrying the few jobs created in it, and every later hop
@@ -187,8 +187,8 @@ class GangBatcher:
         return None if pool is None else self._take(pool)
 
     def _due(self) -> str | None:
-        """The first pool in turn whose call may start: a period after its
-        last one did, or with a full call's tasks waiting."""
+        """The first pool in turn whose call may start: not held by its
+        pace (``_held``), or with a full call's tasks waiting."""
         now = trio.current_time()
         return next((pool for pool in self._turn if self._pool_waiting[pool] >= CHUNK
                      or not self._held(pool, now)), None)
