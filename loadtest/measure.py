@@ -296,6 +296,9 @@ class StoreAnalysis:
     hosts_used: int = 0
     runs_checked: int = 0
     create_to_running: dict[str, float | None] = field(default_factory=dict)
+    # A bulk job's Create, sent to answered (the harness's clock): with a
+    # fixed number of clients, what bounds the pace they can submit at.
+    create_answered: dict[str, float | None] = field(default_factory=dict)
     probe_running: dict[str, float | None] = field(default_factory=dict)
     # Where a probe task's time to RUNNING goes, each from its job's Create
     # (percentiles): "stored", the job's creation time (its owner stamps it
@@ -556,6 +559,9 @@ def analyse_store(db_path: str, jobs: Mapping[str, JobRecord], capacity: HostCap
     out.hosts_used = len(host_runs)
 
     out.create_to_running = percentiles(bulk_latency)
+    out.create_answered = percentiles(array("d", (
+        rec.acked_at - rec.created_at for rec in jobs.values()
+        if rec.acked_at and rec.created_at and not rec.probe)))
     out.probe_running = percentiles(probe_latency)
     if probe_latency:
         out.probe_stages = {"stored": percentiles(stored), "placed": percentiles(placed),

@@ -130,6 +130,9 @@ def format_table(report: Mapping[str, Any]) -> str:
         ("probes", "p50 {}  p99 {}  max {}".format(
             _num(r.get("probe_running_p50_s"), ".2f"), _num(r["probe_running_p99_s"], ".2f"),
             _num(r.get("probe_running_max_s"), ".2f"))),
+        ("Create answered", "p50 {}  p90 {}  p99 {}  max {}".format(
+            *(_num((r.get("create_answered_s") or {}).get(k), ".3f")
+              for k in ("p50", "p90", "p99", "max")))),
         *((f"probe {stage}", "p50 {}  p99 {}  max {}".format(
             *(_num(pcts.get(k), ".2f") for k in ("p50", "p99", "max"))))
           for stage, pcts in (r.get("probe_stages_s") or {}).items() if stage != "running"),
@@ -394,6 +397,8 @@ def build(run: LoadTest, a: StoreAnalysis) -> dict[str, Any]:
         "create_to_running_p90_s": round_or_none(lat["p90"], 3),
         "create_to_running_max_s": round_or_none(lat["max"], 3),
         "create_to_running_mean_s": round_or_none(lat["mean"], 3),
+        "create_answered_s": {k: round_or_none(a.create_answered.get(k), 4)
+                              for k in ("p50", "p90", "p99", "max")},
         "probe_running_p50_s": round_or_none(probe["p50"], 3),
         "probe_running_p90_s": round_or_none(probe["p90"], 3),
         "probe_running_max_s": round_or_none(probe["max"], 3),

@@ -23,7 +23,12 @@ holds 1,000 pages), and the first group after ``CHECKPOINT_ROWS`` rows
 committed inline goes to the thread. 1,000 one-instance jobs from 4 API
 clients (``loadtest.small_jobs --rows api``, tmpfs), alternately: 110.2
 and 110.0 jobs/s with every group in the thread, 127.5 and 125.6 with the
-small ones inline (a jobmgr's cpu a job 4.1-4.3 -> 3.4-3.5 ms).
+small ones inline (a jobmgr's cpu a job 4.1-4.3 -> 3.4-3.5 ms). Up to 1,000
+rows, not 64: in the single-task load a group of a hundred rows in the
+thread took 10 ms at the median (75 us a row: the worker and the trio
+thread handed the GIL to and fro at each row) and a shard's writer waited
+for it; inline it takes a few ms, the daemons' cpu a job fell by ~8% and
+the load went from 1,394 to 1,545 jobs/s (means of 4 and 6 runs).
 
 Group commit. Writes from many trio tasks queue, and whoever finds the
 writer idle commits the queued writes in one transaction, each write in a
@@ -468,10 +473,11 @@ class _Write:
 # is more), and writes of at most SMALL_WRITE_ROWS go first.
 GROUP_ROWS = 5000
 SMALL_WRITE_ROWS = 100
-# A group of at most this many rows may commit on the trio thread (~1 ms);
-# after this many rows so, the next group commits in the thread, where
-# SQLite checkpoints (its own cadence is 1,000 pages of log, ~5,000 rows).
-INLINE_ROWS = 64
+# A group of at most this many rows may commit on the trio thread (0.15 ms
+# at the median in the single-task load, 10 ms at p99, 30 at most); after
+# this many rows so, the next group commits in the thread, where SQLite
+# checkpoints (its own cadence is 1,000 pages of log, ~5,000 rows).
+INLINE_ROWS = 1000
 CHECKPOINT_ROWS = 5000
 # SQLite's default wal_autocheckpoint, which commits in the thread keep.
 AUTOCHECKPOINT_PAGES = 1000

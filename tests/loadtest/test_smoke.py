@@ -52,6 +52,10 @@ def test_smoke_scenario_runs_correctly(tmp_path: pathlib.Path) -> None:
     assert list(stages) == ["stored", "placed", "running"]
     assert -0.01 < stages["stored"]["p50"] <= stages["placed"]["p50"] <= stages["running"]["p50"]
     assert "probe placed" in format_table(written)
+    # How long the bulk jobs' Creates took to be answered.
+    answered = written["create_answered_s"]
+    assert 0 < answered["p50"] <= answered["p99"] <= answered["max"]
+    assert "Create answered" in format_table(written)
     # The leader's time applying each kind of command.
     applied = written["raft_commands"]["gangs.enqueue"]
     assert applied["commands"] > 0 and applied["apply_s"] > 0
