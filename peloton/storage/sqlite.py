@@ -35,7 +35,14 @@ writer idle commits the queued writes in one transaction, each write in a
 savepoint of its own (a write alone needs none): a write that fails (a
 stale epoch, a row of another shard) is rolled back alone and raises to
 its caller, the others land. A
-write returns only after the COMMIT that holds it. Under load this turns
+write returns only after the COMMIT that holds it. Whoever starts a group
+first lets the tasks runnable at that moment run (one ``checkpoint``), so
+that what they write joins it: an inline commit ran at once, alone, and
+nearly every write was a transaction of its own (a BEGIN and a COMMIT
+cost ~125 us of a jobmgr's trio thread on ext4). In the single-task load
+that made 0.6 commits a job, 0.25 with the round, and the load ran faster
+in 4 of 5 alternate pairs (e.g. 1,516 against 1,437 and 1,219 against
+1,097 jobs/s). Under load this turns
 dozens of small transactions (one per launch batch, event batch, create)
 into one; it also takes the file's write lock far less often, which
 matters when several jobmgr processes share the file. A group holds the
@@ -614,9 +621,14 @@ class SQLiteStorage(Storage):
                 if self._committing:
                     await self._committed.wait()
                     continue
-                group, self._queued = _next_group(self._queued)
                 self._committing = True
+                group: list[_Write] = []
                 try:
+                    # One scheduling round first: the writes that the tasks
+                    # runnable now make (the shards' writers woken by one
+                    # batch of Creates or events) join this group.
+                    await trio.lowlevel.checkpoint()
+                    group, self._queued = _next_group(self._queued)
                     rows = sum(w.rows for w in group)
                     if rows <= INLINE_ROWS and await self._begin_inline():
                         self._inline_rows += rows

@@ -205,6 +205,21 @@ async def test_writes_queued_meanwhile_commit_together(tmp_path: Path) -> None:
         assert (await store.list_tasks(J1))[1] == 50
 
 
+async def test_writes_started_in_one_scheduling_round_commit_together(
+        tmp_path: Path) -> None:
+    """The shards' writers woken together each write: the first to find the
+    writer idle lets the others run first, and one inline commit holds
+    them all (it committed alone at once, and each of the others too)."""
+    seen: list[bool] = []
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        groups = _group_sizes(store)
+        async with trio.open_nursery() as nursery:
+            for _ in range(8):
+                nursery.start_soon(store._write, _where(seen), 3)
+        assert groups == [[3] * 8]
+    assert seen == [True] * 8  # on the trio thread
+
+
 def _group_sizes(store: SQLiteStorage) -> list[list[int]]:
     """The rows of each write of each group ``store`` commits from now on."""
     groups: list[list[int]] = []
