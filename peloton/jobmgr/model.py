@@ -179,6 +179,26 @@ class Task:
                    rt.desiredHost)
 
 
+# Task configs that jobs share, by their bytes (all are dropped when more
+# come). A stream of jobs made from one spec (a pipeline's, the single-task
+# load's) has one config: a launch batch carries it once, and the host
+# manager converts it once, not once a job.
+SHARED_CONFIGS = 4096
+_shared_configs: dict[bytes, task_pb2.TaskConfig] = {}
+
+
+def shared_task_config(cfg: task_pb2.TaskConfig) -> task_pb2.TaskConfig:
+    """The config equal to ``cfg`` that jobs share (``cfg`` itself if none
+    is yet); like ``Job.task_config``'s, it must not be modified."""
+    key = cfg.SerializeToString(deterministic=True)
+    found = _shared_configs.get(key)
+    if found is None:
+        if len(_shared_configs) >= SHARED_CONFIGS:
+            _shared_configs.clear()
+        found = _shared_configs[key] = cfg
+    return found
+
+
 _state_of = attrgetter("state")
 _VARINT_1 = [bytes((n,)) for n in range(0x80)]
 
@@ -287,14 +307,15 @@ class Job:
         current); shared, so callers must not modify it.
 
         Instances without an override share one merged default (a 10,000-task
-        job builds one message, not 10,000).
+        job builds one message, not 10,000), and jobs share equal ones
+        (``shared_task_config``).
         """
         version = version or self.config_version
         config = self.config_at(version)
         key = (version, instance if instance in config.instanceConfig else -1)
         cached = self._configs.get(key)
         if cached is None:
-            cached = self._configs[key] = merged_task_config(config, instance)
+            cached = self._configs[key] = shared_task_config(merged_task_config(config, instance))
         return cached
 
     def run_config(self, task: Task) -> task_pb2.TaskConfig:

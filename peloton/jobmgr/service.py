@@ -862,7 +862,8 @@ def _job_shape(config: job_pb2.JobConfig) -> tuple[Any, ...] | None:
     if config.instanceConfig:
         return None
     task, sla = config.defaultConfig, config.sla
-    return (config.respoolID.value, task.resource.SerializeToString(deterministic=True),
+    r = task.resource
+    return (config.respoolID.value, r.cpuLimit, r.memLimitMb, r.diskLimitMb, r.gpuLimit,
             task.revocable, task.preemptionPolicy.type, sla.revocable, sla.preemptible,
             sla.minimumRunningInstances,
             min(config.instanceCount, max(1, sla.minimumRunningInstances) + 1))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.core.states import JobState, TaskState
-from peloton.jobmgr.model import Job, Task, from_rfc3339, rfc3339
+from peloton.jobmgr.model import Job, Task, from_rfc3339, rfc3339, shared_task_config
 
 JOB = "5b7c2a52-1d7e-4a3f-9a53-3f1d2e6c0b11"
 
@@ -113,3 +113,25 @@ def test_a_negative_version_is_refused_not_written() -> None:
     job.workflow_version = -1
     with pytest.raises(ValueError):
         job.runtime_bytes()
+
+
+def test_jobs_of_equal_task_configs_share_one() -> None:
+    """Jobs made from one spec share their task config (a launch batch
+    carries it once); configs that differ do not."""
+    def spec(command: str) -> job_pb2.JobConfig:
+        return job_pb2.JobConfig(name="j", instanceCount=2, defaultConfig=task_pb2.TaskConfig(
+            command={"value": command}))
+
+    a, b = (Job.new(f"job-{k}", 0, spec("true"), 1.0) for k in "ab")
+    assert a.task_config(0) is b.task_config(0) is b.task_config(1)
+    other = spec("false")
+    other.instanceConfig[1].command.value = "true"
+    c = Job.new("job-c", 0, other, 1.0)
+    assert c.task_config(0) is not a.task_config(0)
+    assert c.task_config(0).command.value == "false"
+    # The override makes instance 1's merged config equal to the others'.
+    assert c.task_config(1) is a.task_config(0)
+    fresh = task_pb2.TaskConfig(command={"value": "echo"})
+    assert shared_task_config(fresh) is fresh
+    assert shared_task_config(task_pb2.TaskConfig(
+        command={"value": "echo"})) is fresh
