@@ -23,28 +23,27 @@ def derive_job_state(counts: Mapping[int, int], instance_count: int, current: Jo
     """
     # IntEnum members hash and compare as their numbers: ``counts`` keyed by
     # either is read as is (a Counter of TaskStates built here cost more
-    # than the rest of a job's state change).
-    def n(state: TaskState) -> int:
-        return counts.get(state, 0)
-
+    # than the rest of a job's state change). The states are read once, by
+    # number (an enum member's lookup and a helper's call at each read were
+    # most of this function's time, and it runs at each of a job's changes).
+    get = counts.get
     total = sum(counts.values())
+    running = get(_RUNNING, 0) or get(_STARTING, 0)
+    succeeded, failed = get(_SUCCEEDED, 0), get(_FAILED, 0)
+    lost, killed = get(_LOST, 0), get(_KILLED, 0)
     if service_goal is not None:
-        ended = n(TaskState.SUCCEEDED) + n(TaskState.FAILED) + n(TaskState.LOST) + n(
-            TaskState.KILLED)
+        ended = succeeded + failed + lost + killed
         if service_goal == JobState.KILLED and total and ended == total:
             return JobState.KILLED
-        if n(TaskState.RUNNING) > 0 or n(TaskState.STARTING) > 0:
+        if running:
             return JobState.RUNNING
-        return JobState.INITIALIZED if total and n(TaskState.INITIALIZED) == total else (
+        return JobState.INITIALIZED if total and get(_INITIALIZED, 0) == total else (
             JobState.PENDING)
-    if controller_state in (TaskState.SUCCEEDED, TaskState.FAILED, TaskState.LOST,
-                            TaskState.KILLED):
+    if controller_state is not None and controller_state in _ENDED:
         return {TaskState.SUCCEEDED: JobState.SUCCEEDED, TaskState.KILLED: JobState.KILLED}.get(
             controller_state, JobState.FAILED)
     if total > instance_count:
         return JobState.PENDING
-    succeeded, failed, lost, killed = (n(TaskState.SUCCEEDED), n(TaskState.FAILED),
-                                       n(TaskState.LOST), n(TaskState.KILLED))
     if succeeded >= instance_count:
         return JobState.SUCCEEDED
     if succeeded + failed + lost >= instance_count:
@@ -53,8 +52,15 @@ def derive_job_state(counts: Mapping[int, int], instance_count: int, current: Jo
         return JobState.KILLED
     if current == JobState.KILLING:
         return JobState.KILLING
-    if n(TaskState.RUNNING) > 0 or n(TaskState.STARTING) > 0:
+    if running:
         return JobState.RUNNING
-    if total and n(TaskState.INITIALIZED) == total:
+    if total and get(_INITIALIZED, 0) == total:
         return JobState.INITIALIZED
     return JobState.PENDING
+
+
+_RUNNING, _STARTING, _INITIALIZED = (int(TaskState.RUNNING), int(TaskState.STARTING),
+                                     int(TaskState.INITIALIZED))
+_SUCCEEDED, _FAILED, _LOST, _KILLED = (int(TaskState.SUCCEEDED), int(TaskState.FAILED),
+                                       int(TaskState.LOST), int(TaskState.KILLED))
+_ENDED = frozenset((TaskState.SUCCEEDED, TaskState.FAILED, TaskState.LOST, TaskState.KILLED))

@@ -269,10 +269,14 @@ class _Insert:
 
     CHUNK = 256  # 15 job columns x 256 = 3,840 variables (SQLite allows 32,766)
 
-    def __init__(self, table: str, columns: tuple[str, ...], key: tuple[str, ...] = ()) -> None:
+    def __init__(self, table: str, columns: tuple[str, ...], key: tuple[str, ...] = (),
+                 fixed: tuple[str, ...] = ()) -> None:
+        """An upsert on ``key`` updates every column but the key's and
+        ``fixed`` (a row's columns that never change)."""
         self._head = f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
         self._row = f"({', '.join('?' * len(columns))})"
-        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns
+                            if c not in key and c not in fixed)
         self._tail = f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}" if key else ""
         self._sql: dict[int, str] = {}
 
@@ -290,7 +294,10 @@ class _Insert:
             done += n
 
 
-_UPSERT_JOBS = _Insert("jobs", _JOB_COLUMNS, ("job_id",))
+# A job's shard and creation time never change (a write may not move a
+# job to another shard): an update that leaves them out leaves the index
+# on creation_time alone, where setting them rewrote its entry each time.
+_UPSERT_JOBS = _Insert("jobs", _JOB_COLUMNS, ("job_id",), fixed=("shard", "creation_time"))
 _INSERT_JOB = _Insert("jobs", _JOB_COLUMNS).sql(1)
 _UPSERT_TASKS = _Insert("tasks", _TASK_COLUMNS, ("job_id", "instance_id"))
 _INSERT_EVENTS = _Insert("task_events", _EVENT_COLUMNS)

@@ -93,6 +93,19 @@ def test_a_jobs_runtime_bytes_are_the_messages_deterministic_serialisation(
     assert stored == job.runtime().SerializeToString(deterministic=True)
 
 
+def test_a_jobs_runtime_bytes_follow_its_times_when_they_change() -> None:
+    """The times' bytes kept from one row to the next are written again
+    when the job starts, or its times are set anew (a recovered job)."""
+    job = Job.new(JOB, 0, job_pb2.JobConfig(instanceCount=1), 1795709835.25)
+    for change in ({}, {"start_time": 1795709836.5}, {"start_time": 1795709836.5},
+                   {"completion_time": 1795709846.0}, {"creation_time": 1795709800.0},
+                   {"start_time": 0.0}):
+        for name, value in change.items():
+            setattr(job, name, value)
+        assert job.runtime_bytes() == job.runtime().SerializeToString(deterministic=True)
+        assert job.row(1.0).runtime == job.runtime_bytes()
+
+
 def test_a_jobs_row_follows_its_config_when_it_changes() -> None:
     """The row's labels and config bytes are kept from one row to the next,
     and taken again when the job takes a new config version."""

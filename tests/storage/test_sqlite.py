@@ -20,6 +20,7 @@ from peloton.core.errors import (
     PelotonError,
     Unavailable,
 )
+from peloton.core.states import JobState
 from peloton.storage import SCHEMA_VERSION, open_sqlite
 from peloton.storage.gateway import TaskEventRow, TaskRow
 from peloton.storage.sqlite import (
@@ -357,6 +358,17 @@ async def test_a_failing_write_alone_leaves_nothing(tmp_path: Path) -> None:
         assert await store.get_lockdown() == []
         await store.set_lockdown(["Kill"])
         assert await store.get_lockdown() == ["Kill"]
+
+
+async def test_a_jobs_write_keeps_its_shard_and_creation_time(tmp_path: Path) -> None:
+    """They never change, so a job's update leaves them (and the index on
+    creation_time) alone; every other column is written."""
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.write(0, 1, jobs=[job(J1, creation_time=1000.0)])
+        changed = job(J1, creation_time=2000.0, state=int(JobState.RUNNING), update_time=3000.0,
+                      runtime=b"new")
+        await store.write(0, 1, jobs=[changed])
+        assert await store.get_job(J1) == changed._replace(creation_time=1000.0)
 
 
 async def test_only_commits_in_the_writers_thread_checkpoint(tmp_path: Path) -> None:
