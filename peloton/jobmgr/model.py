@@ -11,7 +11,7 @@ import datetime
 import functools
 import math
 from collections import Counter, _count_elements  # type: ignore[attr-defined]
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import Any
@@ -347,7 +347,7 @@ class Job:
         """Re-derive the job state; True if it changed."""
         controller = self.controller()
         tasks = self.tasks  # one task: its count without a Counter (0.7 us)
-        counts = {tasks[0].state: 1} if len(tasks) == 1 else self.counts()
+        counts: Mapping[int, int] = {tasks[0].state: 1} if len(tasks) == 1 else self.counts()
         state = derive_job_state(counts, self.config.instanceCount, self.state,
                                  controller_state=controller.state if controller else None,
                                  service_goal=(self.goal if runs_until_stopped(self.config)
