@@ -39,7 +39,7 @@ def derive_job_state(counts: Mapping[int, int], instance_count: int, current: Jo
             return JobState.RUNNING
         return JobState.INITIALIZED if total and get(_INITIALIZED, 0) == total else (
             JobState.PENDING)
-    if controller_state is not None and controller_state in _ENDED:
+    if controller_state in _ENDED:
         return {TaskState.SUCCEEDED: JobState.SUCCEEDED, TaskState.KILLED: JobState.KILLED}.get(
             controller_state, JobState.FAILED)
     if total > instance_count:

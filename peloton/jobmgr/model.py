@@ -340,15 +340,18 @@ class Job:
             return self.tasks[0]
         return None
 
-    def counts(self) -> Counter[int]:
-        return _tally(map(_state_of, self.tasks))
+    def counts(self) -> Mapping[int, int]:
+        """Its tasks by state (one task's without a Counter: 0.7 us less at
+        each of a one-task job's changes)."""
+        tasks = self.tasks
+        if len(tasks) == 1:
+            return {tasks[0].state: 1}
+        return _tally(map(_state_of, tasks))
 
     def refresh_state(self, now: float) -> bool:
         """Re-derive the job state; True if it changed."""
         controller = self.controller()
-        tasks = self.tasks  # one task: its count without a Counter (0.7 us)
-        counts: Mapping[int, int] = {tasks[0].state: 1} if len(tasks) == 1 else self.counts()
-        state = derive_job_state(counts, self.config.instanceCount, self.state,
+        state = derive_job_state(self.counts(), self.config.instanceCount, self.state,
                                  controller_state=controller.state if controller else None,
                                  service_goal=(self.goal if runs_until_stopped(self.config)
                                                else None))
