@@ -35,7 +35,7 @@ import math
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -123,6 +123,14 @@ class Context:
     hold_kills: Callable[[], bool] = lambda: False
     # Every shard's reports to resmgr, sent while ``Reports.serve`` runs.
     reports: Reports | None = None
+    # This jobmgr's engines by shard: a writer that writes small jobs'
+    # creates takes those waiting for the idle writers of the others
+    # (``ShardEngine.serve_inbox``). ``create_waker``: the engine whose
+    # idle writer was woken for a create and has not run yet; it takes
+    # the creates given to other idle writers meanwhile, which are not
+    # woken.
+    engines: Mapping[int, ShardEngine] = field(default_factory=dict)
+    create_waker: ShardEngine | None = None
 
 
 def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
@@ -347,6 +355,9 @@ LaunchPlan = dict[str, Launches]
 INBOX_SIZE = 64
 # The most creates waiting one after another that run as one write.
 CREATE_BATCH = INBOX_SIZE
+# A writer's group of small jobs' creates takes other idle shards' while
+# it has fewer tasks than this.
+CREATES_ACROSS_TASKS = 1000
 # Events a batch applies between two yields to the other tasks.
 EVENTS_A_STEP = 500
 # Tasks a step turns into rows (a group of creates, a launch's record, a
@@ -512,6 +523,11 @@ class ShardEngine:
         # the inbox's. ``_idle``: the writer waits on an empty inbox.
         self._urgent: collections.deque[_Work] = collections.deque()
         self._idle = False
+        # While another shard's writer writes this one's small creates with
+        # its own (``_lend_peers``), this one's writer waits for
+        # ``_returned``.
+        self._lent = False
+        self._returned = trio.Event()
         self._serving = True
         self._waiting: set[_Reply] = set()
         self._unknown: set[str] = set()  # runs the host managers did not know last round
@@ -526,8 +542,9 @@ class ShardEngine:
         (``recover`` runs before), so no two changes interleave across an
         await. Creates waiting one after another run as one (``create_all``:
         one write for them all), urgent ones (small jobs') with urgent
-        ones. Runs until cancelled; then whatever waits is answered
-        Unavailable."""
+        ones, and with those waiting for this jobmgr's idle writers of
+        other shards (``_lend_peers``). Runs until cancelled; then whatever
+        waits is answered Unavailable."""
         held: _Work | None = None
         try:
             while True:
@@ -544,6 +561,14 @@ class ShardEngine:
                         return
                     finally:
                         self._idle = False
+                    if self._lent:  # another writer writes this shard's creates
+                        await self._returned.wait()
+                    if self._urgent and work[0] is not _wake:
+                        # Urgent work came meanwhile: it goes first (and a
+                        # create's woken writer takes other idle writers'
+                        # creates without delay: ``submit``).
+                        held = work
+                        continue
                 fn, args, reply = work
                 if fn is _wake:
                     continue
@@ -558,15 +583,10 @@ class ShardEngine:
                     batch, after = self._creates_behind(work, self._from_urgent)
                     if after is not None:
                         self._urgent.appendleft(after)
+                    await self._write_creates([(self, batch), *self._lend_peers(batch)])
                 else:
                     batch, held = self._creates_behind(work, self._from_inbox)
-                outcomes = await self.create_all([job for _, (job,), _ in batch])
-                for (_, _, waiting), outcome in zip(batch, outcomes, strict=True):
-                    if isinstance(outcome, Exception):
-                        waiting.error = outcome
-                    else:
-                        waiting.value = outcome
-                    waiting.done.set()
+                    await self._write_creates([(self, batch)])
         finally:
             self._serving = False
             self._inbox_recv.close()
@@ -574,6 +594,72 @@ class ShardEngine:
                 if not reply.done.is_set():
                     reply.error = Unavailable(f"shard {self.shard} stopped serving here")
                     reply.done.set()
+            if self.ctx.create_waker is self:
+                # Creates given to idle writers since this one was woken
+                # count on it: their own writers take them.
+                self.ctx.create_waker = None
+                for peer in self.ctx.engines.values():
+                    if peer is not self and peer._idle and peer._urgent:
+                        peer._wake_writer()
+
+    def _lend_peers(self, batch: list[_Work]) -> list[tuple[ShardEngine, list[_Work]]]:
+        """The small jobs' creates waiting for this jobmgr's other writers
+        that are idle (waiting for their inboxes, or woken and not run
+        yet), each such shard lent to this writer until they are written
+        (its writer waits: ``serve_inbox``), while the group has fewer than
+        CREATES_ACROSS_TASKS tasks. With 16 shards and a create a job each
+        writer wrote one or two creates a turn (a write, a fence and a turn
+        each); taken together they are one turn and one write."""
+        ctx = self.ctx
+        # Every create waiting for an idle writer is taken here: none of
+        # them counts on a woken writer any more.
+        ctx.create_waker = None
+        tasks = sum(len(job.tasks) for _, (job,), _ in batch)
+        lent: list[tuple[ShardEngine, list[_Work]]] = []
+        for peer in ctx.engines.values():
+            if peer is self or not peer._idle or peer._lent or not peer._urgent:
+                continue
+            if (tasks >= CREATES_ACROSS_TASKS or peer.stopped
+                    or peer._urgent[0][0] != peer.create):
+                peer._wake_writer()  # its creates may count on a woken writer (``submit``)
+                continue
+            taken, after = peer._creates_behind(peer._urgent.popleft(), peer._from_urgent)
+            if after is not None:
+                peer._urgent.appendleft(after)
+            peer._lent, peer._returned = True, trio.Event()
+            lent.append((peer, taken))
+            tasks += sum(len(job.tasks) for _, (job,), _ in taken)
+        return lent
+
+    async def _write_creates(self, batches: list[tuple[ShardEngine, list[_Work]]]) -> None:
+        """Write the creates of ``batches`` (the first this shard's, the
+        others lent to this writer: returned after) and answer each."""
+        try:
+            outcomes = await create_across([(engine, [job for _, (job,), _ in batch])
+                                            for engine, batch in batches])
+        except BaseException:  # (cancelled) the lent shards' writers never see theirs
+            for engine, batch in batches[1:]:
+                for _, _, reply in batch:
+                    if not reply.done.is_set():
+                        reply.error = Unavailable(f"shard {engine.shard} stopped serving here")
+                        reply.done.set()
+            raise
+        finally:
+            for engine, _ in batches[1:]:
+                engine._lent = False
+                engine._returned.set()
+        for (_, batch), outs in zip(batches, outcomes, strict=True):
+            for (_, _, reply), outcome in zip(batch, outs, strict=True):
+                if isinstance(outcome, Exception):
+                    reply.error = outcome
+                else:
+                    reply.value = outcome
+                reply.done.set()
+
+    def _wake_writer(self) -> None:
+        """Wake the idle writer (urgent work waits)."""
+        with contextlib.suppress(trio.WouldBlock):  # full: it wakes anyway
+            self._inbox_send.send_nowait((_wake, (), _Reply()))
 
     def _creates_behind(self, first: _Work, take: Callable[[], _Work | None]
                         ) -> tuple[list[_Work], _Work | None]:
@@ -614,8 +700,13 @@ class ShardEngine:
                     raise Unavailable(f"shard {self.shard} stopped serving here")
                 self._urgent.append((fn, args, reply))
                 if self._idle:  # the writer waits on the inbox: wake it
-                    with contextlib.suppress(trio.WouldBlock):  # full: it wakes anyway
-                        self._inbox_send.send_nowait((_wake, (), _Reply()))
+                    ctx = self.ctx
+                    if fn != self.create:
+                        self._wake_writer()
+                    elif ctx.create_waker is None or not ctx.create_waker._idle:
+                        # (a woken writer takes this create with its own)
+                        ctx.create_waker = self
+                        self._wake_writer()
             else:
                 try:
                     await self._inbox_send.send((fn, args, reply))
@@ -1698,11 +1789,25 @@ class ShardEngine:
         """``create`` of each of ``jobs`` (of distinct ids) in one storage
         write: each one's answer, or the error it met (the storage's for
         that job alone, or ``Aborted`` for all when the shard was fenced)."""
-        now = self.ctx.clock()
+        [outcomes] = await create_across([(self, jobs)])
+        return outcomes
+
+
+async def create_across(parts: Sequence[tuple[ShardEngine, Sequence[Job]]]
+                        ) -> list[list[bool | Exception]]:
+    """``ShardEngine.create_all`` of several shards of this jobmgr in one
+    storage write, each shard's part fenced by its epoch; the caller holds
+    each shard (its writer's turn, or lent to it)."""
+    ctx = parts[0][0].ctx
+    now = ctx.clock()
+    outs: list[list[bool | Exception]] = []
+    fresh: list[tuple[int, list[int]]] = []  # (part, its new jobs)
+    for k, (engine, jobs) in enumerate(parts):
         out: list[bool | Exception] = [False] * len(jobs)
+        outs.append(out)
         new: list[int] = []
         for i, job in enumerate(jobs):
-            current = self.jobs.get(job.id)
+            current = engine.jobs.get(job.id)
             if current is not None:
                 out[i] = (False if current.config == job.config else
                           AlreadyExists(f"job {job.id} already exists with another config"))
@@ -1716,10 +1821,15 @@ class ShardEngine:
                         t.message = MAX_RUNNING_MESSAGE % limit
             job.refresh_state(now)
             new.append(i)
-        if not new:
-            return out
-        rows = []
-        made = 0
+        if new:
+            fresh.append((k, new))
+    if not fresh:
+        return outs
+    rows = []
+    made = 0
+    for k, new in fresh:
+        engine, jobs = parts[k]
+        part = []
         for i in new:
             if made >= ROWS_A_STEP:
                 # A bulk load's group of creates is 16 jobs of 1,000 tasks,
@@ -1727,20 +1837,27 @@ class ShardEngine:
                 # every other shard's writer and a small job's lane as long.
                 made = 0
                 await trio.lowlevel.checkpoint()
-            rows.append((jobs[i].row(now), [t.row(now) for t in jobs[i].tasks]))
+            part.append((jobs[i].row(now), [t.row(now) for t in jobs[i].tasks]))
             made += len(jobs[i].tasks)
-        try:
-            errors = await self.ctx.storage.create_jobs(self.shard, self.epoch, rows)
-        except Exception as error:  # each caller raises its own copy
-            if isinstance(error, Aborted):
-                self.fenced.set()
+        rows.append((engine.shard, engine.epoch, part))
+    try:
+        results: list[list[PelotonError | None] | Aborted] | Exception = \
+            await ctx.storage.create_jobs_across(rows)
+    except Exception as error:  # each caller raises its own copy
+        results = error
+    for n, (k, new) in enumerate(fresh):
+        engine, jobs = parts[k]
+        result = results if isinstance(results, Exception) else results[n]
+        if isinstance(result, Exception):
+            if isinstance(result, Aborted):
+                engine.fenced.set()
             for i in new:
-                out[i] = copy.copy(error)
-            return out
-        for i, failed in zip(new, errors, strict=True):
+                outs[k][i] = copy.copy(result)
+            continue
+        for i, failed in zip(new, result, strict=True):
             if failed is None:
-                self.jobs[jobs[i].id] = jobs[i]
-                out[i] = True
+                engine.jobs[jobs[i].id] = jobs[i]
+                outs[k][i] = True
             else:
-                out[i] = failed
-        return out
+                outs[k][i] = failed
+    return outs

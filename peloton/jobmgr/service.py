@@ -164,7 +164,7 @@ class Jobmgr:
         self.reports = Reports(self.resmgr)
         self.ctx = Context(storage, self.resmgr, self.hostmgr_for, self.hostmgrs,
                            hold_kills=lambda: LOCK_KILL in self.lockdown,
-                           reports=self.reports)
+                           reports=self.reports, engines=self.engines)
         self.capabilities: frozenset[str] = frozenset()
         # Components the operator locked down (AdminService.Lockdown).
         self.lockdown: frozenset[str] = frozenset()

@@ -237,6 +237,21 @@ class Storage(abc.ABC):
                 out.append(None)
         return out
 
+    async def create_jobs_across(
+        self, parts: Sequence[tuple[int, int, Sequence[tuple[JobRow, Sequence[TaskRow]]]]]
+    ) -> list[list[PelotonError | None] | Aborted]:
+        """``create_jobs`` of several shards' (shard, epoch, jobs) parts, as
+        one write where the store can: each part's outcomes, or the
+        ``Aborted`` its shard's fence answered (that part changed nothing;
+        the others are made)."""
+        outs: list[list[PelotonError | None] | Aborted] = []
+        for shard, epoch, jobs in parts:
+            try:
+                outs.append(await self.create_jobs(shard, epoch, jobs))
+            except Aborted as refused:
+                outs.append(refused)
+        return outs
+
     # ---- reads (unfenced; anyone may read) ----------------------------------
 
     @abc.abstractmethod

@@ -862,44 +862,70 @@ class SQLiteStorage(Storage):
     async def create_jobs(
         self, shard: int, epoch: int, jobs: Sequence[tuple[JobRow, Sequence[TaskRow]]]
     ) -> list[PelotonError | None]:
-        """One write, fenced once, a savepoint per job."""
-        out: list[PelotonError | None] = [None] * len(jobs)
-        valid: list[tuple[int, JobRow, tuple[TaskRow, ...]]] = []
-        for i, (job, rows) in enumerate(jobs):
-            tasks = tuple(rows)
-            other = next((t.job_id for t in tasks if t.job_id != job.job_id), None)
-            if job.shard != shard:
-                out[i] = InvalidArgument(f"job {job.job_id} is in shard {job.shard}, "
-                                         f"not {shard}", field="job.shard")
-            elif other is not None:
-                out[i] = InvalidArgument(f"task of job {other} in create_job of {job.job_id}",
-                                         field="tasks")
-            else:
-                valid.append((i, job, tasks))
+        [out] = await self.create_jobs_across([(shard, epoch, jobs)])
+        if isinstance(out, PelotonError):
+            raise out
+        return out
+
+    async def create_jobs_across(
+        self, parts: Sequence[tuple[int, int, Sequence[tuple[JobRow, Sequence[TaskRow]]]]]
+    ) -> list[list[PelotonError | None] | Aborted]:
+        """One write, each shard fenced once, a savepoint per job."""
+        outs: list[list[PelotonError | None] | Aborted] = []
+        valid: list[tuple[int, int, int, list[tuple[int, JobRow, tuple[TaskRow, ...]]]]] = []
+        rows = 0
+        for k, (shard, epoch, jobs) in enumerate(parts):
+            out: list[PelotonError | None] = [None] * len(jobs)
+            outs.append(out)
+            fine = []
+            for i, (job, given) in enumerate(jobs):
+                tasks = tuple(given)
+                other = next((t.job_id for t in tasks if t.job_id != job.job_id), None)
+                if job.shard != shard:
+                    out[i] = InvalidArgument(f"job {job.job_id} is in shard {job.shard}, "
+                                             f"not {shard}", field="job.shard")
+                elif other is not None:
+                    out[i] = InvalidArgument(f"task of job {other} in create_job of "
+                                             f"{job.job_id}", field="tasks")
+                else:
+                    fine.append((i, job, tasks))
+                    rows += 2 + len(tasks)
+            if fine:
+                valid.append((k, shard, epoch, fine))
 
         def insert(conn: sqlite3.Connection, job: JobRow, tasks: tuple[TaskRow, ...]) -> None:
-            if conn.execute("SELECT 1 FROM jobs WHERE job_id = ?", (job.job_id,)).fetchone():
-                raise AlreadyExists(f"job {job.job_id} already exists")
-            conn.execute(_INSERT_JOB, _job_tuple(job))
+            try:
+                conn.execute(_INSERT_JOB, _job_tuple(job))
+            except sqlite3.IntegrityError as error:  # the key: no SELECT first
+                if getattr(error, "sqlite_errorname", "") == "SQLITE_CONSTRAINT_PRIMARYKEY":
+                    raise AlreadyExists(f"job {job.job_id} already exists") from None
+                raise
             _UPSERT_CONFIGS.run(conn, [(job.job_id, job.config_version, job.config)])
             if tasks:
                 # Upsert: replaces leftovers of a job id that was never cleaned up.
                 _UPSERT_TASKS.run(conn, tasks)
 
         def run(conn: sqlite3.Connection) -> None:
-            _fence(conn, shard, epoch)
-            for i, job, tasks in valid:
-                conn.execute("SAVEPOINT one_job")
+            for k, shard, epoch, fine in valid:
                 try:
-                    insert(conn, job, tasks)
-                except (PelotonError, sqlite3.Error) as error:
-                    conn.execute("ROLLBACK TO one_job")
-                    out[i] = _translate(error) if isinstance(error, sqlite3.Error) else error
-                conn.execute("RELEASE one_job")
+                    _fence(conn, shard, epoch)  # (refused: changes nothing)
+                except Aborted as refused:
+                    outs[k] = refused
+                    continue
+                out = outs[k]
+                assert isinstance(out, list)
+                for i, job, tasks in fine:
+                    conn.execute("SAVEPOINT one_job")
+                    try:
+                        insert(conn, job, tasks)
+                    except (PelotonError, sqlite3.Error) as error:
+                        conn.execute("ROLLBACK TO one_job")
+                        out[i] = _translate(error) if isinstance(error, sqlite3.Error) else error
+                    conn.execute("RELEASE one_job")
 
         if valid:
-            await self._write(run, rows=sum(2 + len(tasks) for _, _, tasks in valid))
-        return out
+            await self._write(run, rows=rows)
+        return outs
 
     # ---- reads --------------------------------------------------------------
 

@@ -10,6 +10,7 @@ call wrote a row.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -26,7 +27,13 @@ from peloton.api.private.resmgrsvc import resmgrsvc_pb2 as rpb
 from peloton.api.v0.job import job_pb2
 from peloton.api.v0.task import task_pb2
 from peloton.api.v0.update import update_pb2
-from peloton.core.errors import AlreadyExists, FailedPrecondition, PelotonError, Unavailable
+from peloton.core.errors import (
+    Aborted,
+    AlreadyExists,
+    FailedPrecondition,
+    PelotonError,
+    Unavailable,
+)
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
 from peloton.jobmgr import engine as engine_module
@@ -72,11 +79,12 @@ class RecordingStore(SQLiteStorage):
                             configs=configs, updates=updates, delete_jobs=delete_jobs,
                             delete_tasks=delete_tasks)
 
-    async def create_jobs(self, shard: int, epoch: int,
-                          jobs: Sequence[tuple[JobRow, Sequence[TaskRow]]]
-                          ) -> list[PelotonError | None]:
-        self.writes.append(("create_jobs", [t for _, tasks in jobs for t in tasks], len(jobs)))
-        return await super().create_jobs(shard, epoch, jobs)
+    async def create_jobs_across(
+            self, parts: Sequence[tuple[int, int, Sequence[tuple[JobRow, Sequence[TaskRow]]]]]
+    ) -> list[list[PelotonError | None] | Aborted]:
+        self.writes += [("create_jobs", [t for _, tasks in jobs for t in tasks], len(jobs))
+                        for _, _, jobs in parts]
+        return await super().create_jobs_across(parts)
 
 
 class FakeResmgr:
@@ -958,6 +966,191 @@ async def test_creates_waiting_together_are_written_together(
         ("create_jobs", 5, 5)]
     assert ran == ["after 5 jobs"]
     assert [j.job_id for j in await h.store.get_jobs(ids)] == ids
+
+
+class GatedStore(RecordingStore):
+    """Notes the shards of each ``create_jobs_across`` call; while ``gate``
+    is set, a call waits for it before it writes."""
+
+    across: list[list[int]]
+    gate: trio.Event | None
+
+    async def create_jobs_across(
+            self, parts: Sequence[tuple[int, int, Sequence[tuple[JobRow, Sequence[TaskRow]]]]]
+    ) -> list[list[PelotonError | None] | Aborted]:
+        self.across.append([shard for shard, _, _ in parts])
+        if self.gate is not None:
+            await self.gate.wait()
+        return await super().create_jobs_across(parts)
+
+
+@dataclass
+class Peers:
+    """Three shards' engines of one jobmgr (shards 3, 4, 5), sharing a
+    Context as the jobmgr's do; each writer runs in a cancel scope of
+    its own."""
+
+    engines: list[ShardEngine]
+    store: GatedStore
+    scopes: dict[int, trio.CancelScope]
+
+    async def create(self, engine: ShardEngine, n: int, out: dict[int, object]) -> None:
+        """A small job's create in ``engine``'s shard (urgent, as
+        ``create_on`` sends it); its answer, or error, in ``out``."""
+        job = Job.new(peer_job(engine.shard, n), engine.shard, config(1), 1000.0)
+        try:
+            out[engine.shard * 10 + n] = await engine.submit(engine.create, job, urgent=True)
+        except PelotonError as error:
+            out[engine.shard * 10 + n] = error
+
+    async def serve(self, engine: ShardEngine) -> None:
+        with self.scopes.setdefault(engine.shard, trio.CancelScope()):
+            await engine.serve_inbox()
+
+    @contextlib.asynccontextmanager
+    async def serving(self, count: int = 3) -> AsyncIterator[list[ShardEngine]]:
+        """The first ``count`` engines' writers, running and idle."""
+        engines = self.engines[:count]
+        async with trio.open_nursery() as nursery:
+            for engine in engines:
+                nursery.start_soon(self.serve, engine)
+            await trio.testing.wait_all_tasks_blocked()
+            yield engines
+            nursery.cancel_scope.cancel()
+
+    def creates(self, senders: trio.Nursery, engines: Sequence[ShardEngine],
+                out: dict[int, object], n: int = 0) -> None:
+        for engine in engines:
+            senders.start_soon(self.create, engine, n, out)
+
+
+def peer_job(shard: int, n: int = 0) -> str:
+    return f"0b5c7e1e-3f7a-4c8e-9d1a-2f6b8c9d0{shard:02x}{n}"
+
+
+@pytest.fixture
+async def peers(tmp_path: Path) -> AsyncIterator[Peers]:
+    store = await GatedStore.open(tmp_path / "peloton.db")
+    assert isinstance(store, GatedStore)
+    store.writes, store.across, store.gate = [], [], None
+    resmgr, hostmgr = FakeResmgr(), FakeHostmgr()
+    engines: dict[int, ShardEngine] = {}
+    ctx = Context(storage=store, resmgr=cast(ServiceClient, resmgr),
+                  hostmgr_for=lambda cluster: cast(ServiceClient, hostmgr),
+                  hostmgrs=lambda: [(CLUSTER, cast(ServiceClient, hostmgr))], clock=Clock(),
+                  engines=engines)
+    for shard in (3, 4, 5):
+        engines[shard] = ShardEngine(ctx, shard, EPOCH, "jm-1")
+    async with store:
+        yield Peers(list(engines.values()), store, {})
+
+
+async def test_idle_writers_creates_are_written_by_one_writer_in_one_write(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """Small jobs' creates given to several idle writers of one jobmgr: the
+    first writer woken takes the others' with its own (one turn, one
+    write for the three shards); each job is its own shard's."""
+    out: dict[int, object] = {}
+    async with peers.serving() as engines, trio.open_nursery() as senders:
+        for n in range(2):
+            peers.creates(senders, engines, out, n)
+    assert out == {shard * 10 + n: True for shard in (3, 4, 5) for n in range(2)}
+    assert [sorted(shards) for shards in peers.store.across] == [[3, 4, 5]]
+    for engine in peers.engines:
+        assert sorted(engine.jobs) == [peer_job(engine.shard, n) for n in range(2)]
+    rows = await peers.store.get_jobs([peer_job(s, n) for s in (3, 4, 5) for n in range(2)])
+    assert [(r.job_id, r.shard) for r in rows] == [
+        (peer_job(s, n), s) for s in (3, 4, 5) for n in range(2)]
+
+
+async def test_creates_beyond_a_groups_size_go_to_their_own_writers(
+        peers: Peers, mock_clock: trio.testing.MockClock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group at CREATES_ACROSS_TASKS takes no more: the other idle
+    writers' creates (not woken: the first writer was) are woken to be
+    written by their own writers."""
+    monkeypatch.setattr(engine_module, "CREATES_ACROSS_TASKS", 1)
+    out: dict[int, object] = {}
+    async with peers.serving() as engines, trio.open_nursery() as senders:
+        peers.creates(senders, engines, out)
+    assert out == {30: True, 40: True, 50: True}
+    assert sorted(peers.store.across) == [[3], [4], [5]]
+
+
+async def test_a_lent_shards_writer_waits_until_its_creates_are_written(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """A shard whose creates another writer took runs nothing else until
+    they are written: work sent to it meanwhile finds their jobs."""
+    peers.store.gate = gate = trio.Event()
+    out: dict[int, object] = {}
+    seen: list[tuple[int, bool]] = []
+
+    async def look(engine: ShardEngine) -> None:
+        seen.append((engine.shard, peer_job(engine.shard) in engine.jobs))
+
+    async with peers.serving(2) as engines, trio.open_nursery() as senders:
+        peers.creates(senders, engines, out)
+        await trio.testing.wait_all_tasks_blocked()
+        [shards] = peers.store.across  # one writer took both, and waits
+        lent = peers.engines[[3, 4, 5].index(shards[1])]
+        senders.start_soon(lent.submit, look, lent)
+        await trio.testing.wait_all_tasks_blocked()
+        assert seen == []  # its writer waits
+        gate.set()
+    assert out == {30: True, 40: True}
+    assert seen == [(lent.shard, True)]
+
+
+async def test_a_busy_writers_creates_stay_its_own(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """A writer in the middle of other work keeps its creates: it writes
+    them in its next turn, not another writer's."""
+    release = trio.Event()
+    out: dict[int, object] = {}
+    async with peers.serving(2) as (a, b), trio.open_nursery() as senders:
+        senders.start_soon(b.submit, release.wait)
+        await trio.testing.wait_all_tasks_blocked()
+        peers.creates(senders, (b, a), out)
+        await trio.testing.wait_all_tasks_blocked()
+        assert out == {30: True} and peers.store.across == [[3]]
+        release.set()
+    assert out == {30: True, 40: True} and peers.store.across == [[3], [4]]
+
+
+async def test_a_fenced_peers_creates_fail_alone(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """Taken together, a shard a newer epoch owns answers its creates
+    Aborted and stops; the other shard's are made."""
+    a, b = peers.engines[:2]
+    await peers.store.claim_shard(b.shard, EPOCH + 1, "jm-2")
+    out: dict[int, object] = {}
+    async with peers.serving(2) as engines, trio.open_nursery() as senders:
+        peers.creates(senders, engines, out)
+    assert out[30] is True and isinstance(out[40], Aborted)
+    assert [sorted(shards) for shards in peers.store.across] == [[3, 4]]
+    assert b.stopped and not a.stopped
+    assert [j.job_id for j in await peers.store.get_jobs([peer_job(3), peer_job(4)])] == [
+        peer_job(3)]
+
+
+async def test_a_writer_cancelled_with_lent_creates_answers_them_and_returns_the_shard(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """The writer holding other shards' creates stops before their write:
+    every one of them is answered Unavailable (a client sends it again),
+    and the lent shard's writer goes on serving."""
+    peers.store.gate = trio.Event()  # never set: the write never happens
+    out: dict[int, object] = {}
+    async with peers.serving(2) as (a, b):
+        async with trio.open_nursery() as senders:
+            peers.creates(senders, (a, b), out)
+            await trio.testing.wait_all_tasks_blocked()
+            [shards] = peers.store.across
+            holder, lent = (a, b) if shards[0] == a.shard else (b, a)
+            peers.scopes[holder.shard].cancel()
+        assert all(isinstance(answer, Unavailable) for answer in out.values()) and len(out) == 2
+        peers.store.gate = None
+        await peers.create(lent, 1, out)  # its writer serves on
+    assert out[lent.shard * 10 + 1] is True
 
 
 async def test_a_group_of_large_creates_yields_while_it_makes_rows(h: Harness) -> None:

@@ -151,6 +151,28 @@ class StorageContract:
             await store.create_jobs(0, 1, [(job(J1), [task()]), (job(J2), [])])
         assert await store.get_jobs([J1, J2]) == []
 
+    async def test_create_jobs_across_fences_each_shard_alone(self, store: Storage) -> None:
+        """Several shards' creates in one call: a part its shard's fence
+        refuses answers Aborted and makes nothing; the others' jobs are
+        made, each failing alone."""
+        await store.claim_shard(1, 2, "jobmgr-b")
+        await store.create_job(2, 1, job(J3, shard=2), [])
+        outcomes = await store.create_jobs_across([
+            (0, 1, [(job(J1), [task(J1, 0)])]),
+            (1, 1, [(job(J2, shard=1), [task(J2, 0)])]),  # shard 1 is epoch 2's
+            (2, 1, [(job(J3, shard=2, name="again"), []),  # taken
+                    (job(J2, shard=0), [])]),  # another shard's
+        ])
+        assert outcomes[0] == [None]
+        assert isinstance(outcomes[1], Aborted)
+        third = outcomes[2]
+        assert isinstance(third, list) and isinstance(third[0], AlreadyExists)
+        assert isinstance(third[1], InvalidArgument)
+        assert (await store.get_job(J1)) == job(J1)
+        assert await store.get_job(J2) is None
+        assert (await store.get_job(J3)).name != "again"  # type: ignore[union-attr]
+        assert await store.create_jobs_across([]) == []
+
     async def test_get_jobs_keeps_the_order_asked_and_skips_unknown(
         self, store: Storage
     ) -> None:

@@ -13,6 +13,8 @@ import trio
 import trio.testing
 
 from peloton.core.errors import (
+    Aborted,
+    AlreadyExists,
     FailedPrecondition,
     Internal,
     InvalidArgument,
@@ -22,7 +24,7 @@ from peloton.core.errors import (
 )
 from peloton.core.states import JobState
 from peloton.storage import SCHEMA_VERSION, open_sqlite
-from peloton.storage.gateway import TaskEventRow, TaskRow
+from peloton.storage.gateway import Storage, TaskEventRow, TaskRow
 from peloton.storage.sqlite import (
     _EVENT_COLUMNS,
     _LOAD_SHARD,
@@ -491,3 +493,21 @@ async def test_open_makes_the_stores_directory(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(FailedPrecondition, match="cannot make the directory"):
         await open_sqlite(tmp_path / "file" / "jobs.db")
+
+
+async def test_the_gateways_default_create_jobs_across_keeps_the_contract(
+        tmp_path: Path) -> None:
+    """A backend without a write of its own for several shards' creates
+    gets ``Storage.create_jobs_across``: a part at a time, each refused
+    part answered Aborted alone."""
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.claim_shard(1, 2, "jobmgr-b")
+        outcomes = await Storage.create_jobs_across(store, [
+            (0, 1, [(job(J1), [task(J1, 0)]), (job(J1, name="again"), [])]),
+            (1, 1, [(job(J2, shard=1), [])]),
+        ])
+        first = outcomes[0]
+        assert isinstance(first, list) and first[0] is None
+        assert isinstance(first[1], AlreadyExists)
+        assert isinstance(outcomes[1], Aborted)
+        assert [j.job_id for j in await store.get_jobs([J1, J2])] == [J1]
