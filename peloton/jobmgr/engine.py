@@ -92,7 +92,7 @@ from peloton.spec.job import (
     task_name,
     with_daemon_hosts,
 )
-from peloton.storage.gateway import Storage, TaskRow, UpdateRow
+from peloton.storage.gateway import ShardWrite, Storage, TaskRow, UpdateRow
 
 UpdateState = update_pb2.State
 
@@ -124,13 +124,13 @@ class Context:
     # Every shard's reports to resmgr, sent while ``Reports.serve`` runs.
     reports: Reports | None = None
     # This jobmgr's engines by shard: a writer that writes small jobs'
-    # creates takes those waiting for the idle writers of the others
-    # (``ShardEngine.serve_inbox``). ``create_waker``: the engine whose
-    # idle writer was woken for a create and has not run yet; it takes
-    # the creates given to other idle writers meanwhile, which are not
+    # creates or events takes those waiting for the idle writers of the
+    # others (``ShardEngine.serve_inbox``). ``lend_waker``: the engine
+    # whose idle writer was woken for such work and has not run yet; it
+    # takes what is given to other idle writers meanwhile, which are not
     # woken.
     engines: Mapping[int, ShardEngine] = field(default_factory=dict)
-    create_waker: ShardEngine | None = None
+    lend_waker: ShardEngine | None = None
 
 
 def is_preemptible(config: job_pb2.JobConfig, cfg: task_pb2.TaskConfig) -> bool:
@@ -355,9 +355,9 @@ LaunchPlan = dict[str, Launches]
 INBOX_SIZE = 64
 # The most creates waiting one after another that run as one write.
 CREATE_BATCH = INBOX_SIZE
-# A writer's group of small jobs' creates takes other idle shards' while
-# it has fewer tasks than this.
-CREATES_ACROSS_TASKS = 1000
+# A writer's group of small jobs' creates (or events) takes other idle
+# shards' while it has fewer tasks (events) than this.
+ACROSS_ROWS = 1000
 # Events a batch applies between two yields to the other tasks.
 EVENTS_A_STEP = 500
 # Tasks a step turns into rows (a group of creates, a launch's record, a
@@ -482,6 +482,32 @@ def _needs_timers(job: Job) -> bool:
                 or len(job.tasks) > config.instanceCount)
 
 
+@dataclass(slots=True)
+class _Applied:
+    """A batch of events applied to a shard's tasks: its write, and what
+    comes after it (``ShardEngine._after_events``)."""
+
+    write: ShardWrite
+    jobs: dict[str, Job]
+    report: list[Task]
+    retry: list[Task]
+
+    def waits(self) -> bool:
+        """Whether what comes after the write may wait for resmgr."""
+        return bool(self.retry) or any(
+            job.config.sla.maximumRunningInstances for job in self.jobs.values())
+
+
+@dataclass(slots=True)
+class _Placed:
+    """A batch of placements recorded in a shard's tasks: its write, the
+    launches, and the runs to report (``ShardEngine._after_placements``)."""
+
+    write: ShardWrite
+    plans: list[tuple[rpb.Placement, list[tuple[Job, Task]]]]
+    report: list[Task]
+
+
 class _Jobs(dict[str, Job]):
     """A shard's jobs by id, noting each id put in (``touched``)."""
 
@@ -523,9 +549,9 @@ class ShardEngine:
         # the inbox's. ``_idle``: the writer waits on an empty inbox.
         self._urgent: collections.deque[_Work] = collections.deque()
         self._idle = False
-        # While another shard's writer writes this one's small creates with
-        # its own (``_lend_peers``), this one's writer waits for
-        # ``_returned``.
+        # While another shard's writer writes this one's small creates or
+        # events with its own (``_lend_peers``), this one's writer waits
+        # for ``_returned``.
         self._lent = False
         self._returned = trio.Event()
         self._serving = True
@@ -543,8 +569,8 @@ class ShardEngine:
         await. Creates waiting one after another run as one (``create_all``:
         one write for them all), urgent ones (small jobs') with urgent
         ones, and with those waiting for this jobmgr's idle writers of
-        other shards (``_lend_peers``). Runs until cancelled; then whatever
-        waits is answered Unavailable."""
+        other shards (``_lend_peers``), as small jobs' events are. Runs
+        until cancelled; then whatever waits is answered Unavailable."""
         held: _Work | None = None
         try:
             while True:
@@ -561,17 +587,27 @@ class ShardEngine:
                         return
                     finally:
                         self._idle = False
-                    if self._lent:  # another writer writes this shard's creates
+                    if self._lent:  # another writer writes this shard's work
                         await self._returned.wait()
                     if self._urgent and work[0] is not _wake:
                         # Urgent work came meanwhile: it goes first (and a
-                        # create's woken writer takes other idle writers'
-                        # creates without delay: ``submit``).
+                        # woken writer takes other idle writers' creates
+                        # and events without delay: ``submit``).
                         held = work
                         continue
                 fn, args, reply = work
                 if fn is _wake:
                     continue
+                if urgent and fn == self.on_events:  # small jobs' events
+                    await self._run_lent([(self, [work]), *self._lend_peers(
+                        "on_events", len(args[0]))], _events_across)
+                    continue
+                if urgent and fn == self.record_launch:  # express placements
+                    await self._run_lent([(self, [work]), *self._lend_peers(
+                        "record_launch", _placed(args[0]))], _launches_across)
+                    continue
+                if self.ctx.lend_waker is self and not (urgent and fn == self.create):
+                    self._release_waker()  # (it takes nothing of the others)
                 if fn != self.create:
                     try:
                         reply.value = await fn(*args)
@@ -583,10 +619,11 @@ class ShardEngine:
                     batch, after = self._creates_behind(work, self._from_urgent)
                     if after is not None:
                         self._urgent.appendleft(after)
-                    await self._write_creates([(self, batch), *self._lend_peers(batch)])
+                    await self._run_lent([(self, batch), *self._lend_peers(
+                        "create", _tasks(batch))], _creates_across)
                 else:
                     batch, held = self._creates_behind(work, self._from_inbox)
-                    await self._write_creates([(self, batch)])
+                    await self._run_lent([(self, batch)], _creates_across)
         finally:
             self._serving = False
             self._inbox_recv.close()
@@ -594,49 +631,61 @@ class ShardEngine:
                 if not reply.done.is_set():
                     reply.error = Unavailable(f"shard {self.shard} stopped serving here")
                     reply.done.set()
-            if self.ctx.create_waker is self:
-                # Creates given to idle writers since this one was woken
-                # count on it: their own writers take them.
-                self.ctx.create_waker = None
-                for peer in self.ctx.engines.values():
-                    if peer is not self and peer._idle and peer._urgent:
-                        peer._wake_writer()
+            if self.ctx.lend_waker is self:
+                self._release_waker()
 
-    def _lend_peers(self, batch: list[_Work]) -> list[tuple[ShardEngine, list[_Work]]]:
-        """The small jobs' creates waiting for this jobmgr's other writers
-        that are idle (waiting for their inboxes, or woken and not run
-        yet), each such shard lent to this writer until they are written
-        (its writer waits: ``serve_inbox``), while the group has fewer than
-        CREATES_ACROSS_TASKS tasks. With 16 shards and a create a job each
-        writer wrote one or two creates a turn (a write, a fence and a turn
-        each); taken together they are one turn and one write."""
+    def _release_waker(self) -> None:
+        """This writer, woken for a small job's create or events, takes
+        nothing of the other idle writers: what was given to them since
+        counts on it (``submit``), and their own writers take it."""
+        self.ctx.lend_waker = None
+        for peer in self.ctx.engines.values():
+            if peer is not self and peer._idle and peer._urgent:
+                peer._wake_writer()
+
+    def _lend_peers(self, kind: str, size: int) -> list[tuple[ShardEngine, list[_Work]]]:
+        """The small jobs' creates (``kind`` "create"), events ("on_events")
+        or express placements ("record_launch") waiting for this jobmgr's
+        other writers that are idle
+        (waiting for their inboxes, or woken and not run yet), each such
+        shard lent to this writer until they are written (its writer waits:
+        ``serve_inbox``), while the group (of ``size`` so far) has fewer
+        than ACROSS_ROWS tasks or events. With 16 shards each writer took
+        one or two creates, batches of events or placements a turn when a
+        job was a task (a write, a fence and task switches each); taken
+        together they are one turn and one write."""
         ctx = self.ctx
-        # Every create waiting for an idle writer is taken here: none of
-        # them counts on a woken writer any more.
-        ctx.create_waker = None
-        tasks = sum(len(job.tasks) for _, (job,), _ in batch)
+        # Whatever waits for an idle writer is taken or woken here: none of
+        # it counts on a woken writer any more.
+        ctx.lend_waker = None
         lent: list[tuple[ShardEngine, list[_Work]]] = []
         for peer in ctx.engines.values():
             if peer is self or not peer._idle or peer._lent or not peer._urgent:
                 continue
-            if (tasks >= CREATES_ACROSS_TASKS or peer.stopped
-                    or peer._urgent[0][0] != peer.create):
-                peer._wake_writer()  # its creates may count on a woken writer (``submit``)
+            if size >= ACROSS_ROWS or peer.stopped or peer._urgent[0][0] != getattr(peer, kind):
+                peer._wake_writer()  # its work may count on a woken writer (``submit``)
                 continue
-            taken, after = peer._creates_behind(peer._urgent.popleft(), peer._from_urgent)
-            if after is not None:
-                peer._urgent.appendleft(after)
+            if kind == "create":
+                taken, after = peer._creates_behind(peer._urgent.popleft(), peer._from_urgent)
+                if after is not None:
+                    peer._urgent.appendleft(after)
+                size += _tasks(taken)
+            else:
+                taken = [peer._urgent.popleft()]
+                given = taken[0][1][0]
+                size += len(given) if kind == "on_events" else _placed(given)
             peer._lent, peer._returned = True, trio.Event()
             lent.append((peer, taken))
-            tasks += sum(len(job.tasks) for _, (job,), _ in taken)
         return lent
 
-    async def _write_creates(self, batches: list[tuple[ShardEngine, list[_Work]]]) -> None:
-        """Write the creates of ``batches`` (the first this shard's, the
-        others lent to this writer: returned after) and answer each."""
+    async def _run_lent(self, batches: list[tuple[ShardEngine, list[_Work]]],
+                        run: Callable[[list[tuple[ShardEngine, list[_Work]]]],
+                                      Awaitable[list[list[Any]]]]) -> None:
+        """Run ``batches`` (the first this shard's work, the others lent to
+        this writer: returned after) with ``run`` (each work's answer, or
+        the error it met) and answer each."""
         try:
-            outcomes = await create_across([(engine, [job for _, (job,), _ in batch])
-                                            for engine, batch in batches])
+            outcomes = await run(batches)
         except BaseException:  # (cancelled) the lent shards' writers never see theirs
             for engine, batch in batches[1:]:
                 for _, _, reply in batch:
@@ -701,11 +750,11 @@ class ShardEngine:
                 self._urgent.append((fn, args, reply))
                 if self._idle:  # the writer waits on the inbox: wake it
                     ctx = self.ctx
-                    if fn != self.create:
+                    if fn != self.create and fn != self.on_events and fn != self.record_launch:
                         self._wake_writer()
-                    elif ctx.create_waker is None or not ctx.create_waker._idle:
-                        # (a woken writer takes this create with its own)
-                        ctx.create_waker = self
+                    elif ctx.lend_waker is None or not ctx.lend_waker._idle:
+                        # (a woken writer takes this work with its own)
+                        ctx.lend_waker = self
                         self._wake_writer()
             else:
                 try:
@@ -729,6 +778,18 @@ class ShardEngine:
         none with ``events`` False: the tasks' states did not change), new
         config versions and updates; ``drop`` (job id, instance): instances
         a workflow removed, deleted."""
+        [error] = await persist_across([(self, await self.write_of(
+            jobs, tasks, ended_runs=ended_runs, delete=delete, configs=configs,
+            updates=updates, events=events, drop=drop))])
+        if error is not None:
+            raise error
+
+    async def write_of(self, jobs: Iterable[Job] = (), tasks: Iterable[Task] = (), *,
+                       ended_runs: Sequence[Task] = (), delete: Sequence[str] = (),
+                       configs: Sequence[tuple[str, int, bytes]] = (),
+                       updates: Sequence[UpdateRow] = (), events: bool = True,
+                       drop: Sequence[tuple[str, int]] = ()) -> ShardWrite:
+        """``persist``'s rows, for ``persist_across``."""
         now = self.ctx.clock()
         task_list = list(tasks)
         jobs = list(jobs)
@@ -744,15 +805,10 @@ class ShardEngine:
                 # tasks, and it is the one waiting here).
                 await trio.lowlevel.checkpoint()
             task_rows += [t.row(now) for t in task_list[start:start + ROWS_A_STEP]]
-        try:
-            await self.ctx.storage.write(
-                self.shard, self.epoch, jobs=[j.row(now) for j in jobs],
-                tasks=task_rows,
-                events=[t.event(now) for t in (*ended_runs, *task_list)] if events else [],
-                configs=configs, updates=updates, delete_jobs=delete, delete_tasks=drop)
-        except Aborted:
-            self.fenced.set()
-            raise
+        return ShardWrite(
+            self.shard, self.epoch, jobs=[j.row(now) for j in jobs], tasks=task_rows,
+            events=[t.event(now) for t in (*ended_runs, *task_list)] if events else [],
+            configs=configs, updates=updates, delete_jobs=delete, delete_tasks=drop)
 
     # -- recovery -----------------------------------------------------------
     async def recover(self) -> None:
@@ -973,7 +1029,14 @@ class ShardEngine:
     async def record_launch(self, placements: Sequence[rpb.Placement]) -> LaunchPlan:
         """Write the placed tasks LAUNCHING (and end those stopped meanwhile);
         the launches to send, per cluster. The writer's part of a launch."""
-        now = self.ctx.clock()
+        [outcome] = await launches_across([(self, placements)])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def _apply_placements(self, placements: Sequence[rpb.Placement],
+                                now: float) -> _Placed:
+        """``record_launch`` up to its write."""
         plans: list[tuple[rpb.Placement, list[tuple[Job, Task]]]] = []
         changed: list[Task] = []
         skipped: list[Task] = []
@@ -1026,13 +1089,17 @@ class ShardEngine:
             touched[t.job_id] = self.jobs[t.job_id]
         for job in touched.values():
             job.refresh_state(now)
-        await self.persist(touched.values(), changed + skipped)
-        if skipped or running:
-            await self.report_states(skipped + running)
+        return _Placed(await self.write_of(touched.values(), changed + skipped), plans,
+                       skipped + running)
+
+    async def _after_placements(self, placed: _Placed) -> LaunchPlan:
+        """``record_launch`` after its write."""
+        if placed.report:
+            await self.report_states(placed.report)
         # A stop that came while the placement was being recorded wins; the
         # unused lease simply expires in the host manager.
         by_cluster: LaunchPlan = defaultdict(list)
-        for placement, chosen in plans:
+        for placement, chosen in placed.plans:
             chosen = [(job, task) for job, task in chosen if task.goal != TaskState.KILLED]
             if chosen:
                 by_cluster[placement.cluster].append((placement, chosen))
@@ -1102,7 +1169,13 @@ class ShardEngine:
 
     async def on_events(self, events: Sequence[hpb.TaskEvent]) -> None:
         """Apply a batch of status updates (at-least-once: repeats are no-ops)."""
-        now = self.ctx.clock()
+        [error] = await events_across([(self, events)])
+        if error is not None:
+            raise error
+
+    async def _apply_events(self, events: Sequence[hpb.TaskEvent], now: float) -> _Applied | None:
+        """``on_events`` up to its write: what the events changed (None:
+        nothing)."""
         changed: dict[tuple[str, int], Task] = {}
         ended_runs: list[Task] = []
         retry: list[Task] = []
@@ -1131,14 +1204,18 @@ class ShardEngine:
             changed[(job.id, task.instance)] = task
             jobs[job.id] = job
         if not changed:
-            return
+            return None
         for job in jobs.values():
             job.refresh_state(now)
         # Events of ended runs first, then the current rows.
-        await self.persist(jobs.values(), list(changed.values()), ended_runs=ended_runs)
-        await self.report_states(report)
-        await self.enqueue(retry)
-        await self._start_held(jobs.values())
+        return _Applied(await self.write_of(jobs.values(), list(changed.values()),
+                                            ended_runs=ended_runs), jobs, report, retry)
+
+    async def _after_events(self, applied: _Applied) -> None:
+        """``on_events`` after its write."""
+        await self.report_states(applied.report)
+        await self.enqueue(applied.retry)
+        await self._start_held(applied.jobs.values())
 
     async def report_states(self, tasks: Sequence[Task]) -> None:
         """Tell resmgr that runs are RUNNING or ended (it releases what they
@@ -1861,3 +1938,116 @@ async def create_across(parts: Sequence[tuple[ShardEngine, Sequence[Job]]]
             else:
                 outs[k][i] = failed
     return outs
+
+
+async def persist_across(writes: Sequence[tuple[ShardEngine, ShardWrite]]
+                         ) -> list[Exception | None]:
+    """The writes (``ShardEngine.write_of``) of several shards of this
+    jobmgr in one storage write; each one's error, or None. A shard whose
+    fence refused its write (``Aborted``) stops."""
+    if not writes:
+        return []
+    try:
+        errors: list[Exception | None] = list(
+            await writes[0][0].ctx.storage.write_across([w for _, w in writes]))
+    except Exception as failed:  # each caller raises its own copy
+        errors = [copy.copy(failed) for _ in writes]
+    for (engine, _), error in zip(writes, errors, strict=True):
+        if isinstance(error, Aborted):
+            engine.fenced.set()
+    return errors
+
+
+async def events_across(parts: Sequence[tuple[ShardEngine, Sequence[hpb.TaskEvent]]]
+                        ) -> list[Exception | None]:
+    """``ShardEngine.on_events`` of several shards of this jobmgr, their
+    writes in one storage write; each part's error, or None. The caller
+    holds each shard (its writer's turn, or lent to it)."""
+    now = parts[0][0].ctx.clock()
+    errors: list[Exception | None] = [None] * len(parts)
+    applied: list[tuple[int, _Applied]] = []
+    for k, (engine, events) in enumerate(parts):
+        try:
+            done = await engine._apply_events(events, now)
+        except Exception as failed:  # (a bug) the part's caller's
+            errors[k] = failed
+            continue
+        if done is not None:
+            applied.append((k, done))
+    written = await persist_across([(parts[k][0], done.write) for k, done in applied])
+    after: list[tuple[int, _Applied]] = []
+    for (k, done), error in zip(applied, written, strict=True):
+        if error is not None:
+            errors[k] = error
+        else:
+            after.append((k, done))
+
+    async def finish(k: int, done: _Applied) -> None:
+        try:
+            await parts[k][0]._after_events(done)
+        except Exception as error:  # the part's caller's
+            errors[k] = error
+
+    if len(after) > 1 and any(done.waits() for _, done in after):
+        # Restarts are enqueued at resmgr: one shard's wait holds no other.
+        async with trio.open_nursery() as nursery:
+            for k, done in after:
+                nursery.start_soon(finish, k, done)
+    else:
+        for k, done in after:
+            await finish(k, done)
+    return errors
+
+
+def _tasks(batch: Sequence[_Work]) -> int:
+    """The tasks of a batch of creates."""
+    return sum(len(job.tasks) for _, (job,), _ in batch)
+
+
+async def _creates_across(batches: list[tuple[ShardEngine, list[_Work]]]
+                          ) -> list[list[bool | Exception]]:
+    return await create_across([(engine, [job for _, (job,), _ in batch])
+                                for engine, batch in batches])
+
+
+async def _events_across(batches: list[tuple[ShardEngine, list[_Work]]]
+                         ) -> list[list[Exception | None]]:
+    errors = await events_across([(engine, work[1][0]) for engine, [work] in batches])
+    return [[error] for error in errors]
+
+
+def _placed(placements: Sequence[rpb.Placement]) -> int:
+    """The tasks of a batch of placements."""
+    return sum(len(p.tasks) for p in placements)
+
+
+async def launches_across(parts: Sequence[tuple[ShardEngine, Sequence[rpb.Placement]]]
+                          ) -> list[LaunchPlan | Exception]:
+    """``ShardEngine.record_launch`` of several shards of this jobmgr,
+    their writes in one storage write; each part's plan, or its error.
+    The caller holds each shard (its writer's turn, or lent to it)."""
+    now = parts[0][0].ctx.clock()
+    out: list[LaunchPlan | Exception] = []
+    placed: list[tuple[int, _Placed]] = []
+    for k, (engine, placements) in enumerate(parts):
+        try:
+            placed.append((k, await engine._apply_placements(placements, now)))
+            out.append({})
+        except Exception as failed:  # (a bug) the part's caller's
+            out.append(failed)
+    written = await persist_across([(parts[k][0], done.write) for k, done in placed])
+    for (k, done), error in zip(placed, written, strict=True):
+        if error is not None:
+            out[k] = error
+            continue
+        try:
+            out[k] = await parts[k][0]._after_placements(done)
+        except Exception as failed:  # the part's caller's
+            out[k] = failed
+    return out
+
+
+async def _launches_across(batches: list[tuple[ShardEngine, list[_Work]]]
+                           ) -> list[list[LaunchPlan | Exception]]:
+    plans = await launches_across([(engine, work[1][0]) for engine, [work] in batches])
+    return [[plan] for plan in plans]

@@ -41,6 +41,7 @@ __all__ = [
     "ACTIVE_EXCLUDED_JOB_STATES",
     "JobRow",
     "ShardRow",
+    "ShardWrite",
     "Storage",
     "TaskEventRow",
     "TaskRow",
@@ -126,6 +127,21 @@ class ShardRow:
     update_time: float
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ShardWrite:
+    """One shard's batch of changes, as ``Storage.write`` takes them."""
+
+    shard: int
+    epoch: int
+    jobs: Sequence[JobRow] = ()
+    tasks: Sequence[TaskRow] = ()
+    events: Sequence[TaskEventRow] = ()
+    configs: Sequence[tuple[str, int, bytes]] = ()
+    updates: Sequence[UpdateRow] = ()
+    delete_jobs: Sequence[str] = ()
+    delete_tasks: Sequence[tuple[str, int]] = ()
+
+
 # What query_jobs can order by.
 JOB_ORDER_COLUMNS = ("creation_time", "completion_time", "update_time", "name", "owner",
                      "state", "instance_count", "job_id")
@@ -203,6 +219,23 @@ class Storage(abc.ABC):
         that exists, possibly created by this same call (``NotFound``
         otherwise). On any error nothing is changed.
         """
+
+    async def write_across(self, writes: Sequence[ShardWrite]) -> list[PelotonError | None]:
+        """``write`` of several shards' batches, as one write where the
+        store can: each batch's error (its fence's ``Aborted``, or what
+        ``write`` raises), or None; a batch that fails changes nothing and
+        fails no other."""
+        out: list[PelotonError | None] = []
+        for w in writes:
+            try:
+                await self.write(w.shard, w.epoch, jobs=w.jobs, tasks=w.tasks, events=w.events,
+                                 configs=w.configs, updates=w.updates, delete_jobs=w.delete_jobs,
+                                 delete_tasks=w.delete_tasks)
+            except PelotonError as error:
+                out.append(error)
+            else:
+                out.append(None)
+        return out
 
     @abc.abstractmethod
     async def create_job(

@@ -106,6 +106,7 @@ from peloton.storage.gateway import (
     JOB_ORDER_COLUMNS,
     JobRow,
     ShardRow,
+    ShardWrite,
     Storage,
     TaskEventRow,
     TaskRow,
@@ -820,37 +821,66 @@ class SQLiteStorage(Storage):
         delete_jobs: Sequence[str] = (),
         delete_tasks: Sequence[tuple[str, int]] = (),
     ) -> None:
-        # Snapshot the lists: other trio tasks run while the thread works.
-        jobs, tasks, events = tuple(jobs), tuple(tasks), tuple(events)
-        configs, updates, delete_jobs = tuple(configs), tuple(updates), tuple(delete_jobs)
-        delete_tasks = tuple(delete_tasks)
+        [error] = await self.write_across([ShardWrite(
+            shard, epoch, jobs=jobs, tasks=tasks, events=events, configs=configs,
+            updates=updates, delete_jobs=delete_jobs, delete_tasks=delete_tasks)])
+        if error is not None:
+            raise error
 
-        def run(conn: sqlite3.Connection) -> None:
-            _fence(conn, shard, epoch)
-            _check_ownership(conn, shard, jobs, tasks, events, delete_jobs,
-                             {c[0] for c in configs} | {u.job_id for u in updates}
-                             | {job_id for job_id, _ in delete_tasks})
-            if jobs:
-                _UPSERT_JOBS.run(conn, [_job_tuple(j) for j in jobs])
-            if tasks:
-                _UPSERT_TASKS.run(conn, tasks)
-            if events:
-                _INSERT_EVENTS.run(conn, events)
-            if configs:
-                _UPSERT_CONFIGS.run(conn, list(configs))
-            if updates:
-                _UPSERT_UPDATES.run(conn, [_update_tuple(u) for u in updates])
+    async def write_across(self, writes: Sequence[ShardWrite]) -> list[PelotonError | None]:
+        """One write, a savepoint per shard's batch (when there are several)."""
+        # Snapshot the lists: other trio tasks run while the thread works.
+        writes = [ShardWrite(w.shard, w.epoch, tuple(w.jobs), tuple(w.tasks), tuple(w.events),
+                             tuple(w.configs), tuple(w.updates), tuple(w.delete_jobs),
+                             tuple(w.delete_tasks)) for w in writes]
+        out: list[PelotonError | None] = [None] * len(writes)
+        if not writes:
+            return out
+
+        def apply(conn: sqlite3.Connection, w: ShardWrite) -> None:
+            _fence(conn, w.shard, w.epoch)
+            _check_ownership(conn, w.shard, w.jobs, w.tasks, w.events, w.delete_jobs,
+                             {c[0] for c in w.configs} | {u.job_id for u in w.updates}
+                             | {job_id for job_id, _ in w.delete_tasks})
+            if w.jobs:
+                _UPSERT_JOBS.run(conn, [_job_tuple(j) for j in w.jobs])
+            if w.tasks:
+                _UPSERT_TASKS.run(conn, w.tasks)
+            if w.events:
+                _INSERT_EVENTS.run(conn, w.events)
+            if w.configs:
+                _UPSERT_CONFIGS.run(conn, list(w.configs))
+            if w.updates:
+                _UPSERT_UPDATES.run(conn, [_update_tuple(u) for u in w.updates])
             for table in ("task_events", "tasks"):
-                if delete_tasks:
+                if w.delete_tasks:
                     conn.executemany(f"DELETE FROM {table} WHERE job_id = ? AND instance_id = ?",
-                                     delete_tasks)
-            if delete_jobs:
-                ids = (json.dumps(list(delete_jobs)),)
+                                     w.delete_tasks)
+            if w.delete_jobs:
+                ids = (json.dumps(list(w.delete_jobs)),)
                 for table in ("task_events", "tasks", "job_configs", "updates", "jobs"):
                     conn.execute(f"DELETE FROM {table} WHERE job_id {_IN_JSON}", ids)
 
-        await self._write(run, rows=1 + len(jobs) + len(tasks) + len(events) + len(configs)
-                          + len(updates) + len(delete_jobs) + len(delete_tasks))
+        def run(conn: sqlite3.Connection) -> None:
+            if len(writes) == 1:  # its failure is the write's: rolled back whole
+                apply(conn, writes[0])
+                return
+            for k, w in enumerate(writes):
+                conn.execute("SAVEPOINT one_shard")
+                try:
+                    apply(conn, w)
+                except (PelotonError, sqlite3.Error) as error:
+                    conn.execute("ROLLBACK TO one_shard")
+                    out[k] = _translate(error) if isinstance(error, sqlite3.Error) else error
+                conn.execute("RELEASE one_shard")
+
+        try:
+            await self._write(run, rows=sum(
+                1 + len(w.jobs) + len(w.tasks) + len(w.events) + len(w.configs)
+                + len(w.updates) + len(w.delete_jobs) + len(w.delete_tasks) for w in writes))
+        except PelotonError as error:  # the transaction's: every batch's
+            return [error] if len(writes) == 1 else [copy.copy(error) for _ in writes]
+        return out
 
     async def create_job(
         self, shard: int, epoch: int, job: JobRow, tasks: Sequence[TaskRow] = ()

@@ -37,11 +37,18 @@ from peloton.core.errors import (
 from peloton.core.ids import mesos_task_id
 from peloton.core.states import JobState, TaskState
 from peloton.jobmgr import engine as engine_module
-from peloton.jobmgr.engine import EVENTS_A_STEP, ROWS_A_STEP, Context, ShardEngine, add_gangs
+from peloton.jobmgr.engine import (
+    EVENTS_A_STEP,
+    ROWS_A_STEP,
+    Context,
+    LaunchPlan,
+    ShardEngine,
+    add_gangs,
+)
 from peloton.jobmgr.model import Job, Task
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import ServiceClient
-from peloton.storage.gateway import JobRow, TaskEventRow, TaskRow, UpdateRow
+from peloton.storage.gateway import JobRow, ShardWrite, TaskRow
 from peloton.storage.sqlite import SQLiteStorage
 from tests.steps import mark_steps
 
@@ -68,16 +75,9 @@ class RecordingStore(SQLiteStorage):
 
     writes: list[tuple[str, list[TaskRow], int]]
 
-    async def write(self, shard: int, epoch: int, *, jobs: Sequence[JobRow] = (),
-                    tasks: Sequence[TaskRow] = (), events: Sequence[TaskEventRow] = (),
-                    configs: Sequence[tuple[str, int, bytes]] = (),
-                    updates: Sequence[UpdateRow] = (),
-                    delete_jobs: Sequence[str] = (),
-                    delete_tasks: Sequence[tuple[str, int]] = ()) -> None:
-        self.writes.append(("write", list(tasks), len(events)))
-        await super().write(shard, epoch, jobs=jobs, tasks=tasks, events=events,
-                            configs=configs, updates=updates, delete_jobs=delete_jobs,
-                            delete_tasks=delete_tasks)
+    async def write_across(self, writes: Sequence[ShardWrite]) -> list[PelotonError | None]:
+        self.writes += [("write", list(w.tasks), len(w.events)) for w in writes]
+        return await super().write_across(writes)
 
     async def create_jobs_across(
             self, parts: Sequence[tuple[int, int, Sequence[tuple[JobRow, Sequence[TaskRow]]]]]
@@ -969,11 +969,17 @@ async def test_creates_waiting_together_are_written_together(
 
 
 class GatedStore(RecordingStore):
-    """Notes the shards of each ``create_jobs_across`` call; while ``gate``
-    is set, a call waits for it before it writes."""
+    """Notes the shards of each ``create_jobs_across`` call (and of each
+    ``write_across`` in ``written``); while ``gate`` is set, a create
+    waits for it before it writes."""
 
     across: list[list[int]]
+    written: list[list[int]]
     gate: trio.Event | None
+
+    async def write_across(self, writes: Sequence[ShardWrite]) -> list[PelotonError | None]:
+        self.written.append([w.shard for w in writes])
+        return await super().write_across(writes)
 
     async def create_jobs_across(
             self, parts: Sequence[tuple[int, int, Sequence[tuple[JobRow, Sequence[TaskRow]]]]]
@@ -1032,7 +1038,7 @@ def peer_job(shard: int, n: int = 0) -> str:
 async def peers(tmp_path: Path) -> AsyncIterator[Peers]:
     store = await GatedStore.open(tmp_path / "peloton.db")
     assert isinstance(store, GatedStore)
-    store.writes, store.across, store.gate = [], [], None
+    store.writes, store.across, store.written, store.gate = [], [], [], None
     resmgr, hostmgr = FakeResmgr(), FakeHostmgr()
     engines: dict[int, ShardEngine] = {}
     ctx = Context(storage=store, resmgr=cast(ServiceClient, resmgr),
@@ -1066,10 +1072,10 @@ async def test_idle_writers_creates_are_written_by_one_writer_in_one_write(
 async def test_creates_beyond_a_groups_size_go_to_their_own_writers(
         peers: Peers, mock_clock: trio.testing.MockClock,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A group at CREATES_ACROSS_TASKS takes no more: the other idle
+    """A group at ACROSS_ROWS takes no more: the other idle
     writers' creates (not woken: the first writer was) are woken to be
     written by their own writers."""
-    monkeypatch.setattr(engine_module, "CREATES_ACROSS_TASKS", 1)
+    monkeypatch.setattr(engine_module, "ACROSS_ROWS", 1)
     out: dict[int, object] = {}
     async with peers.serving() as engines, trio.open_nursery() as senders:
         peers.creates(senders, engines, out)
@@ -1151,6 +1157,112 @@ async def test_a_writer_cancelled_with_lent_creates_answers_them_and_returns_the
         peers.store.gate = None
         await peers.create(lent, 1, out)  # its writer serves on
     assert out[lent.shard * 10 + 1] is True
+
+
+async def launched(peers: Peers) -> dict[int, Job]:
+    """A one-task job in each shard, written LAUNCHING on hA."""
+    jobs = {}
+    for engine in peers.engines:
+        job = jobs[engine.shard] = Job.new(peer_job(engine.shard), engine.shard, config(1),
+                                           1000.0)
+        await engine.create(job)
+        await engine.record_launch([rpb.Placement(
+            hostname="hA", agentId="agent-hA", leaseId=f"lease-{engine.shard}", cluster=CLUSTER,
+            tasks=[rpb.TaskRef(mesosTaskId=job.tasks[0].mesos_task_id, shard=engine.shard)])])
+    peers.store.written.clear()
+    return jobs
+
+
+async def test_idle_writers_small_events_are_applied_in_one_turn_and_one_write(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """Small jobs' events given to several idle writers (urgent, as the
+    event consumer sends them) are applied by the first writer woken, and
+    written in one write for the three shards."""
+    jobs = await launched(peers)
+    async with peers.serving() as engines, trio.open_nursery() as senders:
+        for engine in engines:
+            senders.start_soon(partial(engine.submit, engine.on_events, [hpb.TaskEvent(
+                mesosTaskId=jobs[engine.shard].tasks[0].mesos_task_id, state=T.RUNNING.name,
+                hostname="hA")], urgent=True))
+    assert [sorted(shards) for shards in peers.store.written] == [[3, 4, 5]]
+    for shard, job in jobs.items():
+        assert job.tasks[0].state == T.RUNNING
+        row = await peers.store.get_task(peer_job(shard), 0)
+        assert row is not None and T(row.state) == T.RUNNING
+
+
+async def test_idle_writers_express_placements_are_recorded_in_one_turn_and_one_write(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """Express placements (small jobs', urgent) given to several idle
+    writers are recorded by the first writer woken in one write for the
+    three shards; each writer's caller gets its own shard's launches."""
+    jobs = {}
+    for engine in peers.engines:
+        job = jobs[engine.shard] = Job.new(peer_job(engine.shard), engine.shard, config(1),
+                                           1000.0)
+        await engine.create(job)
+    plans: dict[int, LaunchPlan] = {}
+
+    async def place(engine: ShardEngine) -> None:
+        run = jobs[engine.shard].tasks[0].mesos_task_id
+        plans[engine.shard] = await engine.submit(engine.record_launch, [rpb.Placement(
+            hostname=f"h{engine.shard}", agentId="agent", leaseId=f"lease-{engine.shard}",
+            cluster=CLUSTER, tasks=[rpb.TaskRef(mesosTaskId=run, shard=engine.shard)])],
+            urgent=True)
+
+    async with peers.serving() as engines, trio.open_nursery() as senders:
+        for engine in engines:
+            senders.start_soon(place, engine)
+    assert [sorted(shards) for shards in peers.store.written] == [[3, 4, 5]]
+    for shard, job in jobs.items():
+        [(placement, [(planned, task)])] = plans[shard][CLUSTER]
+        assert (placement.hostname, planned, task) == (f"h{shard}", job, job.tasks[0])
+        row = await peers.store.get_task(peer_job(shard), 0)
+        assert row is not None and (T(row.state), row.host) == (T.LAUNCHING, f"h{shard}")
+
+
+async def test_a_fenced_peers_events_fail_alone(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """Taken together, a shard a newer epoch owns answers its events
+    Aborted (its consumer reads them again) and stops; the other shard's
+    are written."""
+    jobs = await launched(peers)
+    a, b = peers.engines[:2]
+    await peers.store.claim_shard(b.shard, EPOCH + 1, "jm-2")
+    out: dict[int, object] = {}
+
+    async def send(engine: ShardEngine) -> None:
+        try:
+            out[engine.shard] = await engine.submit(engine.on_events, [hpb.TaskEvent(
+                mesosTaskId=jobs[engine.shard].tasks[0].mesos_task_id, state=T.RUNNING.name,
+                hostname="hA")], urgent=True)
+        except PelotonError as error:
+            out[engine.shard] = error
+
+    async with peers.serving(2) as engines, trio.open_nursery() as senders:
+        for engine in engines:
+            senders.start_soon(send, engine)
+    assert out[a.shard] is None and isinstance(out[b.shard], Aborted)
+    assert b.stopped and not a.stopped
+    assert [sorted(shards) for shards in peers.store.written] == [[3, 4]]
+    stored = [await peers.store.get_task(peer_job(e.shard), 0) for e in (a, b)]
+    assert [T(r.state) for r in stored if r is not None] == [T.RUNNING, T.LAUNCHING]
+
+
+async def test_a_writer_taking_events_wakes_an_idle_writer_given_a_create(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """The writer woken for events takes no creates: another idle writer
+    given one (and not woken, the first writer was) is woken to write it."""
+    jobs = await launched(peers)
+    a, b = peers.engines[:2]
+    out: dict[int, object] = {}
+    async with peers.serving(2), trio.open_nursery() as senders:
+        senders.start_soon(partial(a.submit, a.on_events, [hpb.TaskEvent(
+            mesosTaskId=jobs[a.shard].tasks[0].mesos_task_id, state=T.RUNNING.name,
+            hostname="hA")], urgent=True))
+        peers.creates(senders, [b], out, n=1)
+    assert out == {b.shard * 10 + 1: True}
+    assert jobs[a.shard].tasks[0].state == T.RUNNING
 
 
 async def test_a_group_of_large_creates_yields_while_it_makes_rows(h: Harness) -> None:
