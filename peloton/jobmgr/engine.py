@@ -8,7 +8,9 @@ the epoch, before it is acted on or acknowledged; a stale owner's write
 fails with ``Aborted`` and the engine stops.
 
 One writer: every change runs in ``serve_inbox``, one ``submit`` at a
-time (docs/architecture.md, jobmgr). What a status update, a placement, a
+time (docs/architecture.md, jobmgr); small jobs' work waiting for the
+idle writers of other shards may run in one writer's turn, those shards
+lent to it meanwhile (``ShardEngine._lend_peers``). What a status update, a placement, a
 user's action, a preemption, a timer or a new owner means for a task is a
 table lookup in ``reconciler`` (``decide``, ``respond``); the engine writes
 the changes, fenced, and carries the acts out.
@@ -124,11 +126,11 @@ class Context:
     # Every shard's reports to resmgr, sent while ``Reports.serve`` runs.
     reports: Reports | None = None
     # This jobmgr's engines by shard: a writer that writes small jobs'
-    # creates or events takes those waiting for the idle writers of the
-    # others (``ShardEngine.serve_inbox``). ``lend_waker``: the engine
-    # whose idle writer was woken for such work and has not run yet; it
-    # takes what is given to other idle writers meanwhile, which are not
-    # woken.
+    # creates, events or express placements takes those waiting for the
+    # idle writers of the others (``ShardEngine.serve_inbox``).
+    # ``lend_waker``: the engine whose idle writer was woken for such work
+    # and has not run yet; it takes what is given to other idle writers
+    # meanwhile, which are not woken.
     engines: Mapping[int, ShardEngine] = field(default_factory=dict)
     lend_waker: ShardEngine | None = None
 
@@ -635,8 +637,8 @@ class ShardEngine:
                 self._release_waker()
 
     def _release_waker(self) -> None:
-        """This writer, woken for a small job's create or events, takes
-        nothing of the other idle writers: what was given to them since
+        """This writer, woken for a small job's create, events or placements,
+        takes nothing of the other idle writers: what was given to them since
         counts on it (``submit``), and their own writers take it."""
         self.ctx.lend_waker = None
         for peer in self.ctx.engines.values():
@@ -646,11 +648,10 @@ class ShardEngine:
     def _lend_peers(self, kind: str, size: int) -> list[tuple[ShardEngine, list[_Work]]]:
         """The small jobs' creates (``kind`` "create"), events ("on_events")
         or express placements ("record_launch") waiting for this jobmgr's
-        other writers that are idle
-        (waiting for their inboxes, or woken and not run yet), each such
-        shard lent to this writer until they are written (its writer waits:
-        ``serve_inbox``), while the group (of ``size`` so far) has fewer
-        than ACROSS_ROWS tasks or events. With 16 shards each writer took
+        other writers that are idle (waiting for their inboxes, or woken
+        and not run yet), each such shard lent to this writer until they
+        are written (its writer waits: ``serve_inbox``), while the group
+        (of ``size`` so far) has fewer than ACROSS_ROWS tasks or events. With 16 shards each writer took
         one or two creates, batches of events or placements a turn when a
         job was a task (a write, a fence and task switches each); taken
         together they are one turn and one write."""
