@@ -25,6 +25,7 @@ import trio
 from peloton.core.errors import Aborted, AlreadyExists, InvalidArgument, NotFound
 from peloton.core.states import JobState, TaskState
 from peloton.storage import JobRow, Storage, TaskEventRow, TaskRow, UpdateRow
+from peloton.storage.gateway import ShardWrite
 
 OpenStore = Callable[[], Awaitable[Storage]]
 
@@ -172,6 +173,22 @@ class StorageContract:
         assert await store.get_job(J2) is None
         assert (await store.get_job(J3)).name != "again"  # type: ignore[union-attr]
         assert await store.create_jobs_across([]) == []
+
+    async def test_write_across_fails_each_shards_batch_alone(self, store: Storage) -> None:
+        """Several shards' batches in one call: a batch its fence refuses
+        answers Aborted, one naming a job that does not exist NotFound;
+        neither changes anything, and the others are written."""
+        await store.claim_shard(1, 2, "jobmgr-b")
+        outcomes = await store.write_across([
+            ShardWrite(0, 1, jobs=[job(J1)], tasks=[task(J1, 0)]),
+            ShardWrite(1, 1, jobs=[job(J2, shard=1)]),  # shard 1 is epoch 2's
+            ShardWrite(2, 1, jobs=[job(J3, shard=2)], tasks=[task(J2, 0)]),  # no such job
+        ])
+        assert outcomes[0] is None
+        assert isinstance(outcomes[1], Aborted) and isinstance(outcomes[2], NotFound)
+        assert [j.job_id for j in await store.get_jobs([J1, J2, J3])] == [J1]
+        assert (await store.get_task(J1, 0)) == task(J1, 0)
+        assert await store.write_across([]) == []
 
     async def test_get_jobs_keeps_the_order_asked_and_skips_unknown(
         self, store: Storage

@@ -24,7 +24,7 @@ from peloton.core.errors import (
 )
 from peloton.core.states import JobState
 from peloton.storage import SCHEMA_VERSION, open_sqlite
-from peloton.storage.gateway import Storage, TaskEventRow, TaskRow
+from peloton.storage.gateway import ShardWrite, Storage, TaskEventRow, TaskRow
 from peloton.storage.sqlite import (
     _EVENT_COLUMNS,
     _LOAD_SHARD,
@@ -510,4 +510,17 @@ async def test_the_gateways_default_create_jobs_across_keeps_the_contract(
         assert isinstance(first, list) and first[0] is None
         assert isinstance(first[1], AlreadyExists)
         assert isinstance(outcomes[1], Aborted)
+        assert [j.job_id for j in await store.get_jobs([J1, J2])] == [J1]
+
+
+async def test_the_gateways_default_write_across_keeps_the_contract(tmp_path: Path) -> None:
+    """A backend without a write of its own for several shards' batches
+    gets ``Storage.write_across``: a batch at a time, each failing alone."""
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.claim_shard(1, 2, "jobmgr-b")
+        outcomes = await Storage.write_across(store, [
+            ShardWrite(0, 1, jobs=[job(J1)]),
+            ShardWrite(1, 1, jobs=[job(J2, shard=1)]),
+        ])
+        assert outcomes[0] is None and isinstance(outcomes[1], Aborted)
         assert [j.job_id for j in await store.get_jobs([J1, J2])] == [J1]
