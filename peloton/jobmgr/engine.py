@@ -39,7 +39,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import trio
 
@@ -482,6 +482,15 @@ def _needs_timers(job: Job) -> bool:
     config = job.config
     return bool(runs_until_stopped(config) or config.sla.maxRunningTime
                 or len(job.tasks) > config.instanceCount)
+
+
+class _Staged(Protocol):
+    """A shard's change made in memory, its write not yet done."""
+
+    write: ShardWrite
+
+
+_S = TypeVar("_S", bound=_Staged)
 
 
 @dataclass(slots=True)
@@ -1959,45 +1968,82 @@ async def persist_across(writes: Sequence[tuple[ShardEngine, ShardWrite]]
     return errors
 
 
+async def _written_across(
+        parts: Sequence[tuple[ShardEngine, Any]],
+        stage: Callable[[ShardEngine, Any, float], Awaitable[_S | None]],
+        finish: Callable[[ShardEngine, _S], Awaitable[Any]],
+        apart: Callable[[_S], bool] = lambda _: False) -> list[Any]:
+    """For each (engine, input) part: ``stage`` it (up to its write; None:
+    nothing to write), write them all in one storage write
+    (``persist_across``), then ``finish`` each; each part's answer
+    (``finish``'s, None when nothing was written) or the error it met.
+    The caller holds each shard (its writer's turn, or lent to it). The
+    ``finish`` of parts ``apart`` says may wait run at once: one shard's
+    wait holds no other."""
+    now = parts[0][0].ctx.clock()
+    out: list[Any] = [None] * len(parts)
+    staged: list[tuple[int, _S]] = []
+    for k, (engine, given) in enumerate(parts):
+        try:
+            done = await stage(engine, given, now)
+        except Exception as failed:  # (a bug) the part's caller's
+            out[k] = failed
+            continue
+        if done is not None:
+            staged.append((k, done))
+    written = await persist_across([(parts[k][0], done.write) for k, done in staged])
+    ready: list[tuple[int, _S]] = []
+    for (k, done), error in zip(staged, written, strict=True):
+        if error is not None:
+            out[k] = error
+        else:
+            ready.append((k, done))
+
+    async def run(k: int, done: _S) -> None:
+        try:
+            out[k] = await finish(parts[k][0], done)
+        except Exception as failed:  # the part's caller's
+            out[k] = failed
+
+    if len(ready) > 1 and any(apart(done) for _, done in ready):
+        async with trio.open_nursery() as nursery:
+            for k, done in ready:
+                nursery.start_soon(run, k, done)
+    else:
+        for k, done in ready:
+            await run(k, done)
+    return out
+
+
 async def events_across(parts: Sequence[tuple[ShardEngine, Sequence[hpb.TaskEvent]]]
                         ) -> list[Exception | None]:
     """``ShardEngine.on_events`` of several shards of this jobmgr, their
-    writes in one storage write; each part's error, or None. The caller
-    holds each shard (its writer's turn, or lent to it)."""
-    now = parts[0][0].ctx.clock()
-    errors: list[Exception | None] = [None] * len(parts)
-    applied: list[tuple[int, _Applied]] = []
-    for k, (engine, events) in enumerate(parts):
-        try:
-            done = await engine._apply_events(events, now)
-        except Exception as failed:  # (a bug) the part's caller's
-            errors[k] = failed
-            continue
-        if done is not None:
-            applied.append((k, done))
-    written = await persist_across([(parts[k][0], done.write) for k, done in applied])
-    after: list[tuple[int, _Applied]] = []
-    for (k, done), error in zip(applied, written, strict=True):
-        if error is not None:
-            errors[k] = error
-        else:
-            after.append((k, done))
+    writes in one storage write; each part's error, or None. Restarts are
+    enqueued at resmgr after the write: parts that have them go at once."""
+    return await _written_across(parts, ShardEngine._apply_events, ShardEngine._after_events,
+                                 _Applied.waits)
 
-    async def finish(k: int, done: _Applied) -> None:
-        try:
-            await parts[k][0]._after_events(done)
-        except Exception as error:  # the part's caller's
-            errors[k] = error
 
-    if len(after) > 1 and any(done.waits() for _, done in after):
-        # Restarts are enqueued at resmgr: one shard's wait holds no other.
-        async with trio.open_nursery() as nursery:
-            for k, done in after:
-                nursery.start_soon(finish, k, done)
-    else:
-        for k, done in after:
-            await finish(k, done)
-    return errors
+async def launches_across(parts: Sequence[tuple[ShardEngine, Sequence[rpb.Placement]]]
+                          ) -> list[LaunchPlan | Exception]:
+    """``ShardEngine.record_launch`` of several shards of this jobmgr,
+    their writes in one storage write; each part's plan, or its error."""
+    return await _written_across(parts, ShardEngine._apply_placements,
+                                 ShardEngine._after_placements)
+
+
+def _one_each(across: Callable[[list[tuple[ShardEngine, Any]]], Awaitable[list[Any]]]
+              ) -> Callable[[list[tuple[ShardEngine, list[_Work]]]], Awaitable[list[list[Any]]]]:
+    """``across`` as ``ShardEngine._run_lent`` runs it: a work a shard,
+    its one argument given, its answer returned."""
+    async def run(batches: list[tuple[ShardEngine, list[_Work]]]) -> list[list[Any]]:
+        outcomes = await across([(engine, work[1][0]) for engine, [work] in batches])
+        return [[outcome] for outcome in outcomes]
+    return run
+
+
+_events_across = _one_each(events_across)
+_launches_across = _one_each(launches_across)
 
 
 def _tasks(batch: Sequence[_Work]) -> int:
@@ -2011,44 +2057,6 @@ async def _creates_across(batches: list[tuple[ShardEngine, list[_Work]]]
                                 for engine, batch in batches])
 
 
-async def _events_across(batches: list[tuple[ShardEngine, list[_Work]]]
-                         ) -> list[list[Exception | None]]:
-    errors = await events_across([(engine, work[1][0]) for engine, [work] in batches])
-    return [[error] for error in errors]
-
-
 def _placed(placements: Sequence[rpb.Placement]) -> int:
     """The tasks of a batch of placements."""
     return sum(len(p.tasks) for p in placements)
-
-
-async def launches_across(parts: Sequence[tuple[ShardEngine, Sequence[rpb.Placement]]]
-                          ) -> list[LaunchPlan | Exception]:
-    """``ShardEngine.record_launch`` of several shards of this jobmgr,
-    their writes in one storage write; each part's plan, or its error.
-    The caller holds each shard (its writer's turn, or lent to it)."""
-    now = parts[0][0].ctx.clock()
-    out: list[LaunchPlan | Exception] = []
-    placed: list[tuple[int, _Placed]] = []
-    for k, (engine, placements) in enumerate(parts):
-        try:
-            placed.append((k, await engine._apply_placements(placements, now)))
-            out.append({})
-        except Exception as failed:  # (a bug) the part's caller's
-            out.append(failed)
-    written = await persist_across([(parts[k][0], done.write) for k, done in placed])
-    for (k, done), error in zip(placed, written, strict=True):
-        if error is not None:
-            out[k] = error
-            continue
-        try:
-            out[k] = await parts[k][0]._after_placements(done)
-        except Exception as failed:  # the part's caller's
-            out[k] = failed
-    return out
-
-
-async def _launches_across(batches: list[tuple[ShardEngine, list[_Work]]]
-                           ) -> list[list[LaunchPlan | Exception]]:
-    plans = await launches_across([(engine, work[1][0]) for engine, [work] in batches])
-    return [[plan] for plan in plans]
