@@ -485,9 +485,14 @@ class Jobmgr:
             plans: list[tuple[ShardEngine, LaunchPlan]] = []
 
             async def record(engine: ShardEngine, batch: list[rpb.Placement]) -> None:
+                # A shard's share of a batch that is small (a stream of small
+                # jobs split 16 ways) takes the lane too: the writer that
+                # records it records the other idle writers' shares with it,
+                # in one turn and one write (``ShardEngine._lend_peers``).
+                small = urgent or sum(len(p.tasks) for p in batch) <= EXPRESS
                 try:
                     plans.append((engine, await engine.submit(engine.record_launch, batch,
-                                                              urgent=urgent)))
+                                                              urgent=small)))
                 except PelotonError as error:
                     log.warning("shard %d launch: %s", engine.shard, error)
 
