@@ -39,7 +39,7 @@ from peloton.storage.sqlite import (
     SQLiteStorage,
 )
 
-from .conformance import J1, J2, J3, OpenStore, StorageContract, handles, job, task
+from .conformance import J1, J2, J3, OpenStore, StorageContract, event, handles, job, task
 
 
 class TestSQLiteContract(StorageContract):
@@ -524,3 +524,76 @@ async def test_the_gateways_default_write_across_keeps_the_contract(tmp_path: Pa
         ])
         assert outcomes[0] is None and isinstance(outcomes[1], Aborted)
         assert [j.job_id for j in await store.get_jobs([J1, J2])] == [J1]
+
+
+async def test_creates_of_several_shards_go_in_a_few_statements(tmp_path: Path) -> None:
+    """Jobs created together are written a table at a time, not a
+    savepoint and three inserts each; one whose id is taken still fails
+    alone and leaves the others made."""
+    ids = [f"{n:08x}-0000-4000-8000-000000000000" for n in range(12)]
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        conn = store._conn
+        assert conn is not None
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        outcomes = await store.create_jobs_across([
+            (shard, 1, [(job(i, shard=shard), [task(i, 0)]) for i in ids[shard::3]])
+            for shard in range(3)])
+        assert outcomes == [[None] * 4] * 3
+        inserts = [s for s in statements if s.startswith("INSERT INTO jobs")]
+        assert len(inserts) <= 2 and not any("one_job" in s for s in statements)
+
+        await store.create_job(0, 1, job(J1, name="first"), [])
+        statements.clear()
+        outcomes = await store.create_jobs_across([
+            (0, 1, [(job(J2), [task(J2, 0)]), (job(J1, name="again"), [task(J1, 0)])]),
+            (1, 1, [(job(J3, shard=1), [task(J3, 0)])]),
+        ])
+        conn.set_trace_callback(None)
+        first = outcomes[0]
+        assert isinstance(first, list) and first[0] is None
+        assert isinstance(first[1], AlreadyExists)
+        assert outcomes[1] == [None]
+        assert [j.job_id for j in await store.get_jobs([J1, J2, J3])] == [J1, J2, J3]
+        assert (await store.get_job(J1)).name == "first"  # type: ignore[union-attr]
+        assert await store.get_task(J1, 0) is None
+        assert (await store.get_task(J3, 0)) == task(J3, 0)
+
+
+async def test_several_shards_batches_go_in_a_few_statements(tmp_path: Path) -> None:
+    """Batches of several shards that all pass their checks are written a
+    table at a time (each shard's fence still raised to its epoch); one
+    that would fail sends them one at a time, so it fails alone."""
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        await store.create_job(0, 1, job(J1), [task(J1, 0)])
+        await store.create_job(1, 1, job(J2, shard=1), [task(J2, 0)])
+        conn = store._conn
+        assert conn is not None
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        outcomes = await store.write_across([
+            ShardWrite(0, 3, jobs=[job(J1, name="one")], tasks=[task(J1, 0, host="a")],
+                       events=[event(J1, 0)]),
+            ShardWrite(1, 1, jobs=[job(J2, shard=1, name="two")],
+                       tasks=[task(J2, 0, host="b")], events=[event(J2, 0)]),
+            ShardWrite(2, 1, jobs=[job(J3, shard=2)], tasks=[task(J3, 0)]),
+        ])
+        assert outcomes == [None, None, None]
+        for table in ("jobs", "tasks", "task_events"):  # (3 rows: 2 + 1, ``_Insert``)
+            assert len([s for s in statements if s.startswith(f"INSERT INTO {table} ")]) <= 2
+        assert not any("one_shard" in s for s in statements)
+        assert [j.name for j in await store.get_jobs([J1, J2, J3])] == ["one", "two", job(J3).name]
+        assert (await store.get_task(J2, 0)).host == "b"  # type: ignore[union-attr]
+        assert len(await store.task_events(J1, 0)) == 1
+        with pytest.raises(Aborted):  # shard 0 is epoch 3's now
+            await store.write(0, 2, jobs=[job(J1)])
+
+        statements.clear()
+        outcomes = await store.write_across([
+            ShardWrite(1, 1, jobs=[job(J2, shard=1, name="again")]),
+            ShardWrite(2, 1, tasks=[task("00000000-0000-4000-8000-00000000dead", 0)]),
+        ])
+        conn.set_trace_callback(None)
+        assert outcomes[0] is None and isinstance(outcomes[1], NotFound)
+        assert any("one_shard" in s for s in statements)
+        assert (await store.get_job(J2)).name == "again"  # type: ignore[union-attr]
