@@ -1317,8 +1317,14 @@ class ShardEngine:
         states = ON_HOST_TASK_STATES if full else IN_TRANSIT_STATES
         tasks: list[Task] = []
         if among is None:
+            seen = 0
             for job in list(self.jobs.values()):
-                await trio.lowlevel.checkpoint()  # a shard of 30,000 tasks: not one step
+                # A shard of 30,000 tasks is not one step; nor is a shard of
+                # 30,000 one-task jobs 30,000 steps.
+                if seen >= ROWS_A_STEP:
+                    seen = 0
+                    await trio.lowlevel.checkpoint()
+                seen += len(job.tasks) + 1
                 tasks.extend(t for t in job.tasks if t.state in states)
         else:
             tasks = [t for t in among if t.state in states]

@@ -341,3 +341,55 @@ async def test_each_replys_count_of_the_pools_waiting_gangs_is_told() -> None:
         add(batcher, a, new_job(a, "j1", 2, "other"))
         await trio.testing.wait_all_tasks_blocked()
     assert heard == [("bulk", 10), ("other", 20)]
+
+
+class SenderSteps(trio.abc.Instrument):
+    """Counts the steps of the batcher's senders."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task.name.endswith("_sender"):
+            self.steps += 1
+
+
+async def test_creates_held_by_their_pace_do_not_wake_the_senders(
+        mock_clock: trio.testing.MockClock) -> None:
+    """While a pool's pace holds its creates, adding more wakes no sender
+    (each add woke all five, to park again); the call goes when the pace
+    ends, and a pool whose own pace ends sooner than the senders would
+    wake has them look again."""
+    resmgr = FakeResmgr()
+    batcher = GangBatcher(period=0.2)
+    (a,) = engines(resmgr, 1)
+    counter = SenderSteps()
+    async with serving(batcher):
+        await added(batcher, a, ("j0", 1, "pool-1"), ("j1", 1, "pool-1"))
+        mock_clock.jump(0.01)
+        await added(batcher, a, ("j2", 1, "pool-1"))  # j1 went now: a fast pace
+        calls = len(resmgr.calls)
+        trio.lowlevel.add_instrument(counter)
+        for k in range(50):  # the first arms the senders' timers (none waited)
+            await added(batcher, a, (f"s{k}", 1, "pool-1"))
+        assert counter.steps <= 5 and len(resmgr.calls) == calls
+        mock_clock.jump(0.2)
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(resmgr.calls) == calls + 1 and len(sent(resmgr)[-1]) >= 50
+
+        # pool-2 paced until 0.2 s from now, pool-1 (and the senders) until
+        # 0.25: pool-2's next task wakes them to wait for its pace instead.
+        mock_clock.jump(1)
+        await added(batcher, a, ("p0", 1, "pool-2"))
+        mock_clock.jump(0.001)
+        await added(batcher, a, ("p1", 1, "pool-2"))
+        mock_clock.jump(0.05)
+        await added(batcher, a, ("t0", 1, "pool-1"))
+        mock_clock.jump(0.001)
+        await added(batcher, a, ("t1", 1, "pool-1"))
+        await added(batcher, a, ("t2", 1, "pool-1"))
+        await added(batcher, a, ("p2", 1, "pool-2"))
+        mock_clock.jump(0.16)  # pool-2's pace is over, pool-1's is not
+        await trio.testing.wait_all_tasks_blocked()
+        assert sent(resmgr)[-1] == ["p2-0-1"]
+        trio.lowlevel.remove_instrument(counter)
