@@ -45,6 +45,7 @@ from peloton.jobmgr.engine import (
     ShardEngine,
     add_gangs,
 )
+from peloton.jobmgr.enqueue import EXPRESS
 from peloton.jobmgr.model import Job, Task
 from peloton.jobmgr.update import Update as JobUpdate
 from peloton.rpc import ServiceClient
@@ -1564,3 +1565,34 @@ def test_resmgr_learns_a_services_bound_on_instances_down() -> None:
     for plain in (service(4), config(4)):
         t = resmgr_task(Job.new(JOB, SHARD, plain, 0.0), job.tasks[2])
         assert (t.maxUnavailable, t.instances) == (0, 0)
+
+
+async def test_a_batchs_small_shares_are_recorded_in_one_write_and_large_ones_alone(
+        peers: Peers, mock_clock: trio.testing.MockClock) -> None:
+    """``Jobmgr._launch_batch`` splits a placement batch by shard. Shares
+    of small jobs (a stream of one-task jobs, the batch split 16 ways) go
+    in the writers' lane, so one writer records the idle writers' shares
+    in one write; a share of more than EXPRESS tasks is its writer's own."""
+    from peloton.jobmgr.service import Jobmgr
+
+    jobs: dict[int, Job] = {}
+    for engine, instances in zip(peers.engines, (1, 1, EXPRESS + 1), strict=True):
+        job = jobs[engine.shard] = Job.new(peer_job(engine.shard), engine.shard,
+                                           config(instances), 1000.0)
+        await engine.create(job)
+    shard_of = {t.mesos_task_id: job.shard for job in jobs.values() for t in job.tasks}
+    jm = cast(Any, type("JM", (), {}))()
+    jm.engines = {e.shard: e for e in peers.engines}
+    jm.ctx = peers.engines[0].ctx
+    jm._shard_of_run = shard_of.get
+    placements = [rpb.Placement(hostname=f"h{n}", agentId="agent", leaseId=f"lease-{n}",
+                                cluster=CLUSTER, tasks=[rpb.TaskRef(mesosTaskId=t.mesos_task_id,
+                                                                    shard=job.shard)])
+                  for n, (job, t) in enumerate((job, t) for job in jobs.values()
+                                               for t in job.tasks)]
+    async with peers.serving():
+        await Jobmgr._launch_batch(jm, placements, None)
+    assert sorted(sorted(shards) for shards in peers.store.written) == [[3, 4], [5]]
+    for job in jobs.values():
+        rows = [await peers.store.get_task(job.id, t.instance) for t in job.tasks]
+        assert all(row is not None and T(row.state) == T.LAUNCHING for row in rows)
