@@ -615,7 +615,7 @@ class ShardEngine:
                     continue
                 if urgent and fn == self.record_launch:  # express placements
                     await self._run_lent([(self, [work]), *self._lend_peers(
-                        "record_launch", _placed(args[0]))], _launches_across)
+                        "record_launch", placed_tasks(args[0]))], _launches_across)
                     continue
                 if self.ctx.lend_waker is self and not (urgent and fn == self.create):
                     self._release_waker()  # (it takes nothing of the others)
@@ -683,7 +683,7 @@ class ShardEngine:
             else:
                 taken = [peer._urgent.popleft()]
                 given = taken[0][1][0]
-                size += len(given) if kind == "on_events" else _placed(given)
+                size += len(given) if kind == "on_events" else placed_tasks(given)
             peer._lent, peer._returned = True, trio.Event()
             lent.append((peer, taken))
         return lent
@@ -2063,6 +2063,6 @@ async def _creates_across(batches: list[tuple[ShardEngine, list[_Work]]]
                                 for engine, batch in batches])
 
 
-def _placed(placements: Sequence[rpb.Placement]) -> int:
+def placed_tasks(placements: Sequence[rpb.Placement]) -> int:
     """The tasks of a batch of placements."""
     return sum(len(p.tasks) for p in placements)

@@ -118,9 +118,7 @@ class GangBatcher:
         may start now, or a pace that ends before any parked sender wakes.
         Woken at every add, the five senders took 0.7 task switches a job
         in the single-task load, nearly all to park again."""
-        if self._busy_large and self._small_pool() is not None:
-            return True  # the express sender's
-        if not (self._busy and self._waiting < CHUNK) and self._due() is not None:
+        if self._ready(True) is not None or self._ready(False) is not None:
             return True
         return self._paced_until() < min(self._parked.values(), default=math.inf)
 
@@ -190,15 +188,18 @@ class GangBatcher:
 
     def _next(self, express: bool) -> tuple[str, Batch] | None:
         """What a sender (the express one, or one of the others) sends now."""
+        pool = self._ready(express)
+        return None if pool is None else self._take(pool)
+
+    def _ready(self, express: bool) -> str | None:
+        """The pool whose call such a sender may start now, if any."""
         if not self._turn:
             return None
         if express:
-            pool = self._small_pool() if self._busy_large else None
-            return None if pool is None else self._take(pool)
+            return self._small_pool() if self._busy_large else None
         if self._busy and self._waiting < CHUNK:
             return None
-        pool = self._due()
-        return None if pool is None else self._take(pool)
+        return self._due()
 
     def _due(self) -> str | None:
         """The first pool in turn whose call may start: not held by its

@@ -65,6 +65,7 @@ from peloton.jobmgr.engine import (
     ShardEngine,
     daemon_fits,
     is_preemptible,
+    placed_tasks,
     send_launches,
 )
 from peloton.jobmgr.enqueue import EXPRESS, GangBatcher
@@ -489,7 +490,7 @@ class Jobmgr:
                 # jobs split 16 ways) takes the lane too: the writer that
                 # records it records the other idle writers' shares with it,
                 # in one turn and one write (``ShardEngine._lend_peers``).
-                small = urgent or sum(len(p.tasks) for p in batch) <= EXPRESS
+                small = urgent or placed_tasks(batch) <= EXPRESS
                 try:
                     plans.append((engine, await engine.submit(engine.record_launch, batch,
                                                               urgent=small)))

@@ -416,14 +416,19 @@ def _fence(conn: sqlite3.Connection, shard: int, epoch: int) -> None:
     """Inside a write transaction: Aborted if ``shard`` has a higher epoch
     than ``epoch``; otherwise raise the stored epoch to ``epoch``."""
     row = conn.execute("SELECT epoch FROM shards WHERE shard = ?", (shard,)).fetchone()
-    if row is None:
+    _fence_at(conn, shard, epoch, None if row is None else row[0])
+
+
+def _fence_at(conn: sqlite3.Connection, shard: int, epoch: int, stored: int | None) -> None:
+    """``_fence`` with the shard's stored epoch read already (None: no row)."""
+    if stored is None:
         conn.execute(
             f"INSERT INTO shards (shard, epoch, owner, update_time) VALUES (?, ?, '', {_NOW})",
             (shard, epoch),
         )
-    elif row[0] > epoch:
-        raise Aborted(f"shard {shard} is owned by epoch {row[0]} now (write had epoch {epoch})")
-    elif row[0] < epoch:
+    elif stored > epoch:
+        raise Aborted(f"shard {shard} is owned by epoch {stored} now (write had epoch {epoch})")
+    elif stored < epoch:
         conn.execute(
             f"UPDATE shards SET epoch = ?, update_time = {_NOW} WHERE shard = ?", (epoch, shard)
         )
@@ -512,13 +517,15 @@ def _write_fused(conn: sqlite3.Connection, writes: Sequence[ShardWrite]) -> bool
     if referred - made - stored.keys():
         return False
     for w in writes:
-        epoch = stored_epochs.get(w.shard)
-        if epoch is None:
-            conn.execute(f"INSERT INTO shards (shard, epoch, owner, update_time) "
-                         f"VALUES (?, ?, '', {_NOW})", (w.shard, w.epoch))
-        elif epoch < w.epoch:
-            conn.execute(f"UPDATE shards SET epoch = ?, update_time = {_NOW} WHERE shard = ?",
-                         (w.epoch, w.shard))
+        _fence_at(conn, w.shard, w.epoch, stored_epochs.get(w.shard))
+    _write_rows(conn, writes)
+    return True
+
+
+def _write_rows(conn: sqlite3.Connection, writes: Sequence[ShardWrite]) -> None:
+    """The batches' rows, checked already: each table's in a statement or
+    two, then each batch's deletions (instances a workflow removed, then
+    whole jobs)."""
     jobs = [_job_tuple(j) for w in writes for j in w.jobs]
     if jobs:
         _UPSERT_JOBS.run(conn, jobs)
@@ -535,20 +542,14 @@ def _write_fused(conn: sqlite3.Connection, writes: Sequence[ShardWrite]) -> bool
     if updates:
         _UPSERT_UPDATES.run(conn, updates)
     for w in writes:
-        _delete_rows(conn, w)
-    return True
-
-
-def _delete_rows(conn: sqlite3.Connection, w: ShardWrite) -> None:
-    """A batch's deletions: instances a workflow removed, then whole jobs."""
-    for table in ("task_events", "tasks"):
-        if w.delete_tasks:
-            conn.executemany(f"DELETE FROM {table} WHERE job_id = ? AND instance_id = ?",
-                             w.delete_tasks)
-    if w.delete_jobs:
-        ids = (json.dumps(list(w.delete_jobs)),)
-        for table in ("task_events", "tasks", "job_configs", "updates", "jobs"):
-            conn.execute(f"DELETE FROM {table} WHERE job_id {_IN_JSON}", ids)
+        for table in ("task_events", "tasks"):
+            if w.delete_tasks:
+                conn.executemany(f"DELETE FROM {table} WHERE job_id = ? AND instance_id = ?",
+                                 w.delete_tasks)
+        if w.delete_jobs:
+            ids = (json.dumps(list(w.delete_jobs)),)
+            for table in ("task_events", "tasks", "job_configs", "updates", "jobs"):
+                conn.execute(f"DELETE FROM {table} WHERE job_id {_IN_JSON}", ids)
 
 
 @dataclass(eq=False, slots=True)
@@ -920,17 +921,7 @@ class SQLiteStorage(Storage):
             _check_ownership(conn, w.shard, w.jobs, w.tasks, w.events, w.delete_jobs,
                              {c[0] for c in w.configs} | {u.job_id for u in w.updates}
                              | {job_id for job_id, _ in w.delete_tasks})
-            if w.jobs:
-                _UPSERT_JOBS.run(conn, [_job_tuple(j) for j in w.jobs])
-            if w.tasks:
-                _UPSERT_TASKS.run(conn, w.tasks)
-            if w.events:
-                _INSERT_EVENTS.run(conn, w.events)
-            if w.configs:
-                _UPSERT_CONFIGS.run(conn, list(w.configs))
-            if w.updates:
-                _UPSERT_UPDATES.run(conn, [_update_tuple(u) for u in w.updates])
-            _delete_rows(conn, w)
+            _write_rows(conn, [w])
 
         def run(conn: sqlite3.Connection) -> None:
             if len(writes) == 1:  # its failure is the write's: rolled back whole
