@@ -17,6 +17,8 @@ __all__ = ["check_name", "check_value"]
 
 
 def _control(text: str) -> str | None:
+    if text.isprintable():  # (no Cc among them: the usual name, in one C call)
+        return None
     for ch in text:
         if unicodedata.category(ch) == "Cc":
             return ch
