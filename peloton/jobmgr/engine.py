@@ -153,15 +153,26 @@ def launch_request(launches: Sequence[tuple[rpb.Placement, Sequence[tuple[Job, T
 def launches_request(parts: Sequence[tuple[int, int, Sequence[tuple[
         rpb.Placement, Sequence[tuple[Job, Task]]]]]]) -> hpb.LaunchTasksBatchRequest:
     """One cluster's launches of any shards ((shard, epoch, launches) parts,
-    in order), each placement's tasks on its host. A job's tasks share their
-    config (Job.task_config): the batch carries each once and the tasks name
-    it (configIndex, 1-based)."""
+    in order), a launch a lease, in the order the leases first come. A job's
+    tasks share their config (Job.task_config): the batch carries each once
+    and the tasks name it (configIndex, 1-based).
+
+    The placements of several shards on one lease (resmgr hands each shard's
+    owner its part of a host's placement) go as one launch: a lease is what
+    a launch takes whole, so its outcome is theirs all (``_launch_on``).
+    Sent apart, a host's placement in the single-task load (16 shards, ~29
+    tasks a host) came as 7.5 launches, each its own lease lookup,
+    accounting, backend call and task in the host manager."""
     request = hpb.LaunchTasksBatchRequest()
     index: dict[int, int] = {}
     configs = request.configs
+    by_lease: dict[str, hpb.LaunchTasksRequest] = {}
     for shard, epoch, launches in parts:
         for placement, chosen in launches:
-            launch = request.launches.add(leaseId=placement.leaseId, hostname=placement.hostname)
+            launch = by_lease.get(placement.leaseId)
+            if launch is None:
+                launch = by_lease[placement.leaseId] = request.launches.add(
+                    leaseId=placement.leaseId, hostname=placement.hostname)
             for job, task in chosen:
                 cfg = job.run_config(task)
                 at = index.get(id(cfg))
@@ -227,19 +238,25 @@ async def _launch_on(ctx: Context, cluster: str, parts: list[tuple[ShardEngine, 
         # (or a reconcile after the launch timeout) settle it.
         log.warning("launch on %d hosts of %s: %s", hosts, cluster, error)
         return
-    sent = [(engine, placement, chosen) for engine, launches in parts
-            for placement, chosen in launches]
+    # Each launch's placements (a lease's, of one shard or several), in the
+    # request's order of launches.
+    sent: dict[str, list[tuple[ShardEngine, list[tuple[Job, Task]]]]] = {}
+    for engine, launches in parts:
+        for placement, chosen in launches:
+            sent.setdefault(placement.leaseId, []).append((engine, chosen))
     refused: dict[tuple[ShardEngine, str], list[Task]] = defaultdict(list)  # (shard, why) -> tasks
-    for (engine, placement, chosen), outcome in zip(sent, reply.outcomes, strict=False):
+    for launch, pieces, outcome in zip(request.launches, sent.values(), reply.outcomes,
+                                       strict=False):
         if not outcome.code:
             continue
         kind = BY_CODE.get(outcome.code, Internal)
         if issubclass(kind, (FailedPrecondition, InvalidArgument, NotFound)):
-            log.info("launch on %s refused (%s); placing again", placement.hostname,
+            log.info("launch on %s refused (%s); placing again", launch.hostname,
                      outcome.message)
-            refused[(engine, outcome.message)].extend(task for _, task in chosen)
+            for engine, chosen in pieces:
+                refused[(engine, outcome.message)].extend(task for _, task in chosen)
         else:
-            log.warning("launch on %s: %s: %s", placement.hostname, outcome.code,
+            log.warning("launch on %s: %s: %s", launch.hostname, outcome.code,
                         outcome.message)
     refused_out.extend((engine, tasks, why) for (engine, why), tasks in refused.items())
 

@@ -499,6 +499,41 @@ async def test_shards_launch_on_a_cluster_in_one_call_and_refusals_go_back_to_ea
     assert [t.state for t in mine.tasks] == [T.LAUNCHING, T.LAUNCHING]
 
 
+async def test_shards_placed_on_one_lease_launch_as_one_and_a_refusal_goes_back_to_each(
+        mock_clock: trio.testing.MockClock, h: Harness) -> None:
+    """A host's placement comes to each shard's owner in parts (one a
+    shard): the parts of one lease go as one launch, each task with its own
+    shard's epoch, and that launch's refusal sends every part's tasks back
+    to its own shard to be placed again."""
+    other_job, other_shard, other_epoch = "5e6f7a8b-0000-4000-8000-000000000001", SHARD + 1, 7
+    other = ShardEngine(h.context(), other_shard, other_epoch, "jm-1")
+    mine = await new_job(h, 3)
+    theirs = Job.new(other_job, other_shard, config(1), h.clock.now)
+    await other.create(theirs)
+    theirs_on_hA = rpb.Placement(
+        hostname="hA", agentId="agent-hA", leaseId="lease-hA", cluster=CLUSTER,
+        tasks=[rpb.TaskRef(mesosTaskId=mesos_task_id(other_job, 0, 1), shard=other_shard)])
+    plans = [(h.engine, await h.engine.record_launch([placement("hA", 0, 2), placement("hB", 1)])),
+             (other, await other.record_launch([theirs_on_hA]))]
+    await engine_module.send_launches(h.context(), plans)
+    [batch] = h.hostmgr.batches
+    assert [(launch.leaseId, [(t.mesosTaskId, t.shard, t.epoch) for t in launch.tasks])
+            for launch in batch.launches] == [
+        ("lease-hA", [(mid(0), SHARD, EPOCH), (mid(2), SHARD, EPOCH),
+                      (mesos_task_id(other_job, 0, 1), other_shard, other_epoch)]),
+        ("lease-hB", [(mid(1), SHARD, EPOCH)])]
+
+    # Refused, the lease's launch sends both shards' tasks back; hB's stands.
+    h.hostmgr.batches.clear()
+    h.hostmgr.refuse = {"hA"}
+    refused = await engine_module.send_launches(h.context(), plans)
+    assert len(h.hostmgr.batches) == 1
+    assert sorted((e.shard, [t.instance for t in tasks]) for e, tasks, _ in refused) == [
+        (SHARD, [0, 2]), (other_shard, [0])]
+    assert all(why.startswith("host lease lease-hA") for _, _, why in refused)
+    assert [t.state for t in mine.tasks] == [T.LAUNCHING] * 3
+
+
 async def test_failed_requeue_after_a_refusal_does_not_stop_the_batch(
         mock_clock: trio.testing.MockClock, h: Harness, tmp_path: Path) -> None:
     await new_job(h, 3)
