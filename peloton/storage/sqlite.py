@@ -119,7 +119,7 @@ T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def _rewrite_blobs(conn: sqlite3.Connection, table: str, key: str,
@@ -230,6 +230,14 @@ _MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] =
     4: (
         # AdminService's lockdown: the components every jobmgr holds back.
         "CREATE TABLE lockdown (component TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID",
+    ),
+    5: (
+        # A query by state (a monitor's of the active jobs, `job query
+        # --states`) reads the jobs in those states, newest first, not
+        # every job the store ever had: jobs_by_shard_state leads with the
+        # shard, so it scanned the whole table (100,000 jobs: 16 ms to
+        # count 13,000 active ones and 70 ms to find them, each second).
+        "CREATE INDEX jobs_by_state ON jobs (state, creation_time)",
     ),
 }
 
@@ -434,6 +442,17 @@ def _fence_at(conn: sqlite3.Connection, shard: int, epoch: int, stored: int | No
         )
 
 
+def _stored_epochs(conn: sqlite3.Connection, shards: Sequence[int]) -> dict[int, int]:
+    """The stored epoch of each of ``shards`` that has a row, in one read."""
+    if not shards:
+        return {}
+    if len(shards) == 1:
+        row = conn.execute("SELECT epoch FROM shards WHERE shard = ?", (shards[0],)).fetchone()
+        return {} if row is None else {shards[0]: row[0]}
+    return dict(conn.execute(
+        f"SELECT shard, epoch FROM shards WHERE shard {_IN_JSON}", (json.dumps(list(shards)),)))
+
+
 def _shards_of(conn: sqlite3.Connection, job_ids: set[str]) -> dict[str, int]:
     if not job_ids:
         return {}
@@ -491,8 +510,7 @@ def _write_fused(conn: sqlite3.Connection, writes: Sequence[ShardWrite]) -> bool
     shards = [w.shard for w in writes]
     if len(set(shards)) != len(shards):
         return False
-    stored_epochs = dict(conn.execute(
-        f"SELECT shard, epoch FROM shards WHERE shard {_IN_JSON}", (json.dumps(shards),)))
+    stored_epochs = _stored_epochs(conn, shards)
     if any(stored_epochs.get(w.shard, -1) > w.epoch for w in writes):
         return False
     owners: dict[str, int] = {}  # every job a batch names: its batch's shard
@@ -1009,12 +1027,16 @@ class SQLiteStorage(Storage):
 
         def run(conn: sqlite3.Connection) -> None:
             fenced: list[tuple[int, list[tuple[int, JobRow, tuple[TaskRow, ...]]]]] = []
+            # Every shard's fence in one read (a batch lent several shards'
+            # creates: a read a shard was 0.63 statements a job with 16).
+            stored = _stored_epochs(conn, [shard for _, shard, _, _ in valid])
             for k, shard, epoch, fine in valid:
                 try:
-                    _fence(conn, shard, epoch)  # (refused: changes nothing)
+                    _fence_at(conn, shard, epoch, stored.get(shard))  # (refused: no change)
                 except Aborted as refused:
                     outs[k] = refused
                     continue
+                stored[shard] = max(epoch, stored.get(shard, epoch))  # (for a part after)
                 fenced.append((k, fine))
             if not fenced:
                 return
@@ -1138,6 +1160,15 @@ class SQLiteStorage(Storage):
         order = ", ".join(f"{c} {'DESC' if d else 'ASC'}" for c, d in order_by) or (
             "creation_time DESC")
         clause = " AND ".join(where) if where else "1"
+        # The count takes jobs_by_state (covering). The rows too when every
+        # state asked for is an active one (jobs pass through those: few at
+        # any time, sorted after); with an ended state (nearly every job a
+        # store has) the page is read along the order (``+state``: not by
+        # jobs_by_state), which stops at the page's end, where jobs_by_state
+        # would have sorted every ended job.
+        row_clause = clause
+        if states and not ACTIVE_EXCLUDED_JOB_STATES.isdisjoint(int(s) for s in states):
+            row_clause = " AND ".join(["+" + where[0], *where[1:]])  # (the states' is first)
 
         def run(conn: sqlite3.Connection) -> tuple[list[JobRow], int]:
             with _transaction(conn, "DEFERRED"):
@@ -1147,7 +1178,7 @@ class SQLiteStorage(Storage):
                 if limit == 0 or offset >= total:
                     return [], total
                 rows = conn.execute(
-                    f"SELECT {_JOB_SELECT} FROM jobs WHERE {clause} "
+                    f"SELECT {_JOB_SELECT} FROM jobs WHERE {row_clause} "
                     f"ORDER BY {order}, job_id LIMIT {int(limit)} OFFSET {int(offset)}",
                     params,
                 ).fetchall()

@@ -552,6 +552,39 @@ async def test_the_gateways_default_write_across_keeps_the_contract(tmp_path: Pa
         assert [j.job_id for j in await store.get_jobs([J1, J2])] == [J1]
 
 
+async def test_a_query_of_active_states_reads_only_those_jobs(tmp_path: Path) -> None:
+    """Jobs queried by active states are found by jobs_by_state, not by a
+    scan of every job the store has; a query with an ended state reads its
+    page along the order instead (every ended job sorted would be most of
+    the store). Both answer the same as without the index."""
+    active = [int(JobState.PENDING), int(JobState.RUNNING)]
+    ended = [int(JobState.SUCCEEDED)]
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        for n in range(40):
+            job_id = f"{n:08x}-0000-4000-8000-000000000000"
+            state = JobState.RUNNING if n % 4 == 0 else JobState.SUCCEEDED
+            await store.create_job(n % 2, 1, job(job_id, shard=n % 2, state=int(state),
+                                                  creation_time=1000.0 + n), [])
+        conn = store._reader
+        assert conn is not None
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        running, running_total = await store.query_jobs(states=active, limit=5)
+        done, done_total = await store.query_jobs(states=ended, limit=5)
+        conn.set_trace_callback(None)
+        assert running_total == 10 and done_total == 30
+        assert [r.creation_time for r in running] == [1036.0, 1032.0, 1028.0, 1024.0, 1020.0]
+        assert [r.creation_time for r in done] == [1039.0, 1038.0, 1037.0, 1035.0, 1034.0]
+
+        def plan(sql: str) -> str:
+            return " / ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+
+        selects = [s for s in statements if s.startswith("SELECT")]
+        assert len(selects) == 4
+        assert all("jobs_by_state" in plan(s) for s in selects[:3])  # both counts, active rows
+        assert "jobs_by_state" not in plan(selects[3])  # the ended page: along the order
+
+
 async def test_creates_of_several_shards_go_in_a_few_statements(tmp_path: Path) -> None:
     """Jobs created together are written a table at a time, not a
     savepoint and three inserts each; one whose id is taken still fails
@@ -568,6 +601,7 @@ async def test_creates_of_several_shards_go_in_a_few_statements(tmp_path: Path) 
         assert outcomes == [[None] * 4] * 3
         inserts = [s for s in statements if s.startswith("INSERT INTO jobs")]
         assert len(inserts) <= 2 and not any("one_job" in s for s in statements)
+        assert len([s for s in statements if "FROM shards" in s]) == 1  # every fence at once
 
         await store.create_job(0, 1, job(J1, name="first"), [])
         statements.clear()
