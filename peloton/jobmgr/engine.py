@@ -227,16 +227,15 @@ async def send_launches(ctx: Context, plans: Sequence[tuple[ShardEngine, LaunchP
 
 async def _launch_on(ctx: Context, cluster: str, parts: list[tuple[ShardEngine, Launches]],
                      refused_out: list[tuple[ShardEngine, list[Task], str]]) -> None:
-    """Launch on one cluster's hosts in one call; each host's launch
+    """Launch on one cluster's hosts in one call; each lease's launch
     succeeds or is refused alone."""
     request = launches_request([(e.shard, e.epoch, launches) for e, launches in parts])
-    hosts = sum(len(launches) for _, launches in parts)
     try:
         reply = await ctx.hostmgr_for(cluster).call("LaunchTasksBatch", request)
     except PelotonError as error:
         # Unknown outcome: the host manager may have launched. Its events
         # (or a reconcile after the launch timeout) settle it.
-        log.warning("launch on %d hosts of %s: %s", hosts, cluster, error)
+        log.warning("launch on %d hosts of %s: %s", len(request.launches), cluster, error)
         return
     # Each launch's placements (a lease's, of one shard or several), in the
     # request's order of launches.

@@ -423,8 +423,7 @@ def _check_page(offset: int, limit: int | None) -> None:
 def _fence(conn: sqlite3.Connection, shard: int, epoch: int) -> None:
     """Inside a write transaction: Aborted if ``shard`` has a higher epoch
     than ``epoch``; otherwise raise the stored epoch to ``epoch``."""
-    row = conn.execute("SELECT epoch FROM shards WHERE shard = ?", (shard,)).fetchone()
-    _fence_at(conn, shard, epoch, None if row is None else row[0])
+    _fence_at(conn, shard, epoch, _stored_epochs(conn, [shard]).get(shard))
 
 
 def _fence_at(conn: sqlite3.Connection, shard: int, epoch: int, stored: int | None) -> None:
@@ -1123,8 +1122,9 @@ class SQLiteStorage(Storage):
         _check_page(offset, limit)
         where: list[str] = []
         params: list[Any] = []
+        state_clause = f"state {_IN_JSON}"
         if states:
-            where.append(f"state {_IN_JSON}")
+            where.append(state_clause)
             params.append(json.dumps([int(s) for s in states]))
         if respool_id:
             where.append("respool_id = ?")
@@ -1168,7 +1168,7 @@ class SQLiteStorage(Storage):
         # would have sorted every ended job.
         row_clause = clause
         if states and not ACTIVE_EXCLUDED_JOB_STATES.isdisjoint(int(s) for s in states):
-            row_clause = " AND ".join(["+" + where[0], *where[1:]])  # (the states' is first)
+            row_clause = clause.replace(state_clause, "+" + state_clause, 1)
 
         def run(conn: sqlite3.Connection) -> tuple[list[JobRow], int]:
             with _transaction(conn, "DEFERRED"):
