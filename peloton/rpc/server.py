@@ -137,7 +137,9 @@ class _ServerWire(wire.Wire):
         elif kind is h2.events.StreamEnded:
             call = self.calls.get(event.stream_id)
             if call is not None and call.scope is None:
-                call.scope = trio.CancelScope()
+                # Its deadline set now, not once entered (a setter's cost).
+                call.scope = (trio.CancelScope() if call.timeout is None else
+                              trio.CancelScope(deadline=trio.current_time() + call.timeout))
                 self.nursery.start_soon(self._serve, call)
         elif kind is h2.events.StreamReset:
             call = self.calls.pop(event.stream_id, None)
@@ -255,8 +257,6 @@ class _ServerWire(wire.Wire):
         method = call.method
         scope = call.scope
         assert scope is not None
-        if call.timeout is not None:
-            scope.deadline = trio.current_time() + call.timeout
         _REPLY_METADATA.set([])  # this task's own (each call is served by one)
         status, message = Status.OK, None
         with scope:
