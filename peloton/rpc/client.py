@@ -90,16 +90,18 @@ LAST_STREAM_ID = 2**31 - 2**20  # a client's streams are odd numbers below 2**31
 # (``peloton.rpc.lean``), which the connections after that one take; "http2"
 # only; "lean" from the first connection on (tests).
 WIRE = "auto"
-# The addresses known to speak it. One whose short-wire connection closes
-# before its server answered the preface (an older version serves there now)
-# is HTTP/2's again.
-_LEAN: set[str] = set()
+# The addresses known to speak it, with the version to speak to each. One
+# whose short-wire connection closes before its server answered the
+# preface (an older version serves there now) is spoken to in the version
+# before, and after version 1 on HTTP/2 again.
+_LEAN: dict[str, int] = {}
 
 
 class _ClientWire(wire.Wire):
     def __init__(self, stream: trio.abc.Stream, address: str, scheme: bytes, *,
-                 lean_wire: bool = False) -> None:
-        super().__init__(stream, client_side=True, lean_wire=lean_wire)
+                 lean_wire: bool = False, lean_version: int = lean.VERSION) -> None:
+        super().__init__(stream, client_side=True, lean_wire=lean_wire,
+                         lean_version=lean_version)
         self.address = address
         self._authority = address.encode()
         self._scheme = scheme
@@ -117,7 +119,11 @@ class _ClientWire(wire.Wire):
                 self._end(stream_id)
             return
         call = self.calls.get(getattr(event, "stream_id", 0))
-        if kind is h2.events.StreamEnded or kind is h2.events.StreamReset:
+        if kind is lean.AnswerReceived:
+            if call is not None:
+                call.headers, call.data, call.trailers = event.headers, event.data, event.trailers
+            self._end(event.stream_id)
+        elif kind is h2.events.StreamEnded or kind is h2.events.StreamReset:
             if call is not None and kind is h2.events.StreamReset:
                 call.error = Unavailable(f"{self.address} reset the call "
                                          f"(HTTP/2 error {event.error_code})")
@@ -143,15 +149,17 @@ class _ClientWire(wire.Wire):
     def on_settings(self, event: Any) -> None:
         if WIRE == "auto" and not self.lean and lean.speaks_lean(event):
             # This connection's calls finish on it; the next ones go on the
-            # short wire (Channels.get opens it).
-            _LEAN.add(self.address)
+            # short wire (Channels.get opens it), in the version it speaks.
+            _LEAN.setdefault(self.address, lean.VERSION)
             self.going_away = True
             if not self.calls:
                 self.abort()
 
     def on_lost(self) -> None:
         if self.lean and not self.h2.confirmed:  # type: ignore[union-attr]
-            _LEAN.discard(self.address)
+            version = _LEAN.pop(self.address, lean.VERSION) - 1
+            if version >= 1:
+                _LEAN[self.address] = version
         for call in self.calls.values():
             if call.error is None:
                 call.error = Unavailable(f"cannot reach {self.address}: its connection closed")
@@ -175,9 +183,17 @@ class _ClientWire(wire.Wire):
                        (b":authority", self._authority), (b"te", b"trailers"),
                        (b"content-type", wire.CONTENT_TYPE),
                        (b"grpc-timeout", wire.format_timeout(timeout)), *self._metadata]
+        # A request that fits in a frame, and in the window, goes whole
+        # (the short wire's version 2): one frame, not three.
+        whole = (self.lean and h2conn.whole_calls  # type: ignore[union-attr]
+                 and len(data) <= min(h2conn.max_outbound_frame_size,
+                                      h2conn.room()))  # type: ignore[union-attr]
         try:
             stream_id = h2conn.get_next_available_stream_id()
-            h2conn.send_headers(stream_id, headers)
+            if whole:
+                h2conn.send_call(stream_id, headers, data)  # type: ignore[union-attr]
+            else:
+                h2conn.send_headers(stream_id, headers)
         except wire.H2_ERRORS as error:
             self.going_away = True
             raise Unavailable(f"cannot call {self.address} on this connection: {error}") from None
@@ -185,10 +201,13 @@ class _ClientWire(wire.Wire):
             self.going_away = True  # HTTP/2 numbers 2**30 calls a connection; the next opens another
         call = self.calls[stream_id] = _Call()
         try:
-            try:
-                await self.send_data(stream_id, data, end_stream=True)
-            except wire.H2_ERRORS:
-                pass  # the server answered before it read it all: its answer says why
+            if whole:
+                self.kick()
+            else:
+                try:
+                    await self.send_data(stream_id, data, end_stream=True)
+                except wire.H2_ERRORS:
+                    pass  # the server answered before it read it all: its answer says why
             await call.done.wait()
         except BaseException:
             if not call.done.is_set():
@@ -280,7 +299,8 @@ async def _connect(address: str) -> _ClientWire:
     except (OSError, trio.BrokenResourceError) as error:
         raise Unavailable(f"cannot reach {address}: {error}") from None
     channel = _ClientWire(stream, address, b"https" if _SSL is not None else b"http",
-                          lean_wire=WIRE == "lean" or (WIRE == "auto" and address in _LEAN))
+                          lean_wire=WIRE == "lean" or (WIRE == "auto" and address in _LEAN),
+                          lean_version=_LEAN.get(address, lean.VERSION))
     nursery.start_soon(channel.run, name=f"grpc connection to {address}")
     return channel
 

@@ -17,7 +17,8 @@ unchanged.
 
 The protocol:
 
-- The client opens with ``CLIENT_PREFACE`` (16 bytes); the server answers
+- The client opens with its version's preface (``CLIENT_PREFACES``, 16
+  bytes); the server answers
   ``SERVER_PREFACE`` before anything else. A server that does not speak it
   (an older version) closes the connection, and the client calls it over
   HTTP/2 from then on (``peloton.rpc.client``).
@@ -36,6 +37,21 @@ The protocol:
 - No flow control of its own: TCP's. A sender waits while more than
   ``window`` bytes it queued are not yet written (``local_flow_control_window``;
   the wire's writer says when it wrote them).
+- Version 2 (the client's preface says ``2``) adds a unary call's whole
+  request in one frame and its whole reply in one: ``CALL`` (client to
+  server; a msgpack list of the headers' flat list and the request's
+  bytes; it opens the stream and ends the client's side) and ``ANSWER``
+  (server to client, for a call that came as ``CALL``; a msgpack list of
+  the headers' flat list, the reply's bytes and the trailers' flat list;
+  it ends the stream). Three frames each way were three parses, three
+  events and three sends for what is one request and one reply: counted
+  with callgrind on ``loadtest.bench_rpc`` (16 in flight), a call cost
+  the server 276k instructions and the client 255k before. A request or
+  reply larger than a frame (or than the room in the window) goes as
+  before, in ``HEADERS`` and ``DATA`` frames, and so does a streaming
+  reply. A server of version 1 takes the version 2 preface for HTTP/2
+  and closes the connection; the client then speaks version 1 to it
+  (``peloton.rpc.client``).
 
 A server says it speaks this wire in its HTTP/2 SETTINGS (``LEAN_SETTING``
 with ``LEAN_MAGIC``; peers that do not know the setting ignore it, as HTTP/2
@@ -53,9 +69,13 @@ import h2.events
 import h2.exceptions
 import msgpack
 
-CLIENT_PREFACE = b"PELOTON/LEAN 1\r\n"
+# A client's preface by the version it speaks; the server's is one for both.
+VERSION = 2
+CLIENT_PREFACES = {1: b"PELOTON/LEAN 1\r\n", 2: b"PELOTON/LEAN 2\r\n"}
+CLIENT_PREFACE = CLIENT_PREFACES[VERSION]
 SERVER_PREFACE = b"PELOTON/LEAN OK\n"
-assert len(CLIENT_PREFACE) == len(SERVER_PREFACE) == 16
+PREFACE_BYTES = 16
+assert all(len(p) == PREFACE_BYTES for p in (*CLIENT_PREFACES.values(), SERVER_PREFACE))
 
 # The HTTP/2 setting a server of ours sends: its code (hyperframe sends only
 # a code's low byte, so it is below 256: unassigned in IANA's registry) and
@@ -63,7 +83,7 @@ assert len(CLIENT_PREFACE) == len(SERVER_PREFACE) == 16
 LEAN_SETTING = 0xE1
 LEAN_MAGIC = 0x4C45414E  # "LEAN"
 
-HEADERS, DATA, RESET, GOAWAY = 1, 2, 3, 4
+HEADERS, DATA, RESET, GOAWAY, CALL, ANSWER = 1, 2, 3, 4, 5, 6
 END = 0x10
 _HEAD = struct.Struct(">IBI")
 _U32 = struct.Struct(">I")
@@ -84,6 +104,28 @@ class _Stream:
         return self.local_ended and self.remote_ended
 
 
+class CallReceived:
+    """A server's event: a whole unary request came in one ``CALL`` frame
+    (its stream is open, and ended on the client's side)."""
+
+    __slots__ = ("data", "headers", "stream_id")
+
+    def __init__(self, stream_id: int, headers: list[tuple[bytes, bytes]], data: bytes) -> None:
+        self.stream_id, self.headers, self.data = stream_id, headers, data
+
+
+class AnswerReceived:
+    """A client's event: a call's whole reply came in one ``ANSWER`` frame
+    (its stream is over)."""
+
+    __slots__ = ("data", "headers", "stream_id", "trailers")
+
+    def __init__(self, stream_id: int, headers: list[tuple[bytes, bytes]], data: bytes,
+                 trailers: list[tuple[bytes, bytes]]) -> None:
+        self.stream_id, self.headers, self.data, self.trailers = (stream_id, headers, data,
+                                                                   trailers)
+
+
 class _Settings:
     __slots__ = ("max_concurrent_streams",)
 
@@ -97,8 +139,14 @@ class LeanConnection:
     out (``data_to_send``)."""
 
     def __init__(self, *, client_side: bool, max_frame: int, window: int,
-                 max_headers: int, max_streams: int) -> None:
+                 max_headers: int, max_streams: int, version: int = VERSION) -> None:
+        """``version``: the one a client speaks (a server learns its
+        client's from the preface)."""
         self.client_side = client_side
+        # Whole calls in one frame each way (version 2): a client's from its
+        # own version, a server's from its client's preface.
+        self.whole_calls = client_side and version >= 2
+        self._version = version
         self.max_outbound_frame_size = max_frame
         self.max_inbound_frame_size = max_frame
         self.remote_settings = _Settings(max_streams)
@@ -111,12 +159,12 @@ class LeanConnection:
         self._in = b""
         self._next_stream_id = 1 if client_side else 2
         self._highest_remote = 0  # the last stream the peer opened (for GOAWAY)
-        self._expect = SERVER_PREFACE if client_side else CLIENT_PREFACE
+        self._expect = (SERVER_PREFACE,) if client_side else tuple(CLIENT_PREFACES.values())
 
     # -- what the wire asks ------------------------------------------------
 
     def initiate_connection(self) -> None:
-        self._queue(CLIENT_PREFACE if self.client_side else SERVER_PREFACE)
+        self._queue(CLIENT_PREFACES[self._version] if self.client_side else SERVER_PREFACE)
 
     @property
     def open_outbound_streams(self) -> int:
@@ -130,6 +178,10 @@ class LeanConnection:
 
     def local_flow_control_window(self, stream_id: int) -> int:
         self._open(stream_id)
+        return max(0, self._window - self._queued)
+
+    def room(self) -> int:
+        """Bytes that may be queued before a sender waits (the window's room)."""
         return max(0, self._window - self._queued)
 
     def data_to_send(self) -> bytes:
@@ -156,15 +208,39 @@ class LeanConnection:
             stream = self.streams[stream_id] = _Stream()
         elif stream.local_ended:
             raise h2.exceptions.StreamClosedError(stream_id)
-        flat: list[bytes] = []
-        for name, value in headers:
-            flat.append(name)
-            flat.append(value)
-        payload = msgpack.packb(flat)
+        payload = msgpack.packb(_flat(headers))
         self._queue(_HEAD.pack(len(payload), HEADERS | END if end_stream else HEADERS, stream_id),
                     payload)
         if end_stream:
             self._end_local(stream_id, stream)
+
+    def send_call(self, stream_id: int, headers: list[tuple[bytes, bytes]], data: bytes) -> None:
+        """A whole unary request in one ``CALL`` frame (a client of version
+        2; ``data`` at most a frame): it opens the stream and ends this side."""
+        if not self.whole_calls:
+            raise h2.exceptions.ProtocolError("CALL frames are version 2's")
+        if stream_id != self._next_stream_id:
+            raise h2.exceptions.StreamClosedError(stream_id)
+        if len(data) > self.max_outbound_frame_size:
+            raise h2.exceptions.FrameTooLargeError(
+                f"{len(data)} bytes in one frame, more than {self.max_outbound_frame_size}")
+        self._next_stream_id += 2
+        stream = self.streams[stream_id] = _Stream()
+        stream.local_ended = True
+        payload = msgpack.packb((_flat(headers), data))
+        self._queue(_HEAD.pack(len(payload), CALL, stream_id), payload)
+
+    def send_answer(self, stream_id: int, headers: list[tuple[bytes, bytes]], data: bytes,
+                    trailers: list[tuple[bytes, bytes]]) -> None:
+        """A call's whole reply in one ``ANSWER`` frame (to a call that came
+        as ``CALL``; ``data`` at most a frame): it ends the stream."""
+        stream = self._open(stream_id)
+        if len(data) > self.max_outbound_frame_size:
+            raise h2.exceptions.FrameTooLargeError(
+                f"{len(data)} bytes in one frame, more than {self.max_outbound_frame_size}")
+        payload = msgpack.packb((_flat(headers), data, _flat(trailers)))
+        self._queue(_HEAD.pack(len(payload), ANSWER, stream_id), payload)
+        self._end_local(stream_id, stream)
 
     def send_data(self, stream_id: int, data: bytes, end_stream: bool = False) -> None:
         stream = self._open(stream_id)
@@ -211,20 +287,23 @@ class LeanConnection:
         buf = self._in + data if self._in else bytes(data)
         at = 0
         if not self.confirmed:
-            expect = self._expect
-            if buf[:len(expect)] != expect[:len(buf)]:
+            if not any(buf[:PREFACE_BYTES] == expect[:len(buf)] for expect in self._expect):
                 raise h2.exceptions.ProtocolError("the peer does not speak the short wire")
-            if len(buf) < len(expect):
+            if len(buf) < PREFACE_BYTES:
                 self._in = buf
                 return []
+            if not self.client_side:
+                self.whole_calls = buf[:PREFACE_BYTES] != CLIENT_PREFACES[1]
             self.confirmed = True
-            at = len(expect)
+            at = PREFACE_BYTES
         events: list[Any] = []
         total = len(buf)
         head = _HEAD.unpack_from
         while total - at >= 9:
             length, kind, stream_id = head(buf, at)
-            limit = self.max_inbound_frame_size if kind & 0x0F == DATA else self._max_headers
+            limit = (self.max_inbound_frame_size if kind & 0x0F == DATA else
+                     self.max_inbound_frame_size + self._max_headers if kind >= CALL else
+                     self._max_headers)
             if length > limit:
                 raise h2.exceptions.ProtocolError(
                     f"a frame of {length} bytes, more than the {limit} this end takes")
@@ -255,14 +334,8 @@ class LeanConnection:
                 raise h2.exceptions.ProtocolError(f"headers that do not parse: {error}") from None
             stream = self.streams.get(stream_id)
             if stream is None:
-                if self.client_side or stream_id <= self._highest_remote or not stream_id % 2:
-                    return  # a reply to a call given up on, or a stream reset here
-                self._highest_remote = stream_id
-                if len(self.streams) >= self.remote_settings.max_concurrent_streams:
-                    # As an HTTP/2 server refuses a stream past its limit
-                    # (the client's call fails UNAVAILABLE and is retried).
-                    self._control(RESET, stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
-                    return
+                if not self._opens(stream_id):
+                    return  # a reply to a call given up on, a stream reset here, or refused
                 stream = self.streams[stream_id] = _Stream()
                 stream.headers_seen = True
                 events.append(h2.events.RequestReceived(stream_id=stream_id, headers=headers))
@@ -275,6 +348,10 @@ class LeanConnection:
                 events.append(h2.events.ResponseReceived(stream_id=stream_id, headers=headers))
             if ended:
                 self._end_remote(stream_id, stream, events)
+        elif kind == CALL:
+            self._call(stream_id, payload, events)
+        elif kind == ANSWER:
+            self._answer(stream_id, payload, events)
         elif kind == RESET:
             if self.streams.pop(stream_id, None) is not None:
                 events.append(h2.events.StreamReset(stream_id=stream_id,
@@ -288,11 +365,62 @@ class LeanConnection:
         else:
             raise h2.exceptions.ProtocolError(f"a frame of unknown kind {kind}")
 
+    def _opens(self, stream_id: int) -> bool:
+        """Whether a stream the client opens is a new one this server takes
+        (False: a late frame of one reset here, or one past the limit,
+        refused with REFUSED_STREAM)."""
+        if self.client_side or stream_id <= self._highest_remote or not stream_id % 2:
+            return False
+        self._highest_remote = stream_id
+        if len(self.streams) >= self.remote_settings.max_concurrent_streams:
+            # As an HTTP/2 server refuses a stream past its limit
+            # (the client's call fails UNAVAILABLE and is retried).
+            self._control(RESET, stream_id, h2.errors.ErrorCodes.REFUSED_STREAM)
+            return False
+        return True
+
+    def _call(self, stream_id: int, payload: bytes, events: list[Any]) -> None:
+        if self.client_side or not self.whole_calls:
+            raise h2.exceptions.ProtocolError("a CALL frame where none may come")
+        try:
+            flat, data = msgpack.unpackb(payload)
+            headers = list(zip(flat[::2], flat[1::2], strict=True))
+        except (ValueError, TypeError, msgpack.UnpackException) as error:
+            raise h2.exceptions.ProtocolError(f"a call that does not parse: {error}") from None
+        if not self._opens(stream_id):
+            return
+        stream = self.streams[stream_id] = _Stream()
+        stream.headers_seen = stream.remote_ended = True
+        events.append(CallReceived(stream_id, headers, data))
+
+    def _answer(self, stream_id: int, payload: bytes, events: list[Any]) -> None:
+        if not self.client_side:
+            raise h2.exceptions.ProtocolError("an ANSWER frame sent to a server")
+        try:
+            flat, data, trailing = msgpack.unpackb(payload)
+            headers = list(zip(flat[::2], flat[1::2], strict=True))
+            trailers = list(zip(trailing[::2], trailing[1::2], strict=True))
+        except (ValueError, TypeError, msgpack.UnpackException) as error:
+            raise h2.exceptions.ProtocolError(f"an answer that does not parse: {error}") from None
+        stream = self.streams.pop(stream_id, None)
+        if stream is None:
+            return  # a call given up on (reset here)
+        events.append(AnswerReceived(stream_id, headers, data, trailers))
+
     def _end_remote(self, stream_id: int, stream: _Stream, events: list[Any]) -> None:
         stream.remote_ended = True
         events.append(h2.events.StreamEnded(stream_id=stream_id))
         if stream.local_ended:
             del self.streams[stream_id]
+
+
+def _flat(headers: list[tuple[bytes, bytes]]) -> list[bytes]:
+    """Headers as the wire carries them: names and values, alternately."""
+    flat: list[bytes] = []
+    for name, value in headers:
+        flat.append(name)
+        flat.append(value)
+    return flat
 
 
 def _error_code(payload: bytes) -> int:

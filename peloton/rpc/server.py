@@ -102,16 +102,21 @@ PREFACE_TIMEOUT = 10.0
 
 
 class _Call:
-    __slots__ = ("data", "ended", "method", "replying", "scope", "stream_id", "timeout")
+    __slots__ = ("answer", "data", "ended", "method", "replying", "scope", "stream_id",
+                 "timeout", "whole")
 
     def __init__(self, stream_id: int, method: Method, timeout: float | None) -> None:
         self.stream_id = stream_id
         self.method = method
-        self.data = bytearray()
+        self.data: bytes | bytearray = bytearray()
         self.scope: trio.CancelScope | None = None
         self.timeout = timeout
-        self.replying = False  # the reply's headers are out
+        self.replying = False  # the reply's headers are out (or kept in ``answer``)
         self.ended = False  # its trailers are out, or the stream was reset
+        # It came whole (the short wire's CALL frame): its reply may go so too,
+        # headers and message kept in ``answer`` until the trailers join them.
+        self.whole = False
+        self.answer: tuple[list[tuple[bytes, bytes]], bytes] | None = None
 
 
 class _ServerWire(wire.Wire):
@@ -137,16 +142,29 @@ class _ServerWire(wire.Wire):
         elif kind is h2.events.StreamEnded:
             call = self.calls.get(event.stream_id)
             if call is not None and call.scope is None:
-                # Its deadline set now, not once entered (a setter's cost).
-                call.scope = (trio.CancelScope() if call.timeout is None else
-                              trio.CancelScope(deadline=trio.current_time() + call.timeout))
-                self.nursery.start_soon(self._serve, call)
+                self._start(call)
+        elif kind is lean.CallReceived:
+            self._request(event.stream_id, event.headers)
+            call = self.calls.get(event.stream_id)
+            if call is not None:
+                call.data, call.whole = event.data, True
+                if call.method.limit is not None:
+                    self._check_size(call)
+                if not call.ended:
+                    self._start(call)
         elif kind is h2.events.StreamReset:
             call = self.calls.pop(event.stream_id, None)
             if call is not None:
                 call.ended = True
                 if call.scope is not None:
                     call.scope.cancel()
+
+    def _start(self, call: _Call) -> None:
+        """Serve a call whose request is all here."""
+        # Its deadline set now, not once entered (a setter's cost).
+        call.scope = (trio.CancelScope() if call.timeout is None else
+                      trio.CancelScope(deadline=trio.current_time() + call.timeout))
+        self.nursery.start_soon(self._serve, call)
 
     def on_lost(self) -> None:
         for call in self.calls.values():
@@ -214,8 +232,13 @@ class _ServerWire(wire.Wire):
             self._trailers_only(call.stream_id, status, message)
             return
         try:
-            self.h2.send_headers(call.stream_id, wire.status_trailers(status.value, message),
-                                 end_stream=True)
+            if call.answer is not None:
+                headers, data = call.answer
+                self.h2.send_answer(  # type: ignore[union-attr]
+                    call.stream_id, headers, data, wire.status_trailers(status.value, message))
+            else:
+                self.h2.send_headers(call.stream_id, wire.status_trailers(status.value, message),
+                                     end_stream=True)
         except wire.H2_ERRORS:
             return
         self.kick()
@@ -287,12 +310,14 @@ class _ServerWire(wire.Wire):
 
     def _headers(self, call: _Call) -> None:
         call.replying = True
-        self.h2.send_headers(call.stream_id, [(b":status", b"200"),
-                                              (b"content-type", wire.CONTENT_TYPE),
-                                              *_REPLY_METADATA.get([])])
+        self.h2.send_headers(call.stream_id, _reply_headers())
 
     async def _reply(self, call: _Call, response: Any) -> None:
         data = wire.frame(response)
+        if call.whole and len(data) <= self.h2.max_outbound_frame_size:
+            # Sent with the trailers, in one frame (``_finish``).
+            call.replying, call.answer = True, (_reply_headers(), data)
+            return
         self._headers(call)
         await self.send_data(call.stream_id, data, end_stream=False)
 
@@ -308,6 +333,12 @@ class _ServerWire(wire.Wire):
                 await self.send_data(call.stream_id, wire.frame(message), end_stream=False)
 
 
+def _reply_headers() -> list[tuple[bytes, bytes]]:
+    """A reply's headers: the call's own metadata after gRPC's."""
+    return [(b":status", b"200"), (b"content-type", wire.CONTENT_TYPE),
+            *_REPLY_METADATA.get([])]
+
+
 async def _serve_connection(stream: trio.abc.Stream, table: dict[bytes, Method],
                             security: Security | None, context: ssl.SSLContext | None) -> None:
     if context is not None:
@@ -321,10 +352,11 @@ async def _serve_connection(stream: trio.abc.Stream, table: dict[bytes, Method],
             return
     # HTTP/2 or the short wire (our own clients'): the preface says which.
     received = b""
-    preface = lean.CLIENT_PREFACE
+    prefaces = lean.CLIENT_PREFACES.values()
     try:
         with trio.fail_after(PREFACE_TIMEOUT):
-            while len(received) < len(preface) and preface.startswith(received):
+            while (len(received) < lean.PREFACE_BYTES
+                   and any(p.startswith(received) for p in prefaces)):
                 data = await stream.receive_some(wire.READ_BYTES)
                 if not data:
                     break
@@ -334,7 +366,8 @@ async def _serve_connection(stream: trio.abc.Stream, table: dict[bytes, Method],
         return
     async with trio.open_nursery() as nursery:
         connection = _ServerWire(stream, table, security, nursery,
-                                 lean_wire=received.startswith(preface), received=received)
+                                 lean_wire=received[:lean.PREFACE_BYTES] in prefaces,
+                                 received=received)
         await connection.run()
         nursery.cancel_scope.cancel()
 

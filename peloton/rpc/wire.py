@@ -107,10 +107,11 @@ class Wire(abc.ABC):
     of the short wire between our own programs (``peloton.rpc.lean``: the same
     calls and events, without HTTP/2's cost); ``run`` until it closes.
     ``received``: what was read of the stream before (a server's look at
-    which wire a client speaks)."""
+    which wire a client speaks); ``lean_version``: the short wire's version
+    a client speaks (a server takes its client's)."""
 
     def __init__(self, stream: trio.abc.Stream, *, client_side: bool, lean_wire: bool = False,
-                 received: bytes = b"") -> None:
+                 received: bytes = b"", lean_version: int = lean.VERSION) -> None:
         self.stream = stream
         self.lean = lean_wire
         self._received = received
@@ -125,7 +126,7 @@ class Wire(abc.ABC):
         if lean_wire:
             self.h2 = lean.LeanConnection(client_side=client_side, max_frame=MAX_FRAME,
                                           window=WINDOW, max_headers=MAX_HEADERS,
-                                          max_streams=MAX_STREAMS)
+                                          max_streams=MAX_STREAMS, version=lean_version)
             self.h2.initiate_connection()
             self.kick()
             return

@@ -50,21 +50,26 @@ async def test_a_client_learns_the_short_wire_on_its_first_connection() -> None:
         channels.close()
 
 
-async def test_a_server_that_stopped_speaking_it_is_called_on_http2_again() -> None:
-    """An address known to speak the short wire whose server now does not
-    (an older version took its place): the short-wire connection closes
-    unanswered, the call fails UNAVAILABLE (retried by ServiceClient), and
-    the next goes on HTTP/2."""
+@pytest.mark.parametrize(("refused", "then"), [
+    ((2,), "version 1"), ((1, 2), "HTTP/2")])
+async def test_a_server_that_does_not_speak_a_version_is_called_in_the_one_before(
+        refused: tuple[int, ...], then: str) -> None:
+    """An address known to speak the short wire whose server does not speak
+    this client's version (an older one took its place, or one that does
+    not speak it at all): the connection closes unanswered, the call fails
+    UNAVAILABLE (retried by ServiceClient), and the next goes in the version
+    before, then on HTTP/2."""
     async with serving(Cluster()) as real, trio.open_nursery() as nursery:
         host, port = real.rsplit(":", 1)
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
         older = f"127.0.0.1:{listeners[0].socket.getsockname()[1]}"
+        closes = tuple(lean.CLIENT_PREFACES[v] for v in refused)
 
-        async def http2_only(stream: trio.SocketStream) -> None:
-            """A server that takes HTTP/2 only: the real one behind a pipe
-            that closes a connection opening with the short wire's preface."""
+        async def older_server(stream: trio.SocketStream) -> None:
+            """The real server behind a pipe that closes a connection opening
+            with the prefaces of the versions it does not speak."""
             first = await stream.receive_some(65536)
-            if first.startswith(lean.CLIENT_PREFACE[:4]):
+            if first.startswith(closes):
                 await stream.aclose()
                 return
             upstream = await trio.open_tcp_stream(host, int(port))
@@ -80,23 +85,31 @@ async def test_a_server_that_stopped_speaking_it_is_called_on_http2_again() -> N
                 await pipe(upstream, stream)
                 pipes.cancel_scope.cancel()
 
-        nursery.start_soon(trio.serve_listeners, http2_only, listeners)
-        client._LEAN.add(older)
+        nursery.start_soon(trio.serve_listeners, older_server, listeners)
+        client._LEAN[older] = lean.VERSION
         channels = Channels()
         with trio.fail_after(10):
-            with pytest.raises(Unavailable):
-                await _heartbeat(channels, older)
-            assert older not in client._LEAN
-            channels.drop(older)
+            for version in sorted(refused, reverse=True):
+                with pytest.raises(Unavailable):
+                    await _heartbeat(channels, older)
+                assert client._LEAN.get(older) == (version - 1 or None)
+                channels.drop(older)
             assert await _heartbeat(channels, older) == 3
-            assert not channels._channels[older].lean
+            used = channels._channels[older]
+            if then == "HTTP/2":
+                assert not used.lean
+            else:  # and stays so
+                assert used.lean and not used.h2.whole_calls  # type: ignore[union-attr]
+                assert await _heartbeat(channels, older, "abcd") == 4
+                assert channels._channels[older] is used
         channels.close()
         nursery.cancel_scope.cancel()
 
 
-def _pair() -> tuple[lean.LeanConnection, lean.LeanConnection]:
+def _pair(version: int = lean.VERSION) -> tuple[lean.LeanConnection, lean.LeanConnection]:
     ends = tuple(lean.LeanConnection(client_side=side, max_frame=64, window=1024,
-                                     max_headers=256, max_streams=10) for side in (True, False))
+                                     max_headers=256, max_streams=10, version=version)
+                 for side in (True, False))
     for end in ends:
         end.initiate_connection()
     return ends  # type: ignore[return-value]
@@ -137,6 +150,45 @@ def test_a_call_and_its_reply_cross_in_any_cut_of_their_bytes(by: int) -> None:
     assert near.get_next_available_stream_id() == 3
 
 
+@pytest.mark.parametrize("by", [1, 2, 7, 9, 10_000])
+def test_a_whole_call_and_its_answer_cross_in_one_frame_each(by: int) -> None:
+    """Version 2: a unary call's request in one CALL frame, its reply in one
+    ANSWER frame (headers, message, trailers), in any cut of their bytes."""
+    near, far = _pair()
+    far.receive_data(near.data_to_send())  # the prefaces: the server learns the version
+    near.receive_data(far.data_to_send())
+    assert near.whole_calls and far.whole_calls
+    stream_id = near.get_next_available_stream_id()
+    near.send_call(stream_id, [(b":path", b"/s/M"), (b"x", b"1")], b"a" * 64)
+    [call] = _feed(far, near.data_to_send(), by=by)
+    assert isinstance(call, lean.CallReceived)
+    assert (call.stream_id, call.headers, call.data) == (1, [(b":path", b"/s/M"), (b"x", b"1")],
+                                                         b"a" * 64)
+    far.send_answer(stream_id, [(b":status", b"200")], b"reply", [(b"grpc-status", b"0")])
+    [answer] = _feed(near, far.data_to_send(), by=by)
+    assert isinstance(answer, lean.AnswerReceived)
+    assert (answer.stream_id, answer.headers, answer.data, answer.trailers) == (
+        1, [(b":status", b"200")], b"reply", [(b"grpc-status", b"0")])
+    assert not near.streams and not far.streams
+    assert near.get_next_available_stream_id() == 3
+    with pytest.raises(h2.exceptions.FrameTooLargeError):
+        near.send_call(3, [(b":path", b"/s/M")], b"a" * 65)  # more than a frame: in frames
+
+
+def test_a_version_1_client_sends_no_whole_call_and_its_server_answers_none() -> None:
+    """A client of version 1 (an older one) says so in its preface: its
+    server takes no CALL frame from it and answers it in HEADERS and DATA."""
+    near, far = _pair(version=1)
+    assert near.data_to_send() == lean.CLIENT_PREFACES[1]
+    far.receive_data(lean.CLIENT_PREFACES[1])
+    assert not near.whole_calls and not far.whole_calls
+    with pytest.raises(h2.exceptions.ProtocolError, match="version 2"):
+        near.send_call(1, [(b":path", b"/s/M")], b"x")
+    call = lean._HEAD.pack(3, lean.CALL, 1) + b"\x92\x90\xc0"
+    with pytest.raises(h2.exceptions.ProtocolError, match="CALL frame where none may come"):
+        far.receive_data(call)
+
+
 def test_a_reset_stream_takes_nothing_more_and_says_so_to_the_other_end() -> None:
     near, far = _pair()
     near.send_headers(1, [(b":path", b"/s/M")])
@@ -170,6 +222,10 @@ def test_what_is_not_the_short_wire_is_a_protocol_error() -> None:
         far2.receive_data(lean._HEAD.pack(65, lean.DATA, 1))
     with pytest.raises(h2.exceptions.ProtocolError, match="do not parse"):
         far2.receive_data(lean._HEAD.pack(2, lean.HEADERS, 1) + b"\xc1\xc1")
+    with pytest.raises(h2.exceptions.ProtocolError, match="does not parse"):
+        far2.receive_data(lean._HEAD.pack(2, lean.CALL, 3) + b"\xc1\xc1")
+    with pytest.raises(h2.exceptions.ProtocolError, match="ANSWER frame sent to a server"):
+        far2.receive_data(lean._HEAD.pack(1, lean.ANSWER, 3) + b"\x90")
 
 
 def test_a_sender_waits_while_a_window_of_bytes_is_unwritten() -> None:
