@@ -8,12 +8,23 @@ after another and then ``N`` at a time. It prints calls per second and
 the cpu each call took in each process (``getrusage`` here, ``/proc``
 there). Every hop of a job's path through the cluster pays about this,
 at each end (see the README's small-jobs figures).
+
+With ``--instructions`` it counts instructions instead, under valgrind's
+callgrind (which must be on PATH): the server's over ``2 x --calls``
+calls at each level (its counters zeroed before them), the client's as
+the difference between a run of ``2 x --calls`` calls and one of
+``--calls``. Cpu seconds on a shared machine vary by a fifth from one
+minute to the next; instruction counts repeat to ~0.5%, so a change of
+a few percent to a call's path shows (docs/performance.md, the
+thirty-third session). Each process runs ~50 times slower under it.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,13 +87,67 @@ async def _calls(address: str, calls: int, concurrency: int) -> tuple[float, flo
     return took, after - before
 
 
+def _calls_in_process(address: str, calls: int, concurrency: int) -> None:
+    """``_calls`` as a process of its own (the client counted by callgrind)."""
+    trio.run(_calls, address, calls, concurrency)
+
+
+def callgrind_total(path: str) -> int:
+    """The instructions a callgrind output file counted (its ``summary:``
+    or ``totals:`` line)."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise ValueError(f"{path} is not a callgrind output file (no summary or totals)")
+
+
+def _under_callgrind(out: str, *command: str) -> list[str]:
+    return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command]
+
+
+def _count(address: str, calls: int, level: int, server: subprocess.Popen[bytes],
+           top: str) -> tuple[float, float]:
+    """(server, client) instructions a call at ``level`` in flight."""
+    subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client: dict[int, int] = {}
+    for n in (calls, 2 * calls):
+        out = os.path.join(top, f"client-{level}-{n}.out")
+        subprocess.run(_under_callgrind(out, sys.executable, "-c",
+                                        "import sys; from loadtest.bench_rpc import "
+                                        "_calls_in_process as c; c(sys.argv[1], "
+                                        "int(sys.argv[2]), int(sys.argv[3]))",
+                                        address, str(n), str(level)),
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client[n] = callgrind_total(out)
+        if n == calls:  # the server counts the larger run only
+            subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    before = set(glob.glob(os.path.join(top, "server.out*")))
+    subprocess.run(["callgrind_control", "-d", str(server.pid)], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (dumps := set(glob.glob(os.path.join(top, "server.out.*"))) - before):
+        if time.monotonic() > deadline:
+            raise SystemExit("loadtest.bench_rpc: callgrind did not dump the server's counts")
+        time.sleep(0.2)
+    time.sleep(1)  # written whole
+    served = callgrind_total(max(dumps, key=os.path.getmtime))
+    return served / (2 * calls + WARMUP), (client[2 * calls] - client[calls]) / calls
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m loadtest.bench_rpc",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=3000, help="timed calls per row (3000)")
     parser.add_argument("--concurrency", default="1,16",
                         help="calls in flight, one row each (1,16)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions a call with callgrind instead of cpu time")
     args = parser.parse_args(argv)
+    if args.instructions and not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+        parser.error("--instructions needs valgrind (callgrind and callgrind_control) on PATH")
     if args.calls < 1:
         parser.error("--calls must be at least 1")
     try:
@@ -93,11 +158,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--concurrency: each level must be at least 1")
     with tempfile.TemporaryDirectory(prefix="peloton-bench-rpc-") as top:
         port_file = os.path.join(top, "port")
-        server = subprocess.Popen([sys.executable, "-c",
-                                   "import sys, trio; from loadtest.bench_rpc import _serve; "
-                                   "trio.run(_serve, sys.argv[1])", port_file])
+        serve = [sys.executable, "-c", "import sys, trio; from loadtest.bench_rpc import "
+                 "_serve; trio.run(_serve, sys.argv[1])", port_file]
+        server = subprocess.Popen(_under_callgrind(os.path.join(top, "server.out"), *serve)
+                                  if args.instructions else serve,
+                                  stderr=subprocess.DEVNULL if args.instructions else None)
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + (300 if args.instructions else 60)
             while not os.path.exists(port_file):
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit("loadtest.bench_rpc: the server did not start")
@@ -105,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
             with open(port_file) as f:
                 address = f"127.0.0.1:{f.read()}"
             for level in levels:
+                if args.instructions:
+                    at_server, at_client = _count(address, args.calls, level, server, top)
+                    print(f"{level:>3} in flight: instructions per call {at_client:9.0f} client, "
+                          f"{at_server:9.0f} server (callgrind)", flush=True)
+                    continue
                 served = read_proc(server.pid)
                 took, cpu = trio.run(_calls, address, args.calls, level)
                 done = read_proc(server.pid)

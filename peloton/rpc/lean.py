@@ -19,9 +19,10 @@ The protocol:
 
 - The client opens with its version's preface (``CLIENT_PREFACES``, 16
   bytes); the server answers
-  ``SERVER_PREFACE`` before anything else. A server that does not speak it
-  (an older version) closes the connection, and the client calls it over
-  HTTP/2 from then on (``peloton.rpc.client``).
+  ``SERVER_PREFACE`` before anything else. A server that does not speak
+  the client's version (an older one) closes the connection, and the
+  client speaks the version before to it, and after version 1 HTTP/2
+  (``peloton.rpc.client``).
 - Then frames: a 9-byte head (payload length u32, kind u8, stream id u32,
   big-endian) and the payload. Kinds: ``HEADERS`` (a msgpack list of
   names and values, alternately, as bytes), ``DATA``, ``RESET`` (u32 error
@@ -72,7 +73,6 @@ import msgpack
 # A client's preface by the version it speaks; the server's is one for both.
 VERSION = 2
 CLIENT_PREFACES = {1: b"PELOTON/LEAN 1\r\n", 2: b"PELOTON/LEAN 2\r\n"}
-CLIENT_PREFACE = CLIENT_PREFACES[VERSION]
 SERVER_PREFACE = b"PELOTON/LEAN OK\n"
 PREFACE_BYTES = 16
 assert all(len(p) == PREFACE_BYTES for p in (*CLIENT_PREFACES.values(), SERVER_PREFACE))
@@ -178,7 +178,7 @@ class LeanConnection:
 
     def local_flow_control_window(self, stream_id: int) -> int:
         self._open(stream_id)
-        return max(0, self._window - self._queued)
+        return self.room()
 
     def room(self) -> int:
         """Bytes that may be queued before a sender waits (the window's room)."""

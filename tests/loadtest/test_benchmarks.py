@@ -48,6 +48,27 @@ def test_bad_arguments_are_refused_naming_the_flag(
     assert words in capsys.readouterr().err
 
 
+def test_counting_instructions_needs_callgrind(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(bench_rpc.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit) as exit_info:
+        bench_rpc.main(["--instructions"])
+    assert exit_info.value.code == 2
+    assert "--instructions needs valgrind" in capsys.readouterr().err
+
+
+def test_a_callgrind_files_count_is_read(tmp_path: Path) -> None:
+    dump = tmp_path / "server.out.1"
+    dump.write_text("# callgrind format\nversion: 1\nevents: Ir\nsummary: 563296809\n"
+                    "fn=main\n0 12\n")
+    assert bench_rpc.callgrind_total(str(dump)) == 563296809
+    (tmp_path / "end.out").write_text("events: Ir\nfn=x\n0 3\ntotals: 42\n")
+    assert bench_rpc.callgrind_total(str(tmp_path / "end.out")) == 42
+    (tmp_path / "other").write_text("not one\n")
+    with pytest.raises(ValueError, match="not a callgrind output file"):
+        bench_rpc.callgrind_total(str(tmp_path / "other"))
+
+
 def test_a_jobs_cpu_is_split_by_daemon_and_the_rest() -> None:
     before = {"jobmgr": 1.0, "resmgr": 2.0, "machine": 10.0}
     after = {"jobmgr": 1.5, "resmgr": 2.2, "machine": 12.0}
