@@ -109,8 +109,6 @@ def _under_callgrind(out: str, *command: str) -> list[str]:
 def _count(address: str, calls: int, level: int, server: subprocess.Popen[bytes],
            top: str) -> tuple[float, float]:
     """(server, client) instructions a call at ``level`` in flight."""
-    subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     client: dict[int, int] = {}
     for n in (calls, 2 * calls):
         out = os.path.join(top, f"client-{level}-{n}.out")
@@ -121,7 +119,7 @@ def _count(address: str, calls: int, level: int, server: subprocess.Popen[bytes]
                                         address, str(n), str(level)),
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         client[n] = callgrind_total(out)
-        if n == calls:  # the server counts the larger run only
+        if n == calls:  # the server counts the larger run only (zeroed after this one)
             subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     before = set(glob.glob(os.path.join(top, "server.out*")))

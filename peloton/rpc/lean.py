@@ -202,10 +202,7 @@ class LeanConnection:
                      end_stream: bool = False) -> None:
         stream = self.streams.get(stream_id)
         if stream is None:
-            if not self.client_side or stream_id != self._next_stream_id:
-                raise h2.exceptions.StreamClosedError(stream_id)
-            self._next_stream_id += 2
-            stream = self.streams[stream_id] = _Stream()
+            stream = self._new_local(stream_id)
         elif stream.local_ended:
             raise h2.exceptions.StreamClosedError(stream_id)
         payload = msgpack.packb(_flat(headers))
@@ -219,14 +216,8 @@ class LeanConnection:
         2; ``data`` at most a frame): it opens the stream and ends this side."""
         if not self.whole_calls:
             raise h2.exceptions.ProtocolError("CALL frames are version 2's")
-        if stream_id != self._next_stream_id:
-            raise h2.exceptions.StreamClosedError(stream_id)
-        if len(data) > self.max_outbound_frame_size:
-            raise h2.exceptions.FrameTooLargeError(
-                f"{len(data)} bytes in one frame, more than {self.max_outbound_frame_size}")
-        self._next_stream_id += 2
-        stream = self.streams[stream_id] = _Stream()
-        stream.local_ended = True
+        self._check_frame(data)
+        self._new_local(stream_id).local_ended = True
         payload = msgpack.packb((_flat(headers), data))
         self._queue(_HEAD.pack(len(payload), CALL, stream_id), payload)
 
@@ -235,18 +226,14 @@ class LeanConnection:
         """A call's whole reply in one ``ANSWER`` frame (to a call that came
         as ``CALL``; ``data`` at most a frame): it ends the stream."""
         stream = self._open(stream_id)
-        if len(data) > self.max_outbound_frame_size:
-            raise h2.exceptions.FrameTooLargeError(
-                f"{len(data)} bytes in one frame, more than {self.max_outbound_frame_size}")
+        self._check_frame(data)
         payload = msgpack.packb((_flat(headers), data, _flat(trailers)))
         self._queue(_HEAD.pack(len(payload), ANSWER, stream_id), payload)
         self._end_local(stream_id, stream)
 
     def send_data(self, stream_id: int, data: bytes, end_stream: bool = False) -> None:
         stream = self._open(stream_id)
-        if len(data) > self.max_outbound_frame_size:
-            raise h2.exceptions.FrameTooLargeError(
-                f"{len(data)} bytes in one frame, more than {self.max_outbound_frame_size}")
+        self._check_frame(data)
         self._queue(_HEAD.pack(len(data), DATA | END if end_stream else DATA, stream_id), data)
         if end_stream:
             self._end_local(stream_id, stream)
@@ -262,6 +249,19 @@ class LeanConnection:
     def _control(self, kind: int, stream_id: int, error_code: int) -> None:
         """A RESET or GOAWAY frame: its payload is the error code alone."""
         self._queue(_HEAD.pack(4, kind, stream_id), _U32.pack(int(error_code)))
+
+    def _new_local(self, stream_id: int) -> _Stream:
+        """A stream this client opens (the next id it may take)."""
+        if not self.client_side or stream_id != self._next_stream_id:
+            raise h2.exceptions.StreamClosedError(stream_id)
+        self._next_stream_id += 2
+        stream = self.streams[stream_id] = _Stream()
+        return stream
+
+    def _check_frame(self, data: bytes) -> None:
+        if len(data) > self.max_outbound_frame_size:
+            raise h2.exceptions.FrameTooLargeError(
+                f"{len(data)} bytes in one frame, more than {self.max_outbound_frame_size}")
 
     def _open(self, stream_id: int) -> _Stream:
         stream = self.streams.get(stream_id)
@@ -329,7 +329,7 @@ class LeanConnection:
         elif kind == HEADERS:
             try:
                 flat = msgpack.unpackb(payload)
-                headers = list(zip(flat[::2], flat[1::2], strict=True))
+                headers = _pairs(flat)
             except (ValueError, TypeError, msgpack.UnpackException) as error:
                 raise h2.exceptions.ProtocolError(f"headers that do not parse: {error}") from None
             stream = self.streams.get(stream_id)
@@ -384,7 +384,7 @@ class LeanConnection:
             raise h2.exceptions.ProtocolError("a CALL frame where none may come")
         try:
             flat, data = msgpack.unpackb(payload)
-            headers = list(zip(flat[::2], flat[1::2], strict=True))
+            headers = _pairs(flat)
         except (ValueError, TypeError, msgpack.UnpackException) as error:
             raise h2.exceptions.ProtocolError(f"a call that does not parse: {error}") from None
         if not self._opens(stream_id):
@@ -398,8 +398,8 @@ class LeanConnection:
             raise h2.exceptions.ProtocolError("an ANSWER frame sent to a server")
         try:
             flat, data, trailing = msgpack.unpackb(payload)
-            headers = list(zip(flat[::2], flat[1::2], strict=True))
-            trailers = list(zip(trailing[::2], trailing[1::2], strict=True))
+            headers = _pairs(flat)
+            trailers = _pairs(trailing)
         except (ValueError, TypeError, msgpack.UnpackException) as error:
             raise h2.exceptions.ProtocolError(f"an answer that does not parse: {error}") from None
         stream = self.streams.pop(stream_id, None)
@@ -421,6 +421,11 @@ def _flat(headers: list[tuple[bytes, bytes]]) -> list[bytes]:
         flat.append(name)
         flat.append(value)
     return flat
+
+
+def _pairs(flat: list[bytes]) -> list[tuple[bytes, bytes]]:
+    """Headers from the wire's flat list (ValueError when it is odd)."""
+    return list(zip(flat[::2], flat[1::2], strict=True))
 
 
 def _error_code(payload: bytes) -> int:
