@@ -38,6 +38,7 @@ from peloton.storage.sqlite import SQLiteStorage
     (bench_storage.main, ["--jobs", "0"], "--jobs must be at least 1"),
     (bench_storage.main, ["--group", "0"], "--group must be at least 1"),
     (bench_storage.main, ["--repeat", "-2"], "--repeat must be at least 1"),
+    (bench_storage.main, ["--shards", "0"], "--shards must be at least 1"),
 ])
 def test_bad_arguments_are_refused_naming_the_flag(
         main: Callable[[list[str]], int], argv: list[str], words: str,
@@ -115,19 +116,22 @@ def test_the_task_paths_are_measured_on_a_launch_the_host_manager_accepts(
         assert f"\n  {row} " in out
 
 
-def test_the_storage_replay_takes_every_job_to_its_end(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shards", [1, 4])
+def test_the_storage_replay_takes_every_job_to_its_end(tmp_path: Path, shards: int) -> None:
     """What ``bench_storage`` times is a one-task job's whole life in the
     store: each job SUCCEEDED, its task through three states with an event
-    each, whichever kind of job id."""
+    each, whichever kind of job id, and in its own shard's part of each
+    write when there are several."""
     for n, ids in enumerate((bench_storage.new_job_id, bench_storage.random_job_id)):
         path = tmp_path / f"jobs-{n}.db"
-        trio.run(bench_storage.replay, path, ids, 7, 3)
+        trio.run(bench_storage.replay, path, ids, 7, 3, shards)
 
         async def read(path: Path = path) -> None:
             store = await SQLiteStorage.open(path)
             try:
                 jobs, total = await store.query_jobs()
                 assert total == 7 and {j.state for j in jobs} == {JobState.SUCCEEDED}
+                assert {j.shard for j in jobs} <= set(range(shards))
                 for job in jobs:
                     [task], _ = await store.list_tasks(job.job_id)
                     assert task.state == TaskState.SUCCEEDED

@@ -154,21 +154,32 @@ async def test_closed_storage_is_unavailable_and_aclose_is_idempotent(tmp_path: 
 
 
 @pytest.mark.parametrize("active_only", [True, False])
-async def test_load_shard_walks_the_shard_index_then_task_keys(
+async def test_load_shard_walks_the_state_index_then_task_keys(
     tmp_path: Path, active_only: bool
 ) -> None:
+    """A new owner reads its shard's active jobs along jobs_by_state (the
+    active states' ranges), not along an index led by the shard, which
+    would spread every state change over a page a shard; every job of a
+    shard (no production path asks) is a scan."""
     async with await open_sqlite(tmp_path / "p.db"):
         pass
     conn = sqlite3.connect(tmp_path / "p.db")
-    params = (0, "[4, 5, 6, 9]") if active_only else (0,)
+    params = ("[0, 1, 2, 3, 7, 8]", 0) if active_only else (0,)
     try:
         plans = [" | ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", params))
                  for sql in _LOAD_SHARD[active_only]]
+        indexes = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs'")}
     finally:
         conn.close()
-    assert "SEARCH j USING INDEX jobs_by_shard_state (shard=?)" in plans[0]
-    assert "SEARCH j USING INDEX jobs_by_shard_state (shard=?)" in plans[1]
-    assert "SEARCH t USING PRIMARY KEY (job_id=?)" in plans[1]
+    assert "jobs_by_shard_state" not in indexes
+    if active_only:
+        assert "SEARCH j USING INDEX jobs_by_state (state=?)" in plans[0]
+        assert "SEARCH j USING INDEX jobs_by_state (state=?)" in plans[1]
+        assert "SEARCH t USING PRIMARY KEY (job_id=?)" in plans[1]
+    else:
+        assert "SCAN j" in plans[0]
+        assert "SCAN t" in plans[1]
 
 
 async def test_several_handles_open_a_new_file_at_once(tmp_path):
@@ -620,10 +631,10 @@ async def test_creates_of_several_shards_go_in_a_few_statements(tmp_path: Path) 
         assert (await store.get_task(J3, 0)) == task(J3, 0)
 
 
-async def test_several_shards_batches_go_in_a_few_statements(tmp_path: Path) -> None:
-    """Batches of several shards that all pass their checks are written a
-    table at a time (each shard's fence still raised to its epoch); one
-    that would fail sends them one at a time, so it fails alone."""
+@contextlib.asynccontextmanager
+async def _two_jobs_traced(tmp_path: Path) -> AsyncIterator[tuple[SQLiteStorage, list[str]]]:
+    """A store with J1 in shard 0 and J2 in shard 1, and the statements
+    its writer runs from then on."""
     async with await open_sqlite(tmp_path / "p.db") as store:
         await store.create_job(0, 1, job(J1), [task(J1, 0)])
         await store.create_job(1, 1, job(J2, shard=1), [task(J2, 0)])
@@ -631,6 +642,17 @@ async def test_several_shards_batches_go_in_a_few_statements(tmp_path: Path) -> 
         assert conn is not None
         statements: list[str] = []
         conn.set_trace_callback(statements.append)
+        try:
+            yield store, statements
+        finally:
+            conn.set_trace_callback(None)
+
+
+async def test_several_shards_batches_go_in_a_few_statements(tmp_path: Path) -> None:
+    """Batches of several shards that all pass their checks are written a
+    table at a time (each shard's fence still raised to its epoch); one
+    that would fail sends them one at a time, so it fails alone."""
+    async with _two_jobs_traced(tmp_path) as (store, statements):
         outcomes = await store.write_across([
             ShardWrite(0, 3, jobs=[job(J1, name="one")], tasks=[task(J1, 0, host="a")],
                        events=[event(J1, 0)]),
@@ -653,7 +675,40 @@ async def test_several_shards_batches_go_in_a_few_statements(tmp_path: Path) -> 
             ShardWrite(1, 1, jobs=[job(J2, shard=1, name="again")]),
             ShardWrite(2, 1, tasks=[task("00000000-0000-4000-8000-00000000dead", 0)]),
         ])
-        conn.set_trace_callback(None)
         assert outcomes[0] is None and isinstance(outcomes[1], NotFound)
         assert any("one_shard" in s for s in statements)
         assert (await store.get_job(J2)).name == "again"  # type: ignore[union-attr]
+
+
+async def test_several_shards_batches_that_disagree_on_a_job_go_alone(tmp_path: Path) -> None:
+    """The fused write's checks: a job named by two shards' batches, or a
+    row for a job stored in another shard, sends the batches one at a
+    time (the wrong one fails alone); deleting a job that is not there
+    is no reason to."""
+    async with _two_jobs_traced(tmp_path) as (store, statements):
+
+        outcomes = await store.write_across([  # J1 named by shards 0 and 1
+            ShardWrite(0, 1, tasks=[task(J1, 0, host="a")]),
+            ShardWrite(1, 1, events=[event(J1, 0)]),
+        ])
+        assert outcomes[0] is None and isinstance(outcomes[1], InvalidArgument)
+        assert any("one_shard" in s for s in statements)
+        assert (await store.get_task(J1, 0)).host == "a"  # type: ignore[union-attr]
+        assert await store.task_events(J1, 0) == []
+
+        statements.clear()
+        outcomes = await store.write_across([  # J2 is stored in shard 1
+            ShardWrite(0, 1, tasks=[task(J2, 0, host="b")]),
+            ShardWrite(1, 1, tasks=[task(J2, 0, host="c")]),
+        ])
+        assert isinstance(outcomes[0], InvalidArgument) and outcomes[1] is None
+        assert (await store.get_task(J2, 0)).host == "c"  # type: ignore[union-attr]
+
+        statements.clear()
+        outcomes = await store.write_across([
+            ShardWrite(0, 1, delete_jobs=[J3]),  # not there: nothing to delete
+            ShardWrite(1, 1, delete_jobs=[J2]),
+        ])
+        assert outcomes == [None, None]
+        assert not any("one_shard" in s for s in statements)
+        assert await store.get_job(J2) is None and await store.get_task(J2, 0) is None

@@ -37,7 +37,7 @@ def old_store(tmp_path: Path) -> Path:
 
 async def test_a_version_1_store_is_migrated_on_open(old_store: Path) -> None:
     async with await open_sqlite(old_store) as store:
-        assert (await store.settings())["schema_version"] == SCHEMA_VERSION == 5
+        assert (await store.settings())["schema_version"] == SCHEMA_VERSION == 6
         rows, tasks = await store.load_shard(5)
         configs = await store.get_job_configs(JOB_ID)
     [row] = rows
