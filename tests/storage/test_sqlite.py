@@ -36,10 +36,15 @@ from peloton.storage.sqlite import (
     BUSY_RETRIES,
     BUSY_RETRY_S,
     CHECKPOINT_ROWS,
+    EXACT,
     GROUP_ROWS,
     INLINE_ROWS,
+    STATEMENTS,
     SQLiteStorage,
     _connect,
+    _Insert,
+    _shards_of,
+    _stored_epochs,
 )
 
 from .conformance import J1, J2, J3, OpenStore, StorageContract, event, handles, job, task
@@ -506,19 +511,58 @@ async def test_reads_do_not_wait_for_the_writer(tmp_path: Path) -> None:
             held.release()
 
 
+@pytest.mark.parametrize("count", [1, 2, EXACT, EXACT + 1, 3 * EXACT])
+async def test_ids_are_looked_up_alike_in_lists_and_json_arrays(
+        tmp_path: Path, count: int) -> None:
+    """A job's shard and a shard's epoch are read by an ``IN (?, ...)`` of
+    up to EXACT ids and through a JSON array past that: the same rows."""
+    ids = [f"{n:08x}-0000-4000-8000-000000000000" for n in range(count)]
+    async with await open_sqlite(tmp_path / "p.db") as store:
+        for shard in range(count):
+            await store.claim_shard(shard, shard + 1, "me")
+        await store.create_jobs_across([
+            (n % 3, n % 3 + 1, [(job(job_id, shard=n % 3), [])]) for n, job_id in enumerate(ids)])
+        conn = store._conn
+        assert conn is not None
+        asked = [*ids, "00000000-0000-4000-8000-00000000dead"]
+        assert _shards_of(conn, asked) == {job_id: n % 3 for n, job_id in enumerate(ids)}
+        shards = [*range(count), count + 7]
+        assert _stored_epochs(conn, shards) == {shard: shard + 1 for shard in range(count)}
+
+
+def _chunks(rows: int) -> int:
+    """Statements of powers of two, at most _Insert.CHUNK rows each."""
+    count = 0
+    while rows:
+        rows -= min(_Insert.CHUNK, 1 << (rows.bit_length() - 1))
+        count += 1
+    return count
+
+
 async def test_rows_go_in_few_statements_of_few_shapes(tmp_path: Path) -> None:
     async with await open_sqlite(tmp_path / "p.db") as store:
         await store.write(0, 1, jobs=[job(instance_count=1000)])
-        for size in (1, 3, 255, 256, 257, 700):
+        conn = store._conn
+        assert conn is not None
+        statements: list[str] = []
+        conn.set_trace_callback(statements.append)
+        for size in (1, 3, 6, 31, 32, 255, 256, 257, 700):
+            statements.clear()
             rows = [task(instance_id=i, host=f"h{size}") for i in range(size)]
-            rows.append(task(instance_id=0, host=f"last-{size}"))  # in another chunk
+            rows.append(task(instance_id=0, host=f"last-{size}"))  # a later row, same key
             await store.write(0, 1, tasks=rows)
+            inserts = [s for s in statements if s.startswith("INSERT INTO tasks")]
+            # Up to _Insert.EXACT rows in one statement; more in chunks.
+            assert len(inserts) == (1 if size < _Insert.EXACT else _chunks(size + 1))
             assert (await store.get_task(J1, 0)).host == f"last-{size}"  # type: ignore[union-attr]
             assert (await store.get_task(J1, size - 1)).host == (  # type: ignore[union-attr]
                 f"h{size}" if size > 1 else f"last-{size}")
+        conn.set_trace_callback(None)
         assert (await store.list_tasks(J1))[1] == 700
-    # Powers of two up to 256: at most nine statement texts per table.
-    assert set(_UPSERT_TASKS._sql) <= {1, 2, 4, 8, 16, 32, 64, 128, 256}
+    # Each size up to EXACT, then powers of two up to 256: every text stays
+    # in the connection's statement cache.
+    assert set(_UPSERT_TASKS._sql) <= {*range(1, _Insert.EXACT + 1), 64, 128, 256}
+    assert 6 * _Insert.EXACT + 100 <= STATEMENTS
 
 
 async def test_open_makes_the_stores_directory(tmp_path: Path) -> None:
