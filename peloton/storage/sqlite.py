@@ -299,7 +299,7 @@ class _Insert:
     Exact sizes for small batches: with 16 shards a jobmgr's writes carry a
     few rows a table, and powers of two made 5 rows two statements (4 + 1)
     and 7 three; each statement binds, steps and resets on its own.
-    ``bench_storage --shards 16``, callgrind: groups of 7 jobs 884k
+    ``bench_storage --shards 16``, callgrind: groups of 7 jobs 888k
     instructions a job against 953k, groups of 20 724k against 737k.
     """
 
