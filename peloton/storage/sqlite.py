@@ -252,7 +252,7 @@ _MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] =
 _SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
 # Up to this many rows (or ids) a statement takes them one by one, in a
-# text made for their number (``_Insert``, ``_in_list``): a jobmgr's small
+# text made for their number (``_Insert``, ``_where_in``): a jobmgr's small
 # writes then run a statement a table, and no JSON array is made and read
 # (``bench_storage --shards 16``, groups of 7 jobs: 888k instructions a
 # job with JSON arrays for the ids, 857k without).
@@ -482,34 +482,25 @@ def _in_list(head: str, n: int) -> str:
     return f"{head} IN ({', '.join('?' * n)})"
 
 
+def _where_in(head: str, values: Collection[Any]) -> tuple[str, tuple[Any, ...]]:
+    """``head IN`` ``values`` and its parameters: one a value up to EXACT
+    (SQLite reads ``IN (?)`` as ``= ?``), a JSON array past that."""
+    if len(values) <= EXACT:
+        return _in_list(head, len(values)), tuple(values)
+    return f"{head} {_IN_JSON}", (json.dumps(list(values)),)
+
+
 def _stored_epochs(conn: sqlite3.Connection, shards: Sequence[int]) -> dict[int, int]:
     """The stored epoch of each of ``shards`` that has a row, in one read."""
     if not shards:
         return {}
-    if len(shards) == 1:
-        row = conn.execute("SELECT epoch FROM shards WHERE shard = ?", (shards[0],)).fetchone()
-        return {} if row is None else {shards[0]: row[0]}
-    if len(shards) <= EXACT:
-        return dict(conn.execute(_in_list("SELECT shard, epoch FROM shards WHERE shard",
-                                          len(shards)), shards))
-    return dict(conn.execute(
-        f"SELECT shard, epoch FROM shards WHERE shard {_IN_JSON}", (json.dumps(list(shards)),)))
+    return dict(conn.execute(*_where_in("SELECT shard, epoch FROM shards WHERE shard", shards)))
 
 
 def _shards_of(conn: sqlite3.Connection, job_ids: Collection[str]) -> dict[str, int]:
     if not job_ids:
         return {}
-    if len(job_ids) == 1:  # a small job's write: no JSON array to make and read
-        job_id = next(iter(job_ids))
-        row = conn.execute("SELECT shard FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
-        return {} if row is None else {job_id: row[0]}
-    if len(job_ids) <= EXACT:
-        return dict(conn.execute(_in_list("SELECT job_id, shard FROM jobs WHERE job_id",
-                                          len(job_ids)), tuple(job_ids)).fetchall())
-    rows = conn.execute(
-        f"SELECT job_id, shard FROM jobs WHERE job_id {_IN_JSON}", (json.dumps(list(job_ids)),)
-    )
-    return dict(rows.fetchall())
+    return dict(conn.execute(*_where_in("SELECT job_id, shard FROM jobs WHERE job_id", job_ids)))
 
 
 def _check_ownership(
