@@ -540,45 +540,57 @@ class LoadTest:
     # -- submitting ----------------------------------------------------------------
     async def _submit_all(self) -> None:
         limiter = trio.Semaphore(self.scenario.concurrency)
-        async with trio.open_nursery() as creates, trio.open_nursery() as groups:
+        async with trio.open_nursery() as groups:
             for group in self.scenario.workload:
-                groups.start_soon(self._submit_group, group, limiter, creates)
+                groups.start_soon(self._submit_group, group, limiter)
         self._submitting_done = True
         total = sum(1 for j in self.jobs.values() if not j.probe)
         self.say(f"[{time.time() - self.t0:6.1f}s] all {total} bulk jobs submitted "
                  f"({len(self.submit_errors)} errors)")
 
-    async def _submit_group(self, group: WorkloadGroup, limiter: trio.Semaphore,
-                            creates: trio.Nursery) -> None:
+    async def _submit_group(self, group: WorkloadGroup, limiter: trio.Semaphore) -> None:
+        """The group's jobs, from ``scenario.concurrency`` clients: each sends
+        its next Create once its last was answered (and, at a rate, once
+        the next job is due), while it holds one of ``limiter``'s places
+        (the scenario's concurrency, shared by the groups).
+
+        A client is a task that loops, as a user's client does: one task a
+        job, started by a loop that waited for a place, took two more turns
+        of the harness's loop between an answer and the next Create (the
+        single-task load's answers were that much later, and its 32 clients
+        sent that much less)."""
         start = trio.current_time() + group.start_s
         await trio.sleep_until(start)
         # One validated config per distinct duration, copied per job.
         configs: dict[float, Any] = {}
-        for n in range(group.jobs):
-            if group.arrival.mode == "rate":
-                # Only when ahead of the rate: behind it (the clients all
-                # busy), the creates that replies freed start in one round
-                # instead of a round each (a sleep and a send apiece: the
-                # harness's cpu a job 0.20 -> 0.13 ms in the single-task load).
-                due = start + n / group.arrival.jobs_per_s
-                if due > trio.current_time():
-                    await trio.sleep_until(due)
-            duration = draw_duration(self.rng, group.task)
-            base = configs.get(duration)
-            if base is None:
-                base = configs[duration] = job_config(
-                    f"{BULK_PREFIX}{group.name}", group.type, group.instances, group.task,
-                    duration, group.max_failures, label=group.name,
-                    max_unavailable=group.max_unavailable)
-            config = type(base)()
-            config.CopyFrom(base)
-            config.name = f"{BULK_PREFIX}{group.name}-{n:05d}"
-            try:
-                limiter.acquire_nowait()
-            except trio.WouldBlock:
-                await limiter.acquire()
-            creates.start_soon(self._create, group.name, group.pool, config, limiter,
-                               group if group.type == "service" else None)
+        numbers = iter(range(group.jobs))  # shared: each job goes to one client
+
+        async def client() -> None:
+            for n in numbers:
+                if group.arrival.mode == "rate":
+                    due = start + n / group.arrival.jobs_per_s
+                    if due > trio.current_time():
+                        await trio.sleep_until(due)
+                duration = draw_duration(self.rng, group.task)
+                base = configs.get(duration)
+                if base is None:
+                    base = configs[duration] = job_config(
+                        f"{BULK_PREFIX}{group.name}", group.type, group.instances, group.task,
+                        duration, group.max_failures, label=group.name,
+                        max_unavailable=group.max_unavailable)
+                config = type(base)()
+                config.CopyFrom(base)
+                config.name = f"{BULK_PREFIX}{group.name}-{n:05d}"
+                try:
+                    limiter.acquire_nowait()
+                except trio.WouldBlock:
+                    await limiter.acquire()
+                await self._create(group.name, group.pool, config, limiter,
+                                   group if group.type == "service" else None)
+
+        async with trio.open_nursery() as clients:
+            for _ in range(min(self.scenario.concurrency, group.jobs)):
+                clients.start_soon(client)
 
     async def _create(self, group: str, pool: str, config: Any,
                       limiter: trio.Semaphore | None,
