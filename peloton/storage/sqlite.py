@@ -290,7 +290,7 @@ class _Insert:
     2,000 task rows (and their events) took 3.8 s instead of 40 ms with one
     busy Python thread beside the writer. One statement of up to
     :attr:`CHUNK` rows retakes it once (190 ms under the same load). Up to
-    :attr:`EXACT` rows go in one statement of their number; more in chunks
+    ``EXACT`` rows go in one statement of their number; more in chunks
     of powers of two, so a few statement texts serve every batch and stay
     in the connection's statement cache (``STATEMENTS``). Rows of one
     statement apply in order, so a later row for the same key wins, as
@@ -304,7 +304,6 @@ class _Insert:
     """
 
     CHUNK = 256  # 15 job columns x 256 = 3,840 variables (SQLite allows 32,766)
-    EXACT = EXACT
 
     def __init__(self, table: str, columns: tuple[str, ...], key: tuple[str, ...] = (),
                  fixed: tuple[str, ...] = ()) -> None:
@@ -324,7 +323,7 @@ class _Insert:
         return text
 
     def run(self, conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
-        if len(rows) <= self.EXACT:
+        if len(rows) <= EXACT:
             if rows:
                 conn.execute(self.sql(len(rows)), list(chain.from_iterable(rows)))
             return

@@ -552,8 +552,8 @@ async def test_rows_go_in_few_statements_of_few_shapes(tmp_path: Path) -> None:
             rows.append(task(instance_id=0, host=f"last-{size}"))  # a later row, same key
             await store.write(0, 1, tasks=rows)
             inserts = [s for s in statements if s.startswith("INSERT INTO tasks")]
-            # Up to _Insert.EXACT rows in one statement; more in chunks.
-            assert len(inserts) == (1 if size < _Insert.EXACT else _chunks(size + 1))
+            # Up to EXACT rows in one statement; more in chunks.
+            assert len(inserts) == (1 if size < EXACT else _chunks(size + 1))
             assert (await store.get_task(J1, 0)).host == f"last-{size}"  # type: ignore[union-attr]
             assert (await store.get_task(J1, size - 1)).host == (  # type: ignore[union-attr]
                 f"h{size}" if size > 1 else f"last-{size}")
@@ -561,8 +561,8 @@ async def test_rows_go_in_few_statements_of_few_shapes(tmp_path: Path) -> None:
         assert (await store.list_tasks(J1))[1] == 700
     # Each size up to EXACT, then powers of two up to 256: every text stays
     # in the connection's statement cache.
-    assert set(_UPSERT_TASKS._sql) <= {*range(1, _Insert.EXACT + 1), 64, 128, 256}
-    assert 6 * _Insert.EXACT + 100 <= STATEMENTS
+    assert set(_UPSERT_TASKS._sql) <= {*range(1, EXACT + 1), 64, 128, 256}
+    assert 6 * EXACT + 100 <= STATEMENTS
 
 
 async def test_open_makes_the_stores_directory(tmp_path: Path) -> None:
