@@ -108,10 +108,26 @@ async def _ended(client: PelotonClient, job_ids: list[str], timeout: float) -> d
     return {job_id: states.get(job_id, job_pb2.UNKNOWN) for job_id in wanted}
 
 
-def _row(name: str, jobs: int, took: float, states: dict[str, int]) -> dict[str, Any]:
+def _row(name: str, jobs: int, took: float, states: dict[str, int],
+         unit: str = "jobs") -> dict[str, Any]:
+    """A row's figures; ``jobs`` counts ``unit``: the array row's are the
+    tasks of its one job."""
     ok = sum(1 for s in states.values() if s == job_pb2.SUCCEEDED)
-    return {"row": name, "jobs": jobs, "seconds": round(took, 2),
+    return {"row": name, "jobs": jobs, "unit": unit, "seconds": round(took, 2),
             "per_s": round(jobs / took, 1), "succeeded": ok}
+
+
+def _summary(row: dict[str, Any]) -> str:
+    """A row's first printed line."""
+    unit = row["unit"]
+    what = f"{row['jobs']} tasks of one job" if unit == "tasks" else f"{row['jobs']} {unit}"
+    return (f"{row['row']}: {what} in {row['seconds']:.2f} s = "
+            f"{row['per_s']:.1f} {unit}/s ({row['succeeded']} succeeded)"
+            + (f"; creates p50/p99/mean {row['create_ms_p50']}/{row['create_ms_p99']}/"
+               f"{row['create_ms_mean']} ms, submitted in {row['submit_s']} s"
+               if "create_ms_p50" in row else "")
+            + (f"; each submit -> done p50/p90 {row['done_s_p50']:.3f}/"
+               f"{row['done_s_p90']:.3f} s" if "done_s_p50" in row else ""))
 
 
 async def array(client: PelotonClient, jobs: int) -> dict[str, Any]:
@@ -121,7 +137,7 @@ async def array(client: PelotonClient, jobs: int) -> dict[str, Any]:
     info = await client.wait_for_job(job_id, ("SUCCEEDED", "FAILED", "KILLED"), timeout=600,
                                      poll=POLL_S)
     took = time.monotonic() - start
-    row = _row("array", jobs, took, {job_id: info.runtime.state})
+    row = _row("array", jobs, took, {job_id: info.runtime.state}, unit="tasks")
     row["succeeded"] = jobs if info.runtime.state == job_pb2.SUCCEEDED else 0
     return row
 
@@ -273,16 +289,11 @@ async def drive(cluster: LocalCluster, args: argparse.Namespace, top: pathlib.Pa
                 row["raft_per_job"] = _raft_per_job(stats_before, await _raft_stats(resmgr),
                                                     row["jobs"])
                 rows.append(row)
-                out(f"{row['row']}: {row['jobs']} jobs in {row['seconds']:.2f} s = "
-                    f"{row['per_s']:.1f} jobs/s ({row['succeeded']} succeeded)"
-                    + (f"; creates p50/p99/mean {row['create_ms_p50']}/{row['create_ms_p99']}/"
-                       f"{row['create_ms_mean']} ms, submitted in {row['submit_s']} s"
-                       if "create_ms_p50" in row else "")
-                    + (f"; each submit -> done p50/p90 {row['done_s_p50']:.3f}/"
-                       f"{row['done_s_p90']:.3f} s" if "done_s_p50" in row else ""))
-                out("  cpu ms per job: " + ", ".join(
+                out(_summary(row))
+                one = row["unit"][:-1]  # "job", or the array row's "task"
+                out(f"  cpu ms per {one}: " + ", ".join(
                     f"{k} {v}" for k, v in row["cpu_ms_per_job"].items()))
-                out("  raft commands (items) per job: " + ", ".join(
+                out(f"  raft commands (items) per {one}: " + ", ".join(
                     f"{k} {c} ({i})" for k, (c, i) in row["raft_per_job"].items()))
         finally:
             client.close()

@@ -142,3 +142,18 @@ def test_the_storage_replay_takes_every_job_to_its_end(tmp_path: Path, shards: i
                 await store.aclose()
 
         trio.run(read)
+
+
+def test_small_jobs_rows_name_what_they_count() -> None:
+    """The array row counts one job's tasks; the others count jobs."""
+    succeeded: dict[str, int] = {"a": small_jobs.job_pb2.SUCCEEDED}
+    array = small_jobs._row("array", 1000, 2.5, succeeded, unit="tasks")
+    array["succeeded"] = 1000
+    assert small_jobs._summary(array) == (
+        "array: 1000 tasks of one job in 2.50 s = 400.0 tasks/s (1000 succeeded)")
+    four: dict[str, int] = dict.fromkeys("abcd", small_jobs.job_pb2.SUCCEEDED)
+    api = small_jobs._row("api", 4, 0.5, four)
+    api.update(create_ms_p50=3.1, create_ms_p99=9.0, create_ms_mean=4.0, submit_s=0.2)
+    assert small_jobs._summary(api) == (
+        "api: 4 jobs in 0.50 s = 8.0 jobs/s (4 succeeded); "
+        "creates p50/p99/mean 3.1/9.0/4.0 ms, submitted in 0.2 s")
