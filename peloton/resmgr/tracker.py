@@ -320,8 +320,15 @@ class Tracker:
         entry.state = state
 
     def _shape(self, vector: list[float]) -> Resources:
-        r = Resources(*vector)
-        return self._shapes.setdefault(r, r)
+        """The shared vector equal to ``vector``. Looked up by its tuple (a
+        Resources hashes and compares as one): making a Resources first,
+        through the named tuple's own ``__new__``, was most of the cost, for
+        every task enqueued, on every replica."""
+        found = self._shapes.get(tuple(vector))  # type: ignore[call-overload]
+        if found is None:
+            r = Resources(*vector)
+            found = self._shapes.setdefault(r, r)
+        return found
 
     def _track_sla(self, task_id: str, max_unavailable: int, instances: int) -> None:
         """Note a tracked task of a job whose SLA bounds its instances down."""
