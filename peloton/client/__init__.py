@@ -370,11 +370,16 @@ class PelotonClient:
                 continue
             return str(reply.jobId.value or chosen)
 
-    async def send_create(self, request: job_pb2.CreateRequest) -> job_pb2.CreateResponse:
+    async def send_create(self, request: job_pb2.CreateRequest | bytes,
+                          job_id: str = "") -> job_pb2.CreateResponse:
         """One ``JobManager.Create`` (``request.id`` set), sent to the jobmgr
         that owns the job's shard when an earlier answer said which
-        (``ShardOwners``), else as any call: the one it reaches forwards it."""
-        job_id = request.id.value
+        (``ShardOwners``), else as any call: the one it reaches forwards it.
+        ``request`` may be the request's bytes, ``job_id`` its id."""
+        if not isinstance(request, bytes):
+            job_id = request.id.value
+        elif not job_id:
+            raise ValueError("a serialized CreateRequest is sent with its job_id")
         metadata: dict[bytes, bytes] = {}
         try:
             return await self.jobs.call("Create", request, metadata=metadata,  # type: ignore[no-any-return]

@@ -16,6 +16,7 @@ field names upstream uses; :data:`KINDS` lists them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -105,11 +106,23 @@ def _fill(detail: Message, error: PelotonError, request: Message) -> None:
         detail.instanceCount = error.instance_count  # type: ignore[attr-defined]
 
 
+@functools.cache
+def _error_field(descriptor: Any) -> str | None:
+    """Where a public response type keeps its errors: "error" (its
+    ``error`` message), "" (at its top), or None (a type of no public API)."""
+    if not descriptor.full_name.startswith("peloton.api."):
+        return None
+    field = descriptor.fields_by_name.get("error")
+    return "error" if field is not None and field.message_type is not None else ""
+
+
 def from_response(response: Any) -> PelotonError | None:
     """The exception a public response's error field holds, or None."""
-    if not isinstance(response, Message) or not response.DESCRIPTOR.full_name.startswith(
-            "peloton.api."):
+    if not isinstance(response, Message):
         return None
+    where = _error_field(response.DESCRIPTOR)
+    if where is None or (where and not response.HasField(where)):
+        return None  # (most answers: a client's every call asks)
     for holder in _holders(response):
         for field, detail in holder.ListFields():
             if field.message_type is None or field.name not in _ERROR_FIELDS:

@@ -66,8 +66,10 @@ def _configuration(client_side: bool) -> h2.config.H2Configuration:
 
 
 def frame(message: Any) -> bytes:
-    """A message as gRPC sends it: uncompressed flag, length, bytes."""
-    data = message.SerializeToString()
+    """A message as gRPC sends it: uncompressed flag, length, bytes.
+    ``message`` may be serialized already (``bytes``): a client that sends
+    many requests made from one template encodes them itself."""
+    data = message if isinstance(message, bytes) else message.SerializeToString()
     return b"\x00" + len(data).to_bytes(4, "big") + data
 
 

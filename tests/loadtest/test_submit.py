@@ -34,12 +34,13 @@ class _Clients(LoadTest):
         super().__init__(scenario, run_dir)
         self.in_flight = self.most_in_flight = 0
         self.sent: list[tuple[float, str]] = []
+        self.pool_ids = {"/p": "a-pool-id"}
 
-    async def _create(self, group: str, pool: str, config: Any,
+    async def _create(self, group: str, job_id: str, name: str, instances: int, request: Any,
                       limiter: trio.Semaphore | None, service: Any = None) -> None:
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
-        self.sent.append((trio.current_time(), config.name))
+        self.sent.append((trio.current_time(), name))
         try:
             await trio.sleep(self.answer_s)
         finally:
@@ -78,3 +79,25 @@ def test_clients_send_no_job_before_it_is_due(tmp_path: pathlib.Path) -> None:
     # Offered 100 a second and answered in 10 ms, a few clients keep up.
     assert harness.most_in_flight <= 2
     assert sent[-1][0] - start < 50 / 100.0 + 0.02
+
+
+def test_a_batch_jobs_create_is_the_message_it_stands_for() -> None:
+    """The bytes the clients send for a batch job parse as the message the
+    harness would build: the template's fields, the job's id and name."""
+    from loadtest.harness import create_bytes, job_config
+    from loadtest.scenario import TaskShape
+    from peloton.api.v0.job import job_pb2
+    from peloton.api.v0.peloton import peloton_pb2
+
+    config = job_config("lt-w", "batch", 1, TaskShape(cpu=1, memory_mb=32, disk_mb=32,
+                                                      duration_s=(10, 10)), 10, label="w")
+    config.respoolID.value = "a-pool-id"
+    template = job_pb2.JobConfig()
+    template.CopyFrom(config)
+    template.ClearField("name")
+    name = "lt-w-" + "x" * 200  # a name longer than a one-byte length
+    built = job_pb2.CreateRequest(id=peloton_pb2.JobID(value="0" * 36), config=config)
+    built.config.name = name
+    sent = job_pb2.CreateRequest.FromString(create_bytes("0" * 36, template.SerializeToString(),
+                                                          name))
+    assert sent == built
