@@ -94,7 +94,7 @@ from peloton.spec.job import (
     task_name,
     with_daemon_hosts,
 )
-from peloton.storage.gateway import ShardWrite, Storage, TaskRow, UpdateRow
+from peloton.storage.gateway import ShardWrite, Storage, UpdateRow
 
 UpdateState = update_pb2.State
 
@@ -518,11 +518,13 @@ class _Applied:
     jobs: dict[str, Job]
     report: list[Task]
     retry: list[Task]
+    # Whether one of the jobs has ``sla.maximumRunningInstances`` (its held
+    # tasks may start now).
+    limited: bool = False
 
     def waits(self) -> bool:
         """Whether what comes after the write may wait for resmgr."""
-        return bool(self.retry) or any(
-            job.config.sla.maximumRunningInstances for job in self.jobs.values())
+        return bool(self.retry) or self.limited
 
 
 @dataclass(slots=True)
@@ -816,25 +818,33 @@ class ShardEngine:
                        updates: Sequence[UpdateRow] = (), events: bool = True,
                        drop: Sequence[tuple[str, int]] = ()) -> ShardWrite:
         """``persist``'s rows, for ``persist_across``."""
+        # (Written for the small case: with 16 shards a fused run's parts
+        # are a task or two each, and this is once a part.)
         now = self.ctx.clock()
-        task_list = list(tasks)
-        jobs = list(jobs)
+        task_list = tasks if type(tasks) is list else list(tasks)
+        job_rows = [j.row(now) for j in jobs]
         touched = self.jobs.touched
-        touched.update(j.id for j in jobs)
-        touched.update(t.job_id for t in task_list)
-        task_rows: list[TaskRow] = []
-        for start in range(0, len(task_list), ROWS_A_STEP):
-            if start:
-                # A bulk launch or batch of events writes thousands of tasks:
-                # the other shards' writers and a small job's lane run
-                # between their rows (only this shard's writer changes its
-                # tasks, and it is the one waiting here).
-                await trio.lowlevel.checkpoint()
-            task_rows += [t.row(now) for t in task_list[start:start + ROWS_A_STEP]]
-        return ShardWrite(
-            self.shard, self.epoch, jobs=[j.row(now) for j in jobs], tasks=task_rows,
-            events=[t.event(now) for t in (*ended_runs, *task_list)] if events else [],
-            configs=configs, updates=updates, delete_jobs=delete, delete_tasks=drop)
+        for row in job_rows:
+            touched.add(row.job_id)
+        for t in task_list:
+            touched.add(t.job_id)
+        if len(task_list) <= ROWS_A_STEP:
+            task_rows = [t.row(now) for t in task_list]
+        else:
+            task_rows = []
+            task_list = list(task_list)  # (its own: other tasks run at the checkpoints)
+            for start in range(0, len(task_list), ROWS_A_STEP):
+                if start:
+                    # A bulk launch or batch of events writes thousands of
+                    # tasks: the other shards' writers and a small job's lane
+                    # run between their rows (only this shard's writer changes
+                    # its tasks, and it is the one waiting here).
+                    await trio.lowlevel.checkpoint()
+                task_rows += [t.row(now) for t in task_list[start:start + ROWS_A_STEP]]
+        event_rows = ([t.event(now) for t in ended_runs] + [t.event(now) for t in task_list]
+                      if events else [])
+        return ShardWrite(self.shard, self.epoch, job_rows, task_rows, event_rows, configs,
+                          updates, delete, drop)
 
     # -- recovery -----------------------------------------------------------
     async def recover(self) -> None:
@@ -976,6 +986,8 @@ class ShardEngine:
         """Hand tasks to resmgr as gangs (batched per pool); record PENDING.
         A new run waits INITIALIZED while its job is at its
         ``sla.maximumRunningInstances``."""
+        if not tasks:
+            return
         if not requeue:
             tasks = [t for t in tasks if not t.held]  # waiting for a workflow's batch
             tasks, held = self._hold_over_max_running(tasks)
@@ -1231,17 +1243,26 @@ class ShardEngine:
             jobs[job.id] = job
         if not changed:
             return None
+        limited = False
         for job in jobs.values():
             job.refresh_state(now)
+            if not limited and job.config.sla.maximumRunningInstances:
+                limited = True
         # Events of ended runs first, then the current rows.
         return _Applied(await self.write_of(jobs.values(), list(changed.values()),
-                                            ended_runs=ended_runs), jobs, report, retry)
+                                            ended_runs=ended_runs), jobs, report, retry,
+                        limited)
 
     async def _after_events(self, applied: _Applied) -> None:
-        """``on_events`` after its write."""
-        await self.report_states(applied.report)
-        await self.enqueue(applied.retry)
-        await self._start_held(applied.jobs.values())
+        """``on_events`` after its write. (Each step only when it has work:
+        with 16 shards a fused run of events is several shards' parts of a
+        task or two, and each empty step was a coroutine and its checks.)"""
+        if applied.report:
+            await self.report_states(applied.report)
+        if applied.retry:
+            await self.enqueue(applied.retry)
+        if applied.limited:
+            await self._start_held(applied.jobs.values())
 
     async def report_states(self, tasks: Sequence[Task]) -> None:
         """Tell resmgr that runs are RUNNING or ended (it releases what they
@@ -2033,7 +2054,10 @@ async def _written_across(
                 nursery.start_soon(run, k, done)
     else:
         for k, done in ready:
-            await run(k, done)
+            try:
+                out[k] = await finish(parts[k][0], done)
+            except Exception as failed:  # the part's caller's
+                out[k] = failed
     return out
 
 

@@ -1,7 +1,7 @@
 """The side benchmarks (``python -m loadtest.small_jobs``,
 ``python -m loadtest.bench_rpc``, ``python -m loadtest.bench_local``,
 ``python -m loadtest.bench_resmgr``, ``python -m loadtest.bench_tasks``,
-``python -m loadtest.bench_storage``) refuse bad arguments before they start
+``python -m loadtest.bench_storage``, ``python -m loadtest.bench_engine``) refuse bad arguments before they start
 anything; their figures are measured, not tested."""
 
 from __future__ import annotations
@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 import trio
 
-from loadtest import bench_local, bench_resmgr, bench_rpc, bench_storage, bench_tasks, small_jobs
+from loadtest import (
+    bench_engine,
+    bench_local,
+    bench_resmgr,
+    bench_rpc,
+    bench_storage,
+    bench_tasks,
+    small_jobs,
+)
 from peloton.core.states import JobState, TaskState
 from peloton.storage.sqlite import SQLiteStorage
 
@@ -39,6 +47,10 @@ from peloton.storage.sqlite import SQLiteStorage
     (bench_storage.main, ["--group", "0"], "--group must be at least 1"),
     (bench_storage.main, ["--repeat", "-2"], "--repeat must be at least 1"),
     (bench_storage.main, ["--shards", "0"], "--shards must be at least 1"),
+    (bench_engine.main, ["--jobs", "0"], "--jobs must be at least 1"),
+    (bench_engine.main, ["--group", "-1"], "--group must be at least 1"),
+    (bench_engine.main, ["--shards", "1,0"], "--shards must be at least 1"),
+    (bench_engine.main, ["--shards", "1,x"], "--shards: expected numbers like 1,8"),
 ])
 def test_bad_arguments_are_refused_naming_the_flag(
         main: Callable[[list[str]], int], argv: list[str], words: str,
@@ -157,3 +169,29 @@ def test_small_jobs_rows_name_what_they_count() -> None:
     assert small_jobs._summary(api) == (
         "api: 4 jobs in 0.50 s = 8.0 jobs/s (4 succeeded); "
         "creates p50/p99/mean 3.1/9.0/4.0 ms, submitted in 0.2 s")
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_the_engine_replay_takes_every_job_to_its_end_in_its_shard(
+        tmp_path: Path, shards: int) -> None:
+    """What ``bench_engine`` times is a one-task job's whole life through a
+    jobmgr's writers: created, placed, RUNNING and SUCCEEDED in the store,
+    each job in the shard its group gave it."""
+    cpu = trio.run(bench_engine.replay, tmp_path, shards, 4, 10)
+    assert cpu > 0
+
+    async def read() -> None:
+        store = await SQLiteStorage.open(tmp_path / "jobs.db")
+        try:
+            jobs, total = await store.query_jobs()
+            assert total == 10 and {j.state for j in jobs} == {JobState.SUCCEEDED}
+            assert {j.shard for j in jobs} == set(range(shards))
+            for job in jobs:
+                [task], _ = await store.list_tasks(job.job_id)
+                assert task.state == TaskState.SUCCEEDED
+                events = await store.task_events(job.job_id, 0)
+                assert TaskState.RUNNING in {e.state for e in events}
+        finally:
+            await store.aclose()
+
+    trio.run(read)
