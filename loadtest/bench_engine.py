@@ -45,6 +45,7 @@ from peloton.core.ids import new_job_id
 from peloton.core.states import TaskState
 from peloton.jobmgr.engine import (
     Context,
+    Reports,
     ShardEngine,
     create_across,
     events_across,
@@ -83,9 +84,13 @@ async def replay(directory: Path, shards: int, group: int, jobs: int) -> float:
     answers = _Answers()
     client = cast(ServiceClient, answers)
     engines: dict[int, ShardEngine] = {}
+    # Runs' states go to resmgr as a jobmgr sends them: queued, and sent
+    # in batches by the reports' senders.
+    reports = Reports(client)
     ctx = Context(storage=store, resmgr=client, hostmgr_for=lambda cluster: client,
-                  hostmgrs=lambda: [(CLUSTER, client)], engines=engines)
-    async with store:
+                  hostmgrs=lambda: [(CLUSTER, client)], engines=engines, reports=reports)
+    async with store, trio.open_nursery() as nursery:
+        nursery.start_soon(reports.serve)
         for shard in range(shards):
             await store.claim_shard(shard, EPOCH, "bench")
             engines[shard] = ShardEngine(ctx, shard, EPOCH, "bench")
@@ -133,6 +138,7 @@ async def replay(directory: Path, shards: int, group: int, jobs: int) -> float:
                         raise RuntimeError(f"events refused: {errors}")
             stages = [(step + 1, parts) for step, parts in stages if step + 1 < STEPS]
         cpu = time.process_time() - cpu
+        nursery.cancel_scope.cancel()
     ended = sum(1 for engine in engines.values() for job in engine.jobs.values()
                 if job.tasks[0].state == TaskState.SUCCEEDED)
     if ended != jobs:

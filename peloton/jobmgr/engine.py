@@ -381,6 +381,8 @@ EVENTS_A_STEP = 500
 # Tasks a step turns into rows (a group of creates, a launch's record, a
 # write) between two yields to the other tasks.
 ROWS_A_STEP = 1000
+# A write of at most this many tasks is a small part (``write_of``).
+SMALL_PART = 8
 # Tries of one batch of task-state reports to resmgr refused with an
 # error; one that failed with one of REPORT_RETRIED (resmgr could not
 # answer) is tried until it answers.
@@ -818,29 +820,41 @@ class ShardEngine:
                        updates: Sequence[UpdateRow] = (), events: bool = True,
                        drop: Sequence[tuple[str, int]] = ()) -> ShardWrite:
         """``persist``'s rows, for ``persist_across``."""
-        # (Written for the small case: with 16 shards a fused run's parts
-        # are a task or two each, and this is once a part.)
         now = self.ctx.clock()
         task_list = tasks if type(tasks) is list else list(tasks)
-        job_rows = [j.row(now) for j in jobs]
         touched = self.jobs.touched
-        for row in job_rows:
-            touched.add(row.job_id)
-        for t in task_list:
-            touched.add(t.job_id)
-        if len(task_list) <= ROWS_A_STEP:
-            task_rows = [t.row(now) for t in task_list]
-        else:
+        job_rows = []
+        for j in jobs:
+            job_rows.append(j.row(now))
+            touched.add(j.id)
+        if len(task_list) <= SMALL_PART:
+            # With 16 shards a fused run's parts are a task or two each,
+            # and this is once a part: loops, not a comprehension each
+            # (a function made and called; 24,000 instructions a job of
+            # ``loadtest.bench_engine`` over 8 shards).
             task_rows = []
-            task_list = list(task_list)  # (its own: other tasks run at the checkpoints)
-            for start in range(0, len(task_list), ROWS_A_STEP):
-                if start:
-                    # A bulk launch or batch of events writes thousands of
-                    # tasks: the other shards' writers and a small job's lane
-                    # run between their rows (only this shard's writer changes
-                    # its tasks, and it is the one waiting here).
-                    await trio.lowlevel.checkpoint()
-                task_rows += [t.row(now) for t in task_list[start:start + ROWS_A_STEP]]
+            event_rows = []
+            for t in task_list:
+                task_rows.append(t.row(now))
+                touched.add(t.job_id)
+            if events:
+                for t in ended_runs:
+                    event_rows.append(t.event(now))
+                for t in task_list:
+                    event_rows.append(t.event(now))
+            return ShardWrite(self.shard, self.epoch, job_rows, task_rows, event_rows, configs,
+                              updates, delete, drop)
+        task_list = list(task_list)  # (its own: other tasks run at the checkpoints)
+        touched.update([t.job_id for t in task_list])
+        task_rows = []
+        for start in range(0, len(task_list), ROWS_A_STEP):
+            if start:
+                # A bulk launch or batch of events writes thousands of tasks:
+                # the other shards' writers and a small job's lane run
+                # between their rows (only this shard's writer changes its
+                # tasks, and it is the one waiting here).
+                await trio.lowlevel.checkpoint()
+            task_rows += [t.row(now) for t in task_list[start:start + ROWS_A_STEP]]
         event_rows = ([t.event(now) for t in ended_runs] + [t.event(now) for t in task_list]
                       if events else [])
         return ShardWrite(self.shard, self.epoch, job_rows, task_rows, event_rows, configs,
