@@ -67,11 +67,7 @@ class _Answers:
                "EnqueueGangs": rpb.EnqueueGangsResponse,
                "KillTasks": hpb.KillTasksResponse}
 
-    def __init__(self) -> None:
-        self.calls = 0
-
     async def call(self, method: str, request: Any, **_: Any) -> Any:
-        self.calls += 1
         return self.REPLIES[method]()
 
 
@@ -79,10 +75,9 @@ async def replay(directory: Path, shards: int, group: int, jobs: int) -> float:
     """The cpu seconds of ``jobs`` one-task jobs' four steps, in groups of
     ``group`` spread over ``shards`` shards; raises if a job did not end
     SUCCEEDED."""
+    # (synchronous NORMAL, as a jobmgr's: small groups commit on the trio thread)
     store = await SQLiteStorage.open(directory / "jobs.db")
-    store._inline = True  # as a jobmgr's: small groups commit on the trio thread
-    answers = _Answers()
-    client = cast(ServiceClient, answers)
+    client = cast(ServiceClient, _Answers())
     engines: dict[int, ShardEngine] = {}
     # Runs' states go to resmgr as a jobmgr sends them: queued, and sent
     # in batches by the reports' senders.
@@ -105,11 +100,12 @@ async def replay(directory: Path, shards: int, group: int, jobs: int) -> float:
             if made < jobs:
                 parts: dict[ShardEngine, list[Job]] = {}
                 now = time.time()
-                for i in range(min(group, jobs - made)):
+                size = min(group, jobs - made)
+                for i in range(size):
                     engine = engines[i % shards]
                     parts.setdefault(engine, []).append(
                         Job.new(new_job_id(), engine.shard, config, now))
-                made += sum(len(js) for js in parts.values())
+                made += size
                 await create_across(list(parts.items()))
                 stages.append((0, parts))
             for step, parts in stages:

@@ -69,6 +69,7 @@ from peloton.core.errors import (
 )
 from peloton.core.ids import new_job_id
 from peloton.daemon import GC_THRESHOLD, freeze_long_lived
+from peloton.jobmgr.model import length_delimited
 from peloton.observability import loop as loop_monitor
 from peloton.ops import clusterfile, minicluster
 
@@ -210,20 +211,10 @@ def create_bytes(job_id: str, config: bytes, name: str) -> bytes:
     them to it), in half the time (4.9 us against 10.0): the single-task
     load sends 2,000 Creates a second from the machine the cluster runs
     on, and building them was a fifth of the harness's cpu."""
-    name_bytes = name.encode()
-    config += b"\x12" + _varint(len(name_bytes)) + name_bytes  # JobConfig.name (2)
-    job = b"\x0a" + _varint(len(job_id)) + job_id.encode()  # JobID.value (1)
+    config += length_delimited(b"\x12", name.encode())  # JobConfig.name (2)
+    job = length_delimited(b"\x0a", job_id.encode())  # JobID.value (1)
     # CreateRequest.id (1), CreateRequest.config (2)
-    return (b"\x0a" + _varint(len(job)) + job + b"\x12" + _varint(len(config)) + config)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    return length_delimited(b"\x0a", job) + length_delimited(b"\x12", config)
 
 
 def draw_duration(rng: random.Random, task: TaskShape) -> float:
@@ -590,8 +581,7 @@ class LoadTest:
         # One validated config per distinct duration: a batch job's Create
         # is its bytes with the job's id and name put in (``create_bytes``),
         # a service's a copy of the message.
-        configs: dict[float, Any] = {}
-        encoded: dict[float, bytes] = {}
+        templates: dict[float, tuple[Any, bytes]] = {}  # (config, its bytes)
         numbers = iter(range(group.jobs))  # shared: each job goes to one client
         service = group if group.type == "service" else None
 
@@ -602,19 +592,20 @@ class LoadTest:
                     if due > trio.current_time():
                         await trio.sleep_until(due)
                 duration = draw_duration(self.rng, group.task)
-                base = configs.get(duration)
-                if base is None:
-                    base = configs[duration] = job_config(
+                template = templates.get(duration)
+                if template is None:
+                    config = job_config(
                         f"{BULK_PREFIX}{group.name}", group.type, group.instances, group.task,
                         duration, group.max_failures, label=group.name,
                         max_unavailable=group.max_unavailable)
-                    base.respoolID.value = self.pool_ids[group.pool]
-                    base.ClearField("name")
-                    encoded[duration] = base.SerializeToString()
+                    config.respoolID.value = self.pool_ids[group.pool]
+                    config.ClearField("name")
+                    template = templates[duration] = (config, config.SerializeToString())
+                base, encoded = template
                 name = f"{BULK_PREFIX}{group.name}-{n:05d}"
                 job_id = new_job_id()
                 if service is None:
-                    request: Any = create_bytes(job_id, encoded[duration], name)
+                    request: Any = create_bytes(job_id, encoded, name)
                 else:
                     config = type(base)()
                     config.CopyFrom(base)

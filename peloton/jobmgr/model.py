@@ -203,7 +203,7 @@ _state_of = attrgetter("state")
 _VARINT_1 = [bytes((n,)) for n in range(0x80)]
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
     """``n`` (>= 0) as a protobuf varint."""
     if 0 <= n < 0x80:
         return _VARINT_1[n]
@@ -217,13 +217,13 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-def _field(tag: bytes, data: bytes) -> bytes:
+def length_delimited(tag: bytes, data: bytes) -> bytes:
     """A length-delimited field (a string, a message, a map entry)."""
-    return tag + _varint(len(data)) + data
+    return tag + varint(len(data)) + data
 
 
 def _time_field(tag: bytes, ts: float) -> bytes:
-    return _field(tag, rfc3339(ts).encode())
+    return length_delimited(tag, rfc3339(ts).encode())
 
 
 # upb's deterministic order of a map's string keys: bytewise, except that a
@@ -237,14 +237,14 @@ _STATS_ORDER = {int(state): rank for rank, state in enumerate(
 @functools.lru_cache(maxsize=4096)
 def _stats_entry(state: int, n: int) -> bytes:
     """A job runtime's ``taskStats`` entry (field 5): ``n`` tasks in ``state``."""
-    return _field(b"\x2a", _field(b"\x0a", TaskState(state).name.encode())
-                  + b"\x10" + _varint(n))
+    return length_delimited(b"\x2a", length_delimited(b"\x0a", TaskState(state).name.encode())
+                  + b"\x10" + varint(n))
 
 
 @functools.lru_cache(maxsize=1024)
 def _version_entry(version: int, n: int) -> bytes:
     """A job runtime's ``taskConfigVersionStats`` entry (field 15)."""
-    return _field(b"\x7a", b"\x08" + _varint(version) + b"\x10" + _varint(n))
+    return length_delimited(b"\x7a", b"\x08" + varint(version) + b"\x10" + varint(n))
 
 
 def _tally(items: Iterable[int]) -> Counter[int]:
@@ -386,7 +386,7 @@ class Job:
         bytes, written directly: a job row is written at each of the job's
         changes (3-4 times for a job of one task), and building the message
         to serialise it was most of the row's cost."""
-        out = b"\x08" + _varint(self.state) if self.state else b""
+        out = b"\x08" + varint(self.state) if self.state else b""
         created, started, times = self._times
         if created != self.creation_time or started != self.start_time:
             created, started = self.creation_time, self.start_time
@@ -404,15 +404,15 @@ class Job:
             for state in sorted(counts, key=_STATS_ORDER.__getitem__):
                 out += _stats_entry(state, counts[state])
         if self.goal:
-            out += b"\x38" + _varint(self.goal)
+            out += b"\x38" + varint(self.goal)
         if self.config_version:
-            out += b"\x40" + _varint(self.config_version)
+            out += b"\x40" + varint(self.config_version)
         if self.update_id:
-            out += _field(b"\x52", _field(b"\x0a", self.update_id.encode()))
+            out += length_delimited(b"\x52", length_delimited(b"\x0a", self.update_id.encode()))
         if self.workflow_version:
-            out += b"\x60" + _varint(self.workflow_version)
+            out += b"\x60" + varint(self.workflow_version)
         if self.desired_state_version:
-            out += b"\x70" + _varint(self.desired_state_version)
+            out += b"\x70" + varint(self.desired_state_version)
         if len(tasks) == 1:
             out += _version_entry(tasks[0].version or self.config_version, 1)
         else:

@@ -67,25 +67,26 @@ KINDS: tuple[tuple[str, type[PelotonError], Callable[[PelotonError], bool]], ...
 _CLASS_OF = {name: cls for name, cls, _ in KINDS}
 
 
-def _holders(message: Message) -> list[Message]:
-    """Where a response keeps its errors: its ``error`` message, or itself
-    (task Get, List and Restart have ``notFound`` at the top)."""
-    fields = message.DESCRIPTOR.fields_by_name
-    if "error" in fields and fields["error"].message_type is not None:
-        return [message.error]  # type: ignore[attr-defined]
-    return [message]
+@functools.cache
+def _holder_field(descriptor: Any) -> str:
+    """Where a response type keeps its errors: "error" (its ``error``
+    message), or "" (itself: task Get, List and Restart have ``notFound``
+    at the top). Asked once a type."""
+    field = descriptor.fields_by_name.get("error")
+    return "error" if field is not None and field.message_type is not None else ""
 
 
 def to_response(error: PelotonError, response_type: type[Message],
                 request: Message) -> Message | None:
     """``error`` in a ``response_type``'s error field, or None if it has none for it."""
     response = response_type()
-    for holder in _holders(response):
-        fields = holder.DESCRIPTOR.fields_by_name
-        for name, cls, fits in KINDS:
-            if name in fields and isinstance(error, cls) and fits(error):
-                _fill(getattr(holder, name), error, request)
-                return response
+    where = _holder_field(response.DESCRIPTOR)
+    holder = getattr(response, where) if where else response
+    fields = holder.DESCRIPTOR.fields_by_name
+    for name, cls, fits in KINDS:
+        if name in fields and isinstance(error, cls) and fits(error):
+            _fill(getattr(holder, name), error, request)
+            return response
     return None
 
 
@@ -106,39 +107,32 @@ def _fill(detail: Message, error: PelotonError, request: Message) -> None:
         detail.instanceCount = error.instance_count  # type: ignore[attr-defined]
 
 
-@functools.cache
-def _error_field(descriptor: Any) -> str | None:
-    """Where a public response type keeps its errors: "error" (its
-    ``error`` message), "" (at its top), or None (a type of no public API)."""
-    if not descriptor.full_name.startswith("peloton.api."):
-        return None
-    field = descriptor.fields_by_name.get("error")
-    return "error" if field is not None and field.message_type is not None else ""
-
-
 def from_response(response: Any) -> PelotonError | None:
     """The exception a public response's error field holds, or None."""
     if not isinstance(response, Message):
         return None
-    where = _error_field(response.DESCRIPTOR)
-    if where is None or (where and not response.HasField(where)):
+    descriptor = response.DESCRIPTOR
+    if not descriptor.full_name.startswith("peloton.api."):
+        return None
+    where = _holder_field(descriptor)
+    if where and not response.HasField(where):
         return None  # (most answers: a client's every call asks)
-    for holder in _holders(response):
-        for field, detail in holder.ListFields():
-            if field.message_type is None or field.name not in _ERROR_FIELDS:
-                continue
-            cls = _CLASS_OF.get(field.name, Internal)
-            text = str(getattr(detail, "message", ""))
-            if cls is InstanceOutOfRange:
-                return InvalidArgument(f"job {detail.jobId.value} has {detail.instanceCount} "
-                                       "instances; the instance is out of range",
-                                       field="instanceId")
-            text = text or f"{field.name} {detail}".strip()
-            # "field: why", as _fill wrote it, gives the field back.
-            named, sep, why = text.partition(": ")
-            if sep and issubclass(cls, InvalidArgument) and _FIELD_NAME.fullmatch(named):
-                return cls(why, field=named)
-            return cls(text)
+    holder = getattr(response, where) if where else response
+    for field, detail in holder.ListFields():
+        if field.message_type is None or field.name not in _ERROR_FIELDS:
+            continue
+        cls = _CLASS_OF.get(field.name, Internal)
+        text = str(getattr(detail, "message", ""))
+        if cls is InstanceOutOfRange:
+            return InvalidArgument(f"job {detail.jobId.value} has {detail.instanceCount} "
+                                   "instances; the instance is out of range",
+                                   field="instanceId")
+        text = text or f"{field.name} {detail}".strip()
+        # "field: why", as _fill wrote it, gives the field back.
+        named, sep, why = text.partition(": ")
+        if sep and issubclass(cls, InvalidArgument) and _FIELD_NAME.fullmatch(named):
+            return cls(why, field=named)
+        return cls(text)
     return None
 
 
