@@ -5,6 +5,17 @@
 sizes: tasks/s, create -> RUNNING and probe latency, CPU per task (all
 daemons together), the largest daemon's peak RSS and resmgr's bytes per
 tracked task. ``--json`` prints the rows instead.
+
+``--gauge`` adds the host managers' CPU per task and the machine gauge:
+the running pace times that CPU. In a load that the machine's cpu bounds
+(``10k-hosts-100k-single-task-jobs``), the host managers do the same
+work a task in every run, so their CPU per task is the machine's speed
+in the run's minutes, and the pace is about a constant over it. On a VM
+whose speed moves from one hour to the next, runs of such a load on the
+same code give about the same gauge whatever their pace, and a change
+that makes a task cheaper lowers it (``docs/performance.md``,
+thirty-ninth session). A load capped elsewhere (a placement worker's
+pace) has no such constant.
 """
 
 from __future__ import annotations
@@ -31,6 +42,11 @@ COLUMNS = (
     ("bytes_per_task_tracked", "resmgr B/task"),
     ("correct", "correct"),
 )
+GAUGE_COLUMNS = (
+    ("hostmgr_ms_per_task", "hostmgr CPU ms/task"),
+    ("gauge", "gauge"),
+)
+FINE = {"hostmgr_ms_per_task"}  # a few hundredths of a ms: shown to the thousandth
 
 
 def row_of(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -38,6 +54,10 @@ def row_of(report: Mapping[str, Any]) -> dict[str, Any]:
     daemons: Mapping[str, Mapping[str, Any]] = report.get("daemons", {})
     tasks = report.get("tasks_total") or 0
     cpu = sum(d.get("cpu_s", 0.0) for d in daemons.values())
+    hostmgr = sum(d.get("cpu_s", 0.0) for name, d in daemons.items()
+                  if name.startswith("hostmgr"))
+    hostmgr_ms = hostmgr * 1000 / tasks if tasks and hostmgr else None
+    pace = report.get("running_per_s")
     largest: tuple[str | None, Mapping[str, Any]] = max(
         daemons.items(), key=lambda kv: kv[1].get("peak_rss_bytes", 0), default=(None, {}))
     return {
@@ -55,6 +75,8 @@ def row_of(report: Mapping[str, Any]) -> dict[str, Any]:
         "max_rss_daemon": largest[0],
         "bytes_per_task_tracked": report.get("bytes_per_task_tracked"),
         "correct": report.get("correct"),
+        "hostmgr_ms_per_task": hostmgr_ms,
+        "gauge": pace * hostmgr_ms if pace and hostmgr_ms else None,
     }
 
 
@@ -70,11 +92,13 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def table(rows: Sequence[Mapping[str, Any]]) -> str:
-    lines = ["| " + " | ".join(title for _, title in COLUMNS) + " |",
-             "| " + " | ".join("---" for _ in COLUMNS) + " |"]
+def table(rows: Sequence[Mapping[str, Any]],
+          columns: Sequence[tuple[str, str]] = COLUMNS) -> str:
+    lines = ["| " + " | ".join(title for _, title in columns) + " |",
+             "| " + " | ".join("---" for _ in columns) + " |"]
     for row in rows:
-        cells = [_cell(row.get(key)) for key, _ in COLUMNS]
+        cells = [_cell(row.get(key)) if key not in FINE or row.get(key) is None
+                 else f"{row[key]:.3f}" for key, _ in columns]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -96,10 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=pathlib.Path,
                         help="run directories (or their report.json)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--gauge", action="store_true",
+                        help="add the host managers' CPU ms a task and the machine gauge "
+                             "(running/s times it) to the table")
     args = parser.parse_args(argv)
     rows = sorted((row_of(load(p)) for p in args.runs),
                   key=lambda r: (r["hosts"] or 0, r["tasks"] or 0))
-    print(json.dumps(rows, indent=2) if args.json else table(rows))
+    columns = COLUMNS + GAUGE_COLUMNS if args.gauge else COLUMNS
+    print(json.dumps(rows, indent=2) if args.json else table(rows, columns))
     return 0
 
 

@@ -40,3 +40,29 @@ def test_rows_are_sorted_by_size_with_cost_per_task(tmp_path: pathlib.Path,
 def test_a_path_without_a_report_is_named(tmp_path: pathlib.Path) -> None:
     with pytest.raises(SystemExit, match=r"report\.json"):
         compare.main([str(tmp_path)])
+
+
+def test_the_gauge_is_the_pace_times_the_host_managers_cpu_a_task(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = report("single", 10_000, 100_000, 20.0, 2**28)
+    data["running_per_s"] = 2_000.0
+    data["daemons"].update({"hostmgr-0": {"cpu_s": 3.0, "peak_rss_bytes": 1},
+                            "hostmgr-1": {"cpu_s": 3.5, "peak_rss_bytes": 1}})
+    (tmp_path / "report.json").write_text(json.dumps(data))
+    assert compare.main([str(tmp_path), "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["hostmgr_ms_per_task"] == pytest.approx(0.065)  # 6.5 CPU-s / 100k tasks
+    assert row["gauge"] == pytest.approx(130.0)
+    assert compare.main([str(tmp_path), "--gauge"]) == 0
+    header, _, line = capsys.readouterr().out.splitlines()
+    assert header.endswith("| hostmgr CPU ms/task | gauge |")
+    assert line.endswith("| 0.065 | 130 |")
+    assert compare.main([str(tmp_path)]) == 0  # the table without --gauge is as it was
+    assert "gauge" not in capsys.readouterr().out
+
+
+def test_a_run_without_host_managers_has_no_gauge(tmp_path: pathlib.Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "report.json").write_text(json.dumps(report("x", 10, 10, 1.0, 1)))
+    assert compare.main([str(tmp_path), "--gauge"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].endswith("| - | - |")
