@@ -80,13 +80,13 @@ def row_of(report: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, digits: int = 2) -> str:
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
+        return f"{value:,.{digits}f}" if abs(value) < 100 else f"{value:,.0f}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
@@ -97,8 +97,7 @@ def table(rows: Sequence[Mapping[str, Any]],
     lines = ["| " + " | ".join(title for _, title in columns) + " |",
              "| " + " | ".join("---" for _ in columns) + " |"]
     for row in rows:
-        cells = [_cell(row.get(key)) if key not in FINE or row.get(key) is None
-                 else f"{row[key]:.3f}" for key, _ in columns]
+        cells = [_cell(row.get(key), 3 if key in FINE else 2) for key, _ in columns]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

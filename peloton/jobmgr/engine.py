@@ -2067,6 +2067,9 @@ async def _written_across(
             for k, done in ready:
                 nursery.start_soon(run, k, done)
     else:
+        # ``run``'s body inline: most fused runs' parts finish here, a task
+        # or two each, and a coroutine a part was a measurable share of
+        # one (``loadtest.bench_engine``, thirty-ninth session).
         for k, done in ready:
             try:
                 out[k] = await finish(parts[k][0], done)
